@@ -1,0 +1,296 @@
+/* gshmem: OpenSHMEM-style PGAS communication for NVIDIA GPUs and CPU PEs. The C host API.
+ *
+ * Names follow NVIDIA NVSHMEM with the prefix gshmem_/gshmemx_ in place of nvshmem_/nvshmemx_, with the same
+ * argument order and meaning. Calls that return int return a status (GSHMEM_SUCCESS or a GSHMEM_ERROR_*); calls
+ * that return void report an error on stderr (naming the call, the cause and the fix) and end the job, as
+ * OpenSHMEM implementations do. The C++ API (gshmem.hpp) throws gshmem::Error instead.
+ *
+ * This header needs no CUDA header: streams are passed as gshmem_stream_t, which is the same type as
+ * cudaStream_t / CUstream. */
+#ifndef GSHMEM_GSHMEM_H
+#define GSHMEM_GSHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gshmem/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define GSHMEM_API __attribute__((visibility("default")))
+#else
+#define GSHMEM_API
+#endif
+
+struct CUstream_st;
+typedef struct CUstream_st *gshmem_stream_t; /* == cudaStream_t */
+
+/* ---- status codes ---- */
+enum gshmem_status {
+  GSHMEM_SUCCESS = 0,
+  GSHMEM_ERROR_INVALID_VALUE = 1,   /* a bad argument: the message names it */
+  GSHMEM_ERROR_NOT_INITIALIZED = 2, /* call needs gshmem_init first */
+  GSHMEM_ERROR_OUT_OF_MEMORY = 3,   /* symmetric heap or device memory exhausted */
+  GSHMEM_ERROR_PEER_FAILED = 4,     /* another PE died or aborted */
+  GSHMEM_ERROR_TIMEOUT = 5,         /* a wait passed its limit */
+  GSHMEM_ERROR_NOT_SUPPORTED = 6,   /* not available in this mode (e.g. stream calls on CPU PEs) */
+  GSHMEM_ERROR_SYSTEM = 7,          /* an OS, network or CUDA call failed */
+  GSHMEM_ERROR_MISMATCH = 8,        /* PEs made a collective call with different arguments */
+  GSHMEM_ERROR_INTERNAL = 9
+};
+
+/* Text of the last error this thread saw from a status-returning call ("" if none). */
+GSHMEM_API const char *gshmemx_last_error(void);
+GSHMEM_API const char *gshmemx_status_string(int status);
+
+/* ---- init / query ---- */
+enum gshmem_init_status {
+  GSHMEM_STATUS_NOT_INITIALIZED = 0,
+  GSHMEM_STATUS_IS_BOOTSTRAPPED = 1,
+  GSHMEM_STATUS_IS_INITIALIZED = 2
+};
+
+enum gshmemx_init_flags {
+  GSHMEMX_INIT_THREAD_PES = 1,
+  GSHMEMX_INIT_WITH_MPI_COMM = 1 << 1,
+  GSHMEMX_INIT_WITH_SHMEM = 1 << 2,
+  GSHMEMX_INIT_WITH_UNIQUEID = 1 << 3
+};
+
+#define GSHMEMX_UNIQUEID_BYTES 128
+typedef struct {
+  int32_t version;
+  char internal[GSHMEMX_UNIQUEID_BYTES - sizeof(int32_t)];
+} gshmemx_uniqueid_t;
+#define GSHMEMX_UNIQUEID_VERSION 1
+#define GSHMEMX_UNIQUEID_INITIALIZER {GSHMEMX_UNIQUEID_VERSION, {0}}
+
+typedef struct {
+  int32_t rank;
+  int32_t nranks;
+  const gshmemx_uniqueid_t *uid;
+} gshmemx_uniqueid_args_t;
+
+typedef struct {
+  int32_t version;
+  int32_t reserved0;
+  void *mpi_comm; /* with GSHMEMX_INIT_WITH_MPI_COMM: pointer to an MPI_Comm */
+  gshmemx_uniqueid_args_t uid_args;
+  uint64_t reserved[8];
+} gshmemx_init_attr_t;
+#define GSHMEMX_INIT_ATTR_VERSION 1
+#define GSHMEMX_INIT_ATTR_INITIALIZER {GSHMEMX_INIT_ATTR_VERSION, 0, NULL, {-1, -1, NULL}, {0}}
+
+/* The compiled-against version is passed so that a header/library mismatch is caught at start. */
+GSHMEM_API int gshmemi_init(int major, int minor, int patch);
+GSHMEM_API int gshmemxi_init_attr(unsigned int flags, gshmemx_init_attr_t *attr, int major, int minor, int patch);
+/* Returns GSHMEM_SUCCESS or a status; on failure the reason is also printed to stderr. */
+static inline int gshmem_init(void) {
+  return gshmemi_init(GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
+}
+static inline int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) {
+  return gshmemxi_init_attr(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
+}
+GSHMEM_API int gshmemx_get_uniqueid(gshmemx_uniqueid_t *uid);
+GSHMEM_API int gshmemx_set_attr_uniqueid_args(int myrank, int nranks, const gshmemx_uniqueid_t *uid,
+                                              gshmemx_init_attr_t *attr);
+GSHMEM_API void gshmem_finalize(void);
+GSHMEM_API int gshmemx_init_status(void);
+GSHMEM_API int gshmem_my_pe(void);
+GSHMEM_API int gshmem_n_pes(void);
+GSHMEM_API void gshmem_info_get_version(int *major, int *minor);
+GSHMEM_API void gshmem_info_get_name(char *name); /* at least GSHMEM_MAX_NAME_LEN bytes */
+GSHMEM_API void gshmem_global_exit(int status);
+
+/* The device this PE runs on: a CUDA ordinal, or -1 for a CPU PE. *count: GPUs visible to this process
+ * (0 on CPU PEs). Either pointer may be NULL. */
+GSHMEM_API int gshmemx_query_device(int *ordinal, int *count);
+
+/* ---- symmetric heap ---- */
+GSHMEM_API void *gshmem_malloc(size_t size);
+GSHMEM_API void *gshmem_calloc(size_t count, size_t size);
+GSHMEM_API void *gshmem_align(size_t alignment, size_t size);
+GSHMEM_API void gshmem_free(void *ptr);
+/* Direct pointer to `dest`'s copy on `pe`, usable by loads and stores of this process (on GPU PEs: from device
+ * code), or NULL if `pe` cannot be reached that way. */
+GSHMEM_API void *gshmem_ptr(const void *dest, int pe);
+typedef struct {
+  uint64_t heap_size;     /* bytes of symmetric heap backed now on each PE */
+  uint64_t used;          /* bytes allocated by gshmem_malloc & co (incl. alignment) */
+  uint64_t max_size;      /* the most the heap can grow to (GSHMEM_MAX_HEAP_SIZE) */
+  uint64_t reserved_internal; /* bytes the library keeps for its own flags */
+  uint64_t allocations;   /* live allocations */
+} gshmemx_heap_usage_t;
+GSHMEM_API int gshmemx_heap_usage(gshmemx_heap_usage_t *usage);
+
+/* ---- teams ---- */
+typedef int32_t gshmem_team_t;
+#define GSHMEM_TEAM_INVALID (-1)
+#define GSHMEM_TEAM_WORLD 0
+#define GSHMEM_TEAM_SHARED 1
+#define GSHMEMX_TEAM_NODE 2
+#define GSHMEMX_TEAM_SAME_MYPE_NODE 3
+typedef struct {
+  int num_contexts;
+} gshmem_team_config_t;
+
+GSHMEM_API int gshmem_team_my_pe(gshmem_team_t team);
+GSHMEM_API int gshmem_team_n_pes(gshmem_team_t team);
+GSHMEM_API int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team);
+GSHMEM_API int gshmem_team_split_strided(gshmem_team_t parent, int start, int stride, int size,
+                                         const gshmem_team_config_t *config, long config_mask,
+                                         gshmem_team_t *new_team);
+GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent, int xrange, const gshmem_team_config_t *xaxis_config,
+                                    long xaxis_mask, gshmem_team_t *xaxis_team,
+                                    const gshmem_team_config_t *yaxis_config, long yaxis_mask,
+                                    gshmem_team_t *yaxis_team);
+GSHMEM_API void gshmem_team_destroy(gshmem_team_t team);
+GSHMEM_API int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t *config);
+
+/* ---- ordering and synchronisation ---- */
+GSHMEM_API void gshmem_quiet(void);
+GSHMEM_API void gshmem_fence(void);
+GSHMEM_API void gshmem_barrier_all(void);
+GSHMEM_API void gshmem_sync_all(void);
+GSHMEM_API int gshmem_barrier(gshmem_team_t team);
+GSHMEM_API int gshmem_team_sync(gshmem_team_t team);
+
+/* ---- comparison and signal constants ---- */
+enum gshmem_cmp {
+  GSHMEM_CMP_EQ = 0,
+  GSHMEM_CMP_NE = 1,
+  GSHMEM_CMP_GT = 2,
+  GSHMEM_CMP_LE = 3,
+  GSHMEM_CMP_LT = 4,
+  GSHMEM_CMP_GE = 5
+};
+enum gshmem_signal_op { GSHMEM_SIGNAL_SET = 0, GSHMEM_SIGNAL_ADD = 5 };
+
+/* ---- RMA: untyped ---- */
+GSHMEM_API void gshmem_putmem(void *dest, const void *source, size_t bytes, int pe);
+GSHMEM_API void gshmem_getmem(void *dest, const void *source, size_t bytes, int pe);
+GSHMEM_API void gshmem_putmem_nbi(void *dest, const void *source, size_t bytes, int pe);
+GSHMEM_API void gshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe);
+/* Sized forms: gshmem_put8/16/32/64/128 and get, nbi, iput, iget (element size in bits). */
+#define GSHMEMI_DECL_SIZED(BITS)                                                                               \
+  GSHMEM_API void gshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe);                    \
+  GSHMEM_API void gshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe);                    \
+  GSHMEM_API void gshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);              \
+  GSHMEM_API void gshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);              \
+  GSHMEM_API void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,             \
+                                    size_t nelems, int pe);                                                    \
+  GSHMEM_API void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,             \
+                                    size_t nelems, int pe);
+GSHMEMI_DECL_SIZED(8)
+GSHMEMI_DECL_SIZED(16)
+GSHMEMI_DECL_SIZED(32)
+GSHMEMI_DECL_SIZED(64)
+GSHMEMI_DECL_SIZED(128)
+
+/* ---- type lists (NVSHMEM's standard types; X(TYPE, TYPENAME)) ---- */
+#define GSHMEM_RMA_TYPES(X)                                                                                    \
+  X(float, float) X(double, double) X(char, char) X(signed char, schar) X(short, short) X(int, int)          \
+  X(long, long) X(long long, longlong) X(unsigned char, uchar) X(unsigned short, ushort)                      \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)              \
+  X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) X(uint16_t, uint16)                \
+  X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
+#define GSHMEM_AMO_STANDARD_TYPES(X)                                                                           \
+  X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint) X(unsigned long, ulong)              \
+  X(unsigned long long, ulonglong) X(int32_t, int32) X(int64_t, int64) X(uint32_t, uint32)                    \
+  X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
+#define GSHMEM_AMO_EXTENDED_TYPES(X) GSHMEM_AMO_STANDARD_TYPES(X) X(float, float) X(double, double)
+#define GSHMEM_AMO_BITWISE_TYPES(X)                                                                            \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32)            \
+  X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)
+#define GSHMEM_WAIT_TYPES(X)                                                                                   \
+  X(short, short) X(int, int) X(long, long) X(long long, longlong) X(unsigned short, ushort)                  \
+  X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32)            \
+  X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size) X(ptrdiff_t, ptrdiff)
+
+/* ---- RMA: typed ---- */
+#define GSHMEMI_DECL_RMA(T, N)                                                                                 \
+  GSHMEM_API void gshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                          \
+  GSHMEM_API void gshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                          \
+  GSHMEM_API void gshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);                      \
+  GSHMEM_API void gshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);                      \
+  GSHMEM_API void gshmem_##N##_p(T *dest, T value, int pe);                                                   \
+  GSHMEM_API T gshmem_##N##_g(const T *source, int pe);                                                       \
+  GSHMEM_API void gshmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,    \
+                                    int pe);                                                                   \
+  GSHMEM_API void gshmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,    \
+                                    int pe);                                                                   \
+  GSHMEM_API void gshmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,        \
+                                          uint64_t signal, int sig_op, int pe);                                \
+  GSHMEM_API void gshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,    \
+                                              uint64_t signal, int sig_op, int pe);                            \
+  GSHMEM_API void gshmemx_##N##_put_on_stream(T *dest, const T *source, size_t nelems, int pe,                \
+                                              gshmem_stream_t stream);                                         \
+  GSHMEM_API void gshmemx_##N##_get_on_stream(T *dest, const T *source, size_t nelems, int pe,                \
+                                              gshmem_stream_t stream);                                         \
+  GSHMEM_API void gshmemx_##N##_p_on_stream(T *dest, T value, int pe, gshmem_stream_t stream);                \
+  GSHMEM_API void gshmemx_##N##_put_signal_on_stream(T *dest, const T *source, size_t nelems,                 \
+                                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,  \
+                                                     gshmem_stream_t stream);
+GSHMEM_RMA_TYPES(GSHMEMI_DECL_RMA)
+
+/* ---- atomics ---- */
+#define GSHMEMI_DECL_AMO_STANDARD(T, N)                                                                        \
+  GSHMEM_API T gshmem_##N##_atomic_fetch_inc(T *dest, int pe);                                                \
+  GSHMEM_API void gshmem_##N##_atomic_inc(T *dest, int pe);                                                   \
+  GSHMEM_API T gshmem_##N##_atomic_fetch_add(T *dest, T value, int pe);                                       \
+  GSHMEM_API void gshmem_##N##_atomic_add(T *dest, T value, int pe);                                          \
+  GSHMEM_API T gshmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);
+#define GSHMEMI_DECL_AMO_EXTENDED(T, N)                                                                        \
+  GSHMEM_API T gshmem_##N##_atomic_fetch(const T *source, int pe);                                            \
+  GSHMEM_API void gshmem_##N##_atomic_set(T *dest, T value, int pe);                                          \
+  GSHMEM_API T gshmem_##N##_atomic_swap(T *dest, T value, int pe);
+#define GSHMEMI_DECL_AMO_BITWISE(T, N)                                                                         \
+  GSHMEM_API T gshmem_##N##_atomic_fetch_and(T *dest, T value, int pe);                                       \
+  GSHMEM_API void gshmem_##N##_atomic_and(T *dest, T value, int pe);                                          \
+  GSHMEM_API T gshmem_##N##_atomic_fetch_or(T *dest, T value, int pe);                                        \
+  GSHMEM_API void gshmem_##N##_atomic_or(T *dest, T value, int pe);                                           \
+  GSHMEM_API T gshmem_##N##_atomic_fetch_xor(T *dest, T value, int pe);                                       \
+  GSHMEM_API void gshmem_##N##_atomic_xor(T *dest, T value, int pe);
+GSHMEM_AMO_STANDARD_TYPES(GSHMEMI_DECL_AMO_STANDARD)
+GSHMEM_AMO_EXTENDED_TYPES(GSHMEMI_DECL_AMO_EXTENDED)
+GSHMEM_AMO_BITWISE_TYPES(GSHMEMI_DECL_AMO_BITWISE)
+
+/* ---- point-to-point synchronisation (host side; waits on this PE's own symmetric memory) ---- */
+#define GSHMEMI_DECL_WAIT(T, N)                                                                                \
+  GSHMEM_API void gshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                                     \
+  GSHMEM_API int gshmem_##N##_test(T *ivar, int cmp, T cmp_value);
+GSHMEM_WAIT_TYPES(GSHMEMI_DECL_WAIT)
+
+/* ---- signals ---- */
+GSHMEM_API void gshmem_putmem_signal(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
+                                     uint64_t signal, int sig_op, int pe);
+GSHMEM_API void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
+                                         uint64_t signal, int sig_op, int pe);
+GSHMEM_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+GSHMEM_API uint64_t gshmem_signal_fetch(uint64_t *sig_addr);
+GSHMEM_API uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/* ---- stream-ordered (GPU PEs; capturable in CUDA graphs) ---- */
+GSHMEM_API void gshmemx_putmem_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                         gshmem_stream_t stream);
+GSHMEM_API void gshmemx_getmem_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                         gshmem_stream_t stream);
+GSHMEM_API void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
+                                                uint64_t signal, int sig_op, int pe, gshmem_stream_t stream);
+GSHMEM_API void gshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                            gshmem_stream_t stream);
+GSHMEM_API void gshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
+                                                    gshmem_stream_t stream);
+GSHMEM_API void gshmemx_quiet_on_stream(gshmem_stream_t stream);
+GSHMEM_API void gshmemx_barrier_all_on_stream(gshmem_stream_t stream);
+GSHMEM_API void gshmemx_sync_all_on_stream(gshmem_stream_t stream);
+GSHMEM_API int gshmemx_barrier_on_stream(gshmem_team_t team, gshmem_stream_t stream);
+GSHMEM_API int gshmemx_team_sync_on_stream(gshmem_team_t team, gshmem_stream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GSHMEM_GSHMEM_H */

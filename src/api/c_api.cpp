@@ -1,0 +1,429 @@
+// The C API (include/gshmem/gshmem.h): each call forwards to gshmem::host inside a guard. Typed names are
+// generated here from the type lists in gshmem.h, nowhere else.
+#include <cstring>
+#include <type_traits>
+
+#include "api/guard.hpp"
+#include "gshmem/gshmem.h"
+#include "gshmem/gshmem.hpp"
+#include "runtime/runtime.hpp"
+
+using namespace gshmem;
+using gshmem::api::fatal_on_error;
+using gshmem::api::status_on_error;
+
+namespace gshmem::api {
+const char* last_error();
+}
+
+namespace {
+template <typename T>
+std::uint64_t bits(T v) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <typename T>
+T from_bits(std::uint64_t b) {
+  T v;
+  std::memcpy(&v, &b, sizeof(T));
+  return v;
+}
+template <typename T>
+constexpr host::Wait wait_kind() {
+  if constexpr (sizeof(T) == 2) return std::is_signed_v<T> ? host::Wait::I16 : host::Wait::U16;
+  else if constexpr (sizeof(T) == 4) return std::is_signed_v<T> ? host::Wait::I32 : host::Wait::U32;
+  else return std::is_signed_v<T> ? host::Wait::I64 : host::Wait::U64;
+}
+template <typename T>
+T amo(const char* call, T* dest, host::Amo op, T value, T cond, int pe) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  return fatal_on_error(call, [&] {
+    return from_bits<T>(host::atomic(dest, sizeof(T), op, bits(value), bits(cond), pe, call));
+  });
+}
+}  // namespace
+
+extern "C" {
+
+const char* gshmemx_last_error(void) { return gshmem::api::last_error(); }
+const char* gshmemx_status_string(int status) { return gshmem::status_name(status); }
+
+int gshmemi_init(int major, int minor, int patch) {
+  return status_on_error("gshmem_init", [&] { host::init(0, nullptr, major, minor, patch); });
+}
+int gshmemxi_init_attr(unsigned int flags, gshmemx_init_attr_t* attr, int major, int minor, int patch) {
+  return status_on_error("gshmemx_init_attr", [&] { host::init(flags, attr, major, minor, patch); });
+}
+int gshmemx_get_uniqueid(gshmemx_uniqueid_t* uid) {
+  return status_on_error("gshmemx_get_uniqueid", [&] { host::get_unique_id(uid); });
+}
+int gshmemx_set_attr_uniqueid_args(int myrank, int nranks, const gshmemx_uniqueid_t* uid,
+                                   gshmemx_init_attr_t* attr) {
+  return status_on_error("gshmemx_set_attr_uniqueid_args", [&] {
+    if (!attr || !uid)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmemx_set_attr_uniqueid_args: uid and attr must not be NULL");
+    attr->uid_args.rank = myrank;
+    attr->uid_args.nranks = nranks;
+    attr->uid_args.uid = uid;
+  });
+}
+void gshmem_finalize(void) { fatal_on_error("gshmem_finalize", [] { host::finalize(); }); }
+int gshmemx_init_status(void) {
+  return Runtime::current() ? GSHMEM_STATUS_IS_INITIALIZED : GSHMEM_STATUS_NOT_INITIALIZED;
+}
+int gshmem_my_pe(void) { return fatal_on_error("gshmem_my_pe", [] { return host::my_pe(); }); }
+int gshmem_n_pes(void) { return fatal_on_error("gshmem_n_pes", [] { return host::n_pes(); }); }
+void gshmem_info_get_version(int* major, int* minor) {
+  if (major) *major = GSHMEM_VERSION_MAJOR;
+  if (minor) *minor = GSHMEM_VERSION_MINOR;
+}
+void gshmem_info_get_name(char* name) {
+  if (name) std::strcpy(name, "gshmem " GSHMEM_VERSION_STRING);
+}
+void gshmem_global_exit(int status) {
+  std::string why = "gshmem_global_exit(" + std::to_string(status) + ") called";
+  if (Runtime* rt = Runtime::current())
+    if (rt->boot) rt->boot->abort(why);
+  std::fflush(nullptr);
+  std::_Exit(status);
+}
+int gshmemx_query_device(int* ordinal, int* count) {
+  return status_on_error("gshmemx_query_device", [&] { host::query_device(ordinal, count); });
+}
+
+// ---- heap ----
+void* gshmem_malloc(size_t size) {
+  return fatal_on_error("gshmem_malloc", [&] { return host::malloc(size, 0, false, "gshmem_malloc"); });
+}
+void* gshmem_calloc(size_t count, size_t size) {
+  return fatal_on_error("gshmem_calloc", [&] {
+    if (size && count > SIZE_MAX / size)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_calloc: count={} * size={} overflows", count, size);
+    return host::malloc(count * size, 0, true, "gshmem_calloc");
+  });
+}
+void* gshmem_align(size_t alignment, size_t size) {
+  return fatal_on_error("gshmem_align", [&] { return host::malloc(size, alignment, false, "gshmem_align"); });
+}
+void gshmem_free(void* ptr) { fatal_on_error("gshmem_free", [&] { host::free(ptr); }); }
+void* gshmem_ptr(const void* dest, int pe) {
+  return fatal_on_error("gshmem_ptr", [&] { return host::ptr(dest, pe); });
+}
+int gshmemx_heap_usage(gshmemx_heap_usage_t* usage) {
+  return status_on_error("gshmemx_heap_usage", [&] {
+    if (!usage) fail(GSHMEM_ERROR_INVALID_VALUE, "gshmemx_heap_usage: usage is NULL");
+    *usage = host::heap_usage();
+  });
+}
+
+// ---- teams ----
+int gshmem_team_my_pe(gshmem_team_t team) {
+  return fatal_on_error("gshmem_team_my_pe", [&] { return host::team_my_pe(team); });
+}
+int gshmem_team_n_pes(gshmem_team_t team) {
+  return fatal_on_error("gshmem_team_n_pes", [&] { return host::team_n_pes(team); });
+}
+int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team) {
+  return fatal_on_error("gshmem_team_translate_pe",
+                        [&] { return host::team_translate_pe(src_team, src_pe, dest_team); });
+}
+int gshmem_team_split_strided(gshmem_team_t parent, int start, int stride, int size, const gshmem_team_config_t*,
+                              long, gshmem_team_t* new_team) {
+  if (new_team) *new_team = GSHMEM_TEAM_INVALID;
+  return status_on_error("gshmem_team_split_strided", [&] {
+    if (!new_team)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_split_strided: new_team is NULL. Fix: pass the address of a "
+           "gshmem_team_t");
+    *new_team = host::team_split_strided(parent, start, stride, size);
+  });
+}
+int gshmem_team_split_2d(gshmem_team_t parent, int xrange, const gshmem_team_config_t*, long, gshmem_team_t* xteam,
+                         const gshmem_team_config_t*, long, gshmem_team_t* yteam) {
+  return status_on_error("gshmem_team_split_2d", [&] { host::team_split_2d(parent, xrange, xteam, yteam); });
+}
+void gshmem_team_destroy(gshmem_team_t team) {
+  fatal_on_error("gshmem_team_destroy", [&] { host::team_destroy(team); });
+}
+int gshmem_team_get_config(gshmem_team_t team, long, gshmem_team_config_t* config) {
+  return status_on_error("gshmem_team_get_config", [&] {
+    if (host::team_n_pes(team) < 0)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_get_config: team {} is not a live team", team);
+    if (config) config->num_contexts = 0;
+  });
+}
+
+// ---- ordering ----
+void gshmem_quiet(void) { fatal_on_error("gshmem_quiet", [] { host::quiet(); }); }
+void gshmem_fence(void) { fatal_on_error("gshmem_fence", [] { host::fence(); }); }
+void gshmem_barrier_all(void) {
+  fatal_on_error("gshmem_barrier_all", [] { host::barrier(GSHMEM_TEAM_WORLD, true, "gshmem_barrier_all"); });
+}
+void gshmem_sync_all(void) {
+  fatal_on_error("gshmem_sync_all", [] { host::barrier(GSHMEM_TEAM_WORLD, false, "gshmem_sync_all"); });
+}
+int gshmem_barrier(gshmem_team_t team) {
+  return status_on_error("gshmem_barrier", [&] { host::barrier(team, true, "gshmem_barrier"); });
+}
+int gshmem_team_sync(gshmem_team_t team) {
+  return status_on_error("gshmem_team_sync", [&] { host::barrier(team, false, "gshmem_team_sync"); });
+}
+
+// ---- RMA ----
+void gshmem_putmem(void* dest, const void* source, size_t bytes, int pe) {
+  fatal_on_error("gshmem_putmem", [&] { host::putmem(dest, source, bytes, pe, false, "gshmem_putmem"); });
+}
+void gshmem_getmem(void* dest, const void* source, size_t bytes, int pe) {
+  fatal_on_error("gshmem_getmem", [&] { host::getmem(dest, source, bytes, pe, false, "gshmem_getmem"); });
+}
+void gshmem_putmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
+  fatal_on_error("gshmem_putmem_nbi", [&] { host::putmem(dest, source, bytes, pe, true, "gshmem_putmem_nbi"); });
+}
+void gshmem_getmem_nbi(void* dest, const void* source, size_t bytes, int pe) {
+  fatal_on_error("gshmem_getmem_nbi", [&] { host::getmem(dest, source, bytes, pe, true, "gshmem_getmem_nbi"); });
+}
+
+#define GSHMEMI_DEF_SIZED(BITS)                                                                                \
+  void gshmem_put##BITS(void* dest, const void* source, size_t nelems, int pe) {                               \
+    fatal_on_error("gshmem_put" #BITS,                                                                         \
+                   [&] { host::putmem(dest, source, nelems * (BITS / 8), pe, false, "gshmem_put" #BITS); });   \
+  }                                                                                                            \
+  void gshmem_get##BITS(void* dest, const void* source, size_t nelems, int pe) {                               \
+    fatal_on_error("gshmem_get" #BITS,                                                                         \
+                   [&] { host::getmem(dest, source, nelems * (BITS / 8), pe, false, "gshmem_get" #BITS); });   \
+  }                                                                                                            \
+  void gshmem_put##BITS##_nbi(void* dest, const void* source, size_t nelems, int pe) {                         \
+    fatal_on_error("gshmem_put" #BITS "_nbi", [&] {                                                            \
+      host::putmem(dest, source, nelems * (BITS / 8), pe, true, "gshmem_put" #BITS "_nbi");                    \
+    });                                                                                                        \
+  }                                                                                                            \
+  void gshmem_get##BITS##_nbi(void* dest, const void* source, size_t nelems, int pe) {                         \
+    fatal_on_error("gshmem_get" #BITS "_nbi", [&] {                                                            \
+      host::getmem(dest, source, nelems * (BITS / 8), pe, true, "gshmem_get" #BITS "_nbi");                    \
+    });                                                                                                        \
+  }                                                                                                            \
+  void gshmem_iput##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { \
+    fatal_on_error("gshmem_iput" #BITS,                                                                        \
+                   [&] { host::iput(dest, source, dst, sst, BITS / 8, nelems, pe, "gshmem_iput" #BITS); });    \
+  }                                                                                                            \
+  void gshmem_iget##BITS(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { \
+    fatal_on_error("gshmem_iget" #BITS,                                                                        \
+                   [&] { host::iget(dest, source, dst, sst, BITS / 8, nelems, pe, "gshmem_iget" #BITS); });    \
+  }
+GSHMEMI_DEF_SIZED(8)
+GSHMEMI_DEF_SIZED(16)
+GSHMEMI_DEF_SIZED(32)
+GSHMEMI_DEF_SIZED(64)
+GSHMEMI_DEF_SIZED(128)
+
+#define GSHMEMI_DEF_RMA(T, N)                                                                                  \
+  void gshmem_##N##_put(T* dest, const T* source, size_t nelems, int pe) {                                     \
+    fatal_on_error("gshmem_" #N "_put",                                                                        \
+                   [&] { host::putmem(dest, source, nelems * sizeof(T), pe, false, "gshmem_" #N "_put"); });   \
+  }                                                                                                            \
+  void gshmem_##N##_get(T* dest, const T* source, size_t nelems, int pe) {                                     \
+    fatal_on_error("gshmem_" #N "_get",                                                                        \
+                   [&] { host::getmem(dest, source, nelems * sizeof(T), pe, false, "gshmem_" #N "_get"); });   \
+  }                                                                                                            \
+  void gshmem_##N##_put_nbi(T* dest, const T* source, size_t nelems, int pe) {                                 \
+    fatal_on_error("gshmem_" #N "_put_nbi", [&] {                                                              \
+      host::putmem(dest, source, nelems * sizeof(T), pe, true, "gshmem_" #N "_put_nbi");                       \
+    });                                                                                                        \
+  }                                                                                                            \
+  void gshmem_##N##_get_nbi(T* dest, const T* source, size_t nelems, int pe) {                                 \
+    fatal_on_error("gshmem_" #N "_get_nbi", [&] {                                                              \
+      host::getmem(dest, source, nelems * sizeof(T), pe, true, "gshmem_" #N "_get_nbi");                       \
+    });                                                                                                        \
+  }                                                                                                            \
+  void gshmem_##N##_p(T* dest, T value, int pe) {                                                              \
+    fatal_on_error("gshmem_" #N "_p", [&] { host::putmem(dest, &value, sizeof(T), pe, false, "gshmem_" #N "_p"); }); \
+  }                                                                                                            \
+  T gshmem_##N##_g(const T* source, int pe) {                                                                  \
+    return fatal_on_error("gshmem_" #N "_g", [&] {                                                             \
+      T v;                                                                                                     \
+      host::getmem(&v, source, sizeof(T), pe, false, "gshmem_" #N "_g");                                       \
+      return v;                                                                                                \
+    });                                                                                                        \
+  }                                                                                                            \
+  void gshmem_##N##_iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {      \
+    fatal_on_error("gshmem_" #N "_iput",                                                                       \
+                   [&] { host::iput(dest, source, dst, sst, sizeof(T), nelems, pe, "gshmem_" #N "_iput"); });  \
+  }                                                                                                            \
+  void gshmem_##N##_iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {      \
+    fatal_on_error("gshmem_" #N "_iget",                                                                       \
+                   [&] { host::iget(dest, source, dst, sst, sizeof(T), nelems, pe, "gshmem_" #N "_iget"); });  \
+  }                                                                                                            \
+  void gshmem_##N##_put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,   \
+                               int sig_op, int pe) {                                                           \
+    fatal_on_error("gshmem_" #N "_put_signal", [&] {                                                           \
+      host::putmem_signal(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe, false,               \
+                          "gshmem_" #N "_put_signal");                                                         \
+    });                                                                                                        \
+  }                                                                                                            \
+  void gshmem_##N##_put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,                \
+                                   uint64_t signal, int sig_op, int pe) {                                      \
+    fatal_on_error("gshmem_" #N "_put_signal_nbi", [&] {                                                       \
+      host::putmem_signal(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe, true,                \
+                          "gshmem_" #N "_put_signal_nbi");                                                     \
+    });                                                                                                        \
+  }                                                                                                            \
+  void gshmemx_##N##_put_on_stream(T* dest, const T* source, size_t nelems, int pe, gshmem_stream_t stream) {  \
+    fatal_on_error("gshmemx_" #N "_put_on_stream", [&] {                                                       \
+      host::putmem_on_stream(dest, source, nelems * sizeof(T), pe, stream, "gshmemx_" #N "_put_on_stream");    \
+    });                                                                                                        \
+  }                                                                                                            \
+  void gshmemx_##N##_get_on_stream(T* dest, const T* source, size_t nelems, int pe, gshmem_stream_t stream) {  \
+    fatal_on_error("gshmemx_" #N "_get_on_stream", [&] {                                                       \
+      host::getmem_on_stream(dest, source, nelems * sizeof(T), pe, stream, "gshmemx_" #N "_get_on_stream");    \
+    });                                                                                                        \
+  }                                                                                                            \
+  void gshmemx_##N##_p_on_stream(T* dest, T value, int pe, gshmem_stream_t stream) {                          \
+    fatal_on_error("gshmemx_" #N "_p_on_stream", [&] {                                                         \
+      host::p_on_stream(dest, bits(value), sizeof(T), pe, stream, "gshmemx_" #N "_p_on_stream");               \
+    });                                                                                                        \
+  }                                                                                                            \
+  void gshmemx_##N##_put_signal_on_stream(T* dest, const T* source, size_t nelems, uint64_t* sig_addr,         \
+                                          uint64_t signal, int sig_op, int pe, gshmem_stream_t stream) {       \
+    fatal_on_error("gshmemx_" #N "_put_signal_on_stream", [&] {                                                \
+      host::putmem_signal_on_stream(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe, stream,    \
+                                    "gshmemx_" #N "_put_signal_on_stream");                                    \
+    });                                                                                                        \
+  }
+GSHMEM_RMA_TYPES(GSHMEMI_DEF_RMA)
+
+// ---- atomics ----
+#define GSHMEMI_DEF_AMO_STANDARD(T, N)                                                                         \
+  T gshmem_##N##_atomic_fetch_inc(T* dest, int pe) {                                                           \
+    return amo<T>("gshmem_" #N "_atomic_fetch_inc", dest, host::Amo::FetchAdd, static_cast<T>(1), static_cast<T>(0), pe);                \
+  }                                                                                                            \
+  void gshmem_##N##_atomic_inc(T* dest, int pe) {                                                              \
+    amo<T>("gshmem_" #N "_atomic_inc", dest, host::Amo::FetchAdd, static_cast<T>(1), static_cast<T>(0), pe);                             \
+  }                                                                                                            \
+  T gshmem_##N##_atomic_fetch_add(T* dest, T value, int pe) {                                                  \
+    return amo<T>("gshmem_" #N "_atomic_fetch_add", dest, host::Amo::FetchAdd, value, static_cast<T>(0), pe);               \
+  }                                                                                                            \
+  void gshmem_##N##_atomic_add(T* dest, T value, int pe) {                                                     \
+    amo<T>("gshmem_" #N "_atomic_add", dest, host::Amo::FetchAdd, value, static_cast<T>(0), pe);                            \
+  }                                                                                                            \
+  T gshmem_##N##_atomic_compare_swap(T* dest, T cond, T value, int pe) {                                       \
+    return amo<T>("gshmem_" #N "_atomic_compare_swap", dest, host::Amo::CompareSwap, value, cond, pe);         \
+  }
+#define GSHMEMI_DEF_AMO_EXTENDED(T, N)                                                                         \
+  T gshmem_##N##_atomic_fetch(const T* source, int pe) {                                                       \
+    return amo<T>("gshmem_" #N "_atomic_fetch", const_cast<T*>(source), host::Amo::Fetch, static_cast<T>(0), static_cast<T>(0), pe);     \
+  }                                                                                                            \
+  void gshmem_##N##_atomic_set(T* dest, T value, int pe) {                                                     \
+    amo<T>("gshmem_" #N "_atomic_set", dest, host::Amo::Set, value, static_cast<T>(0), pe);                                 \
+  }                                                                                                            \
+  T gshmem_##N##_atomic_swap(T* dest, T value, int pe) {                                                       \
+    return amo<T>("gshmem_" #N "_atomic_swap", dest, host::Amo::Swap, value, static_cast<T>(0), pe);                        \
+  }
+#define GSHMEMI_DEF_AMO_BITWISE(T, N)                                                                          \
+  T gshmem_##N##_atomic_fetch_and(T* dest, T value, int pe) {                                                  \
+    return amo<T>("gshmem_" #N "_atomic_fetch_and", dest, host::Amo::FetchAnd, value, static_cast<T>(0), pe);               \
+  }                                                                                                            \
+  void gshmem_##N##_atomic_and(T* dest, T value, int pe) {                                                     \
+    amo<T>("gshmem_" #N "_atomic_and", dest, host::Amo::FetchAnd, value, static_cast<T>(0), pe);                            \
+  }                                                                                                            \
+  T gshmem_##N##_atomic_fetch_or(T* dest, T value, int pe) {                                                   \
+    return amo<T>("gshmem_" #N "_atomic_fetch_or", dest, host::Amo::FetchOr, value, static_cast<T>(0), pe);                 \
+  }                                                                                                            \
+  void gshmem_##N##_atomic_or(T* dest, T value, int pe) {                                                      \
+    amo<T>("gshmem_" #N "_atomic_or", dest, host::Amo::FetchOr, value, static_cast<T>(0), pe);                              \
+  }                                                                                                            \
+  T gshmem_##N##_atomic_fetch_xor(T* dest, T value, int pe) {                                                  \
+    return amo<T>("gshmem_" #N "_atomic_fetch_xor", dest, host::Amo::FetchXor, value, static_cast<T>(0), pe);               \
+  }                                                                                                            \
+  void gshmem_##N##_atomic_xor(T* dest, T value, int pe) {                                                     \
+    amo<T>("gshmem_" #N "_atomic_xor", dest, host::Amo::FetchXor, value, static_cast<T>(0), pe);                            \
+  }
+GSHMEM_AMO_STANDARD_TYPES(GSHMEMI_DEF_AMO_STANDARD)
+GSHMEM_AMO_EXTENDED_TYPES(GSHMEMI_DEF_AMO_EXTENDED)
+GSHMEM_AMO_BITWISE_TYPES(GSHMEMI_DEF_AMO_BITWISE)
+
+// ---- point-to-point synchronisation ----
+#define GSHMEMI_DEF_WAIT(T, N)                                                                                 \
+  void gshmem_##N##_wait_until(T* ivar, int cmp, T cmp_value) {                                                \
+    fatal_on_error("gshmem_" #N "_wait_until", [&] {                                                           \
+      host::wait_until(ivar, wait_kind<T>(), cmp, bits(cmp_value), "gshmem_" #N "_wait_until");                \
+    });                                                                                                        \
+  }                                                                                                            \
+  int gshmem_##N##_test(T* ivar, int cmp, T cmp_value) {                                                       \
+    return fatal_on_error("gshmem_" #N "_test", [&] {                                                          \
+      return host::test(ivar, wait_kind<T>(), cmp, bits(cmp_value), "gshmem_" #N "_test") ? 1 : 0;            \
+    });                                                                                                        \
+  }
+GSHMEM_WAIT_TYPES(GSHMEMI_DEF_WAIT)
+
+// ---- signals ----
+void gshmem_putmem_signal(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal,
+                          int sig_op, int pe) {
+  fatal_on_error("gshmem_putmem_signal", [&] {
+    host::putmem_signal(dest, source, bytes, sig_addr, signal, sig_op, pe, false, "gshmem_putmem_signal");
+  });
+}
+void gshmem_putmem_signal_nbi(void* dest, const void* source, size_t bytes, uint64_t* sig_addr, uint64_t signal,
+                              int sig_op, int pe) {
+  fatal_on_error("gshmem_putmem_signal_nbi", [&] {
+    host::putmem_signal(dest, source, bytes, sig_addr, signal, sig_op, pe, true, "gshmem_putmem_signal_nbi");
+  });
+}
+void gshmemx_signal_op(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+  fatal_on_error("gshmemx_signal_op", [&] { host::signal_op(sig_addr, signal, sig_op, pe, "gshmemx_signal_op"); });
+}
+uint64_t gshmem_signal_fetch(uint64_t* sig_addr) {
+  return fatal_on_error("gshmem_signal_fetch", [&] { return host::signal_fetch(sig_addr); });
+}
+uint64_t gshmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
+  return fatal_on_error("gshmem_signal_wait_until",
+                        [&] { return host::signal_wait_until(sig_addr, cmp, cmp_value); });
+}
+
+// ---- stream-ordered ----
+void gshmemx_putmem_on_stream(void* dest, const void* source, size_t bytes, int pe, gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_putmem_on_stream",
+                 [&] { host::putmem_on_stream(dest, source, bytes, pe, stream, "gshmemx_putmem_on_stream"); });
+}
+void gshmemx_getmem_on_stream(void* dest, const void* source, size_t bytes, int pe, gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_getmem_on_stream",
+                 [&] { host::getmem_on_stream(dest, source, bytes, pe, stream, "gshmemx_getmem_on_stream"); });
+}
+void gshmemx_putmem_signal_on_stream(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                                     uint64_t signal, int sig_op, int pe, gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_putmem_signal_on_stream", [&] {
+    host::putmem_signal_on_stream(dest, source, bytes, sig_addr, signal, sig_op, pe, stream,
+                                  "gshmemx_putmem_signal_on_stream");
+  });
+}
+void gshmemx_signal_op_on_stream(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe,
+                                 gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_signal_op_on_stream",
+                 [&] { host::signal_op_on_stream(sig_addr, signal, sig_op, pe, stream); });
+}
+void gshmemx_signal_wait_until_on_stream(uint64_t* sig_addr, int cmp, uint64_t cmp_value, gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_signal_wait_until_on_stream",
+                 [&] { host::signal_wait_until_on_stream(sig_addr, cmp, cmp_value, stream); });
+}
+void gshmemx_quiet_on_stream(gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_quiet_on_stream", [&] { host::quiet_on_stream(stream); });
+}
+void gshmemx_barrier_all_on_stream(gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_barrier_all_on_stream", [&] {
+    host::barrier_on_stream(GSHMEM_TEAM_WORLD, true, stream, "gshmemx_barrier_all_on_stream");
+  });
+}
+void gshmemx_sync_all_on_stream(gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_sync_all_on_stream", [&] {
+    host::barrier_on_stream(GSHMEM_TEAM_WORLD, false, stream, "gshmemx_sync_all_on_stream");
+  });
+}
+int gshmemx_barrier_on_stream(gshmem_team_t team, gshmem_stream_t stream) {
+  return status_on_error("gshmemx_barrier_on_stream",
+                         [&] { host::barrier_on_stream(team, true, stream, "gshmemx_barrier_on_stream"); });
+}
+int gshmemx_team_sync_on_stream(gshmem_team_t team, gshmem_stream_t stream) {
+  return status_on_error("gshmemx_team_sync_on_stream",
+                         [&] { host::barrier_on_stream(team, false, stream, "gshmemx_team_sync_on_stream"); });
+}
+
+}  // extern "C"

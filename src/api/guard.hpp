@@ -1,0 +1,41 @@
+// The C API boundary: gshmem::Error never crosses into C. Status-returning calls record the message (see
+// gshmemx_last_error) and return the status; void calls report the error and end the job, telling the other PEs
+// first so they fail at once instead of waiting for this one.
+#pragma once
+#include <exception>
+#include <string>
+
+#include "runtime/error.hpp"
+
+namespace gshmem::api {
+
+void set_last_error(int status, const std::string& message);
+[[noreturn]] void fatal(const char* call, int status, const std::string& message) noexcept;
+
+template <typename F>
+auto fatal_on_error(const char* call, F&& f) noexcept -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    fatal(call, e.status(), e.what());
+  } catch (const std::exception& e) {
+    fatal(call, GSHMEM_ERROR_INTERNAL, e.what());
+  }
+}
+
+template <typename F>
+int status_on_error(const char* call, F&& f) noexcept {
+  try {
+    f();
+    set_last_error(GSHMEM_SUCCESS, "");
+    return GSHMEM_SUCCESS;
+  } catch (const Error& e) {
+    set_last_error(e.status(), e.what());
+    return e.status();
+  } catch (const std::exception& e) {
+    set_last_error(GSHMEM_ERROR_INTERNAL, std::string(call) + ": " + e.what());
+    return GSHMEM_ERROR_INTERNAL;
+  }
+}
+
+}  // namespace gshmem::api

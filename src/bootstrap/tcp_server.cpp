@@ -1,0 +1,455 @@
+#include "bootstrap/tcp_server.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <list>
+#include <map>
+
+#include "bootstrap/secret.hpp"
+#include "bootstrap/wire.hpp"
+#include "runtime/error.hpp"
+#include "runtime/config.hpp"
+#include "runtime/log.hpp"
+
+namespace gshmem::bootstrap {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using wire::Frame;
+using wire::Type;
+
+struct Conn {
+  net::UniqueFd fd;
+  std::string peer;
+  wire::FrameReader in;
+  std::vector<std::uint8_t> out;
+  std::size_t out_off = 0;
+  enum class Stage { Probing, Joining, Member, Closing } stage = Stage::Probing;
+  int rank = -1;
+  bool gone = false;  // remove at the end of this round
+  Clock::time_point since = Clock::now();
+  bool has_output() const { return out_off < out.size(); }
+};
+
+enum class RankState { Absent, Joined, Finalizing, Dead, Aborted };
+
+struct Pending {
+  std::vector<Frame> by_rank;
+  std::vector<bool> have;
+  int count = 0;
+};
+
+std::string peer_text(int fd) {
+  sockaddr_in sa{};
+  socklen_t len = sizeof sa;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&sa), &len) != 0) return "an unknown peer";
+  return fmt::format("{}:{}", net::ip_text(sa.sin_addr), ntohs(sa.sin_port));
+}
+
+// "8 bytes on PEs 0,2; 16 bytes on PE 1"
+template <typename Key, typename Show>
+std::string grouped(const std::vector<Frame>& frames, Key key, Show show) {
+  std::map<decltype(key(frames[0])), std::vector<int>> groups;
+  for (std::size_t r = 0; r < frames.size(); ++r) groups[key(frames[r])].push_back(static_cast<int>(r));
+  std::string out;
+  for (auto& [k, ranks] : groups) {
+    if (!out.empty()) out += "; ";
+    out += fmt::format("{} on PE{} {}", show(k), ranks.size() > 1 ? "s" : "", net::ranks_text(ranks));
+  }
+  return out;
+}
+
+}  // namespace
+
+struct TcpStoreServer::State {
+  int n;
+  Secret secret;
+  std::string address;
+  std::list<std::unique_ptr<Conn>> conns;
+  std::vector<RankState> ranks;
+  std::vector<Conn*> member;
+  std::vector<std::uint32_t> pids;
+  int joined = 0;
+  std::map<std::uint64_t, Pending> pending;
+  std::vector<std::vector<std::uint8_t>> notices;  // failure notices so far; late joiners get them too
+  bool finalized = false;
+  double handshake_s;
+
+  State(int nranks, const Secret& s, std::string addr)
+      : n(nranks), secret(s), address(std::move(addr)), ranks(nranks, RankState::Absent), member(nranks, nullptr),
+        pids(nranks, 0) {
+    handshake_s = config::get().bootstrap_timeout > 0 ? config::get().bootstrap_timeout : 60.0;
+  }
+
+  void flush(Conn& c) {
+    while (c.has_output()) {
+      ssize_t k = ::send(c.fd.get(), c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (k > 0) {
+        c.out_off += static_cast<std::size_t>(k);
+      } else if (k < 0 && errno == EINTR) {
+        continue;
+      } else {
+        if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK) disconnect(c);
+        return;
+      }
+    }
+    c.out.clear();
+    c.out_off = 0;
+    if (c.stage == Conn::Stage::Closing) ::shutdown(c.fd.get(), SHUT_WR);
+  }
+
+  void send(Conn& c, const std::vector<std::uint8_t>& bytes) {
+    if (c.gone) return;
+    c.out.insert(c.out.end(), bytes.begin(), bytes.end());
+    flush(c);
+  }
+
+  void to_members(const std::vector<std::uint8_t>& bytes, int except = -1) {
+    for (int r = 0; r < n; ++r)
+      if (r != except && member[r]) send(*member[r], bytes);
+  }
+
+  void reject(Conn& c, wire::RejectCode code, const std::string& text) {
+    wire::Header h;
+    h.code = static_cast<std::uint32_t>(code);
+    c.stage = Conn::Stage::Closing;
+    send(c, wire::frame(Type::Reject, h, text));
+  }
+
+  void notice_failure(int rank, const std::string& text) {
+    wire::Header h;
+    h.rank = rank;
+    h.code = GSHMEM_ERROR_PEER_FAILED;
+    auto bytes = wire::frame(Type::Notice, h, text);
+    notices.push_back(bytes);
+    to_members(bytes, rank);
+  }
+
+  void disconnect(Conn& c) {
+    if (c.gone) return;
+    c.gone = true;
+    if (c.stage != Conn::Stage::Member) return;
+    int r = c.rank;
+    member[r] = nullptr;
+    if (ranks[r] == RankState::Joined) {
+      ranks[r] = RankState::Dead;
+      log::warn("rendezvous at {}: PE {} (pid {}) lost its connection before finalize; telling the other PEs",
+                address, r, pids[r]);
+      notice_failure(r, fmt::format(
+          "PE {} died (connection lost): its process (pid {}) exited, crashed or was killed before it called "
+          "gshmem_finalize. Fix: read PE {}'s output for its first error; the other PEs stop because the job "
+          "cannot go on without it.", r, pids[r], r));
+    }
+  }
+
+  void protocol_error(Conn& c, const std::string& what) {
+    log::warn("rendezvous at {}: {} from {} ({}); closing that connection", address, what, c.peer,
+              c.rank >= 0 ? fmt::format("PE {}", c.rank) : std::string("not joined"));
+    disconnect(c);
+  }
+
+  void on_frame(Conn& c, Frame& f) {
+    switch (c.stage) {
+      case Conn::Stage::Probing: {
+        if (f.type() != Type::Probe) return protocol_error(c, "a message other than Probe as first message");
+        c.stage = Conn::Stage::Joining;
+        send(c, wire::frame(Type::Welcome, wire::Header{}));
+        return;
+      }
+      case Conn::Stage::Joining: return on_join(c, f);
+      case Conn::Stage::Closing: return;  // ignore anything a rejected peer still sends
+      case Conn::Stage::Member: break;
+    }
+    int r = c.rank;
+    switch (f.type()) {
+      case Type::Coll: return on_coll(c, f);
+      case Type::Abort: {
+        ranks[r] = RankState::Aborted;
+        std::string why = f.text();
+        log::warn("rendezvous at {}: PE {} aborted: {}", address, r, why);
+        notice_failure(r, fmt::format("PE {} aborted: {}", r, why));
+        member[r] = nullptr;
+        c.stage = Conn::Stage::Closing;
+        c.gone = true;
+        return;
+      }
+      case Type::StatusQuery: return send(c, status());
+      default: return protocol_error(c, fmt::format("an unexpected message (type {})", f.h.type));
+    }
+  }
+
+  void on_join(Conn& c, Frame& f) {
+    wire::JoinBody body{};
+    if (f.type() != Type::Join || !wire::decode_join(f.payload, body))
+      return protocol_error(c, "a malformed Join");
+    int r = f.h.rank;
+    if (!secret_equal(body.secret, secret.data())) {
+      log::warn("rendezvous at {}: rejected a connection from {} (pid {}) claiming PE {}: it did not prove this "
+                "job's secret (a process of another job, or a stray connection)", address, c.peer, body.pid, r);
+      return reject(c, wire::RejectCode::Secret,
+                    fmt::format("the rendezvous server at {} rejected this PE: it belongs to another job (the job "
+                                "secret does not match)", address));
+    }
+    if (static_cast<int>(body.nranks) != n)
+      return reject(c, wire::RejectCode::SizeMismatch,
+                    fmt::format("this PE was started as one of {} PEs, but the rendezvous server at {} serves a job "
+                                "of {} PEs", body.nranks, address, n));
+    if (r < 0 || r >= n)
+      return reject(c, wire::RejectCode::RankRange,
+                    fmt::format("rank {} is out of range: the job at {} has PEs 0..{}", r, address, n - 1));
+    if (ranks[r] != RankState::Absent)
+      return reject(c, wire::RejectCode::Duplicate,
+                    fmt::format("PE {} already joined the job at {} from another process (pid {}): two processes "
+                                "were given the same rank", r, address, pids[r]));
+    c.stage = Conn::Stage::Member;
+    c.rank = r;
+    ranks[r] = RankState::Joined;
+    member[r] = &c;
+    pids[r] = body.pid;
+    ++joined;
+    log::trace("rendezvous at {}: PE {} (pid {}) joined from {} ({} of {})", address, r, body.pid, c.peer, joined,
+               n);
+    wire::Header h;
+    h.count = static_cast<std::uint64_t>(n);
+    send(c, wire::frame(Type::Accept, h));
+    for (auto& bytes : notices) send(c, bytes);
+    if (joined == n) {
+      log::info("rendezvous at {}: all {} PEs joined", address, n);
+      to_members(wire::frame(Type::Ready, wire::Header{}));
+    }
+  }
+
+  void on_coll(Conn& c, Frame& f) {
+    int r = c.rank;
+    if (ranks[r] != RankState::Joined)
+      return protocol_error(c, "a collective after this PE's finalize");
+    Pending& p = pending[f.h.seq];
+    if (p.have.empty()) {
+      p.have.assign(n, false);
+      p.by_rank.resize(n);
+    }
+    if (p.have[r]) return protocol_error(c, fmt::format("a second contribution to collective #{}", f.h.seq));
+    if (static_cast<wire::Op>(f.h.op) == wire::Op::Finalize) ranks[r] = RankState::Finalizing;
+    p.have[r] = true;
+    p.by_rank[r] = std::move(f);
+    if (++p.count == n) {
+      std::uint64_t seq = p.by_rank[0].h.seq;
+      Pending done = std::move(p);
+      pending.erase(seq);
+      complete(seq, done);
+    }
+  }
+
+  void complete(std::uint64_t seq, Pending& p) {
+    auto& fr = p.by_rank;
+    auto op = static_cast<wire::Op>(fr[0].h.op);
+    auto error = [&](const std::string& text) {
+      wire::Header h;
+      h.seq = seq;
+      h.code = GSHMEM_ERROR_MISMATCH;
+      log::warn("rendezvous at {}: {}", address, text);
+      to_members(wire::frame(Type::CollError, h, text));
+    };
+    for (auto& f : fr)
+      if (f.h.op != fr[0].h.op)
+        return error(fmt::format(
+            "bootstrap collective #{}: the PEs made different calls: {}. Fix: every PE must make the same "
+            "sequence of collective calls (init, gshmem_malloc/free, barriers, team creation) in the same order",
+            seq, grouped(fr, [](const Frame& x) { return x.h.op; },
+                         [](std::uint32_t o) { return std::string(wire::op_name(static_cast<wire::Op>(o))); })));
+    auto bytes_text = [](std::uint64_t b) { return fmt::format("{} bytes", b); };
+    for (auto& f : fr)
+      if (f.h.count != fr[0].h.count)
+        return error(fmt::format(
+            "{} (bootstrap collective #{}): the PEs passed different lengths: {}. Fix: every PE must pass the same "
+            "length to this collective call", wire::op_name(op), seq,
+            grouped(fr, [](const Frame& x) { return x.h.count; }, bytes_text)));
+    wire::Header h;
+    h.seq = seq;
+    h.op = static_cast<std::uint32_t>(op);
+    h.count = fr[0].h.count;
+    std::vector<std::uint8_t> out;
+    if (op == wire::Op::Allgather) {
+      std::vector<std::uint8_t> data;
+      data.reserve(static_cast<std::size_t>(fr[0].h.count) * n);
+      for (auto& f : fr) data.insert(data.end(), f.payload.begin(), f.payload.end());
+      out = wire::frame(Type::CollResult, h, data.data(), data.size());
+    } else if (op == wire::Op::Broadcast) {
+      for (auto& f : fr)
+        if (f.h.root != fr[0].h.root)
+          return error(fmt::format(
+              "broadcast (bootstrap collective #{}): the PEs named different roots: {}. Fix: every PE must pass "
+              "the same root", seq, grouped(fr, [](const Frame& x) { return x.h.root; },
+                                            [](std::int32_t root) { return fmt::format("root {}", root); })));
+      int root = fr[0].h.root;
+      if (root < 0 || root >= n)
+        return error(fmt::format("broadcast (bootstrap collective #{}): root {} is not a PE of this job (0..{}). "
+                                 "Fix: pass a root in range", seq, root, n - 1));
+      const auto& d = fr[root].payload;
+      out = wire::frame(Type::CollResult, h, d.data(), d.size());
+    } else {
+      out = wire::frame(Type::CollResult, h);
+    }
+    to_members(out);
+    if (op == wire::Op::Finalize) {
+      finalized = true;
+      log::info("rendezvous at {}: all {} PEs finalized", address, n);
+    }
+  }
+
+  std::vector<std::uint8_t> status() {
+    wire::Header h;
+    h.count = static_cast<std::uint64_t>(joined);
+    std::vector<int> missing;
+    if (joined < n) {
+      h.code = static_cast<std::uint32_t>(wire::Phase::Joining);
+      for (int r = 0; r < n; ++r)
+        if (ranks[r] == RankState::Absent) missing.push_back(r);
+    } else if (!pending.empty()) {
+      auto& [seq, p] = *pending.begin();
+      h.code = static_cast<std::uint32_t>(wire::Phase::Collective);
+      h.seq = seq;
+      for (int r = 0; r < n; ++r)
+        if (!p.have[r]) missing.push_back(r);
+        else h.op = p.by_rank[r].h.op;
+    } else {
+      h.code = static_cast<std::uint32_t>(wire::Phase::Idle);
+    }
+    return wire::frame(Type::StatusReply, h, net::ranks_text(missing));
+  }
+
+  bool all_flushed() const {
+    for (auto& c : conns)
+      if (!c->gone && c->has_output()) return false;
+    return true;
+  }
+};
+
+TcpStoreServer::TcpStoreServer(net::UniqueFd listener, int nranks, const Secret& secret, in_addr advertised)
+    : listener_(std::move(listener)), nranks_(nranks), secret_(secret), ip_(advertised),
+      port_(net::local_port(listener_.get())) {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
+    fail(GSHMEM_ERROR_SYSTEM, "starting the rendezvous server: {}. Fix: raise the open-file limit (ulimit -n).",
+         errno_text("pipe2()", errno));
+  wake_read_.reset(p[0]);
+  wake_write_.reset(p[1]);
+}
+
+TcpStoreServer::~TcpStoreServer() { stop(); }
+
+std::string TcpStoreServer::address() const { return fmt::format("{}:{}", net::ip_text(ip_), port_); }
+
+void TcpStoreServer::start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { run(); });
+}
+
+void TcpStoreServer::stop() {
+  stop_.store(true);
+  if (wake_write_) {
+    char b = 1;
+    [[maybe_unused]] ssize_t k = ::write(wake_write_.get(), &b, 1);
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+bool TcpStoreServer::wait_done(double seconds) {
+  std::unique_lock<std::mutex> lock(done_mutex_);
+  return done_cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; });
+}
+
+void TcpStoreServer::run() {
+  State st(nranks_, secret_, address());
+  // One round of poll + handling. Returns whether anything happened.
+  auto step = [&](int timeout_ms, bool accept_new) {
+    std::vector<pollfd> fds;
+    fds.push_back({wake_read_.get(), POLLIN, 0});
+    fds.push_back({accept_new ? listener_.get() : -1, POLLIN, 0});
+    std::vector<Conn*> order;
+    for (auto& c : st.conns) {
+      short ev = POLLIN;
+      if (c->has_output()) ev |= POLLOUT;
+      fds.push_back({c->fd.get(), ev, 0});
+      order.push_back(c.get());
+    }
+    int rc = ::poll(fds.data(), fds.size(), timeout_ms);
+    if (rc <= 0) return false;
+    if (fds[0].revents) {
+      char buf[64];
+      while (::read(wake_read_.get(), buf, sizeof buf) > 0) {
+      }
+    }
+    if (fds[1].revents & POLLIN) {
+      for (;;) {
+        int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) break;
+        int one = 1;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        auto c = std::make_unique<Conn>();
+        c->fd.reset(fd);
+        c->peer = peer_text(fd);
+        st.conns.push_back(std::move(c));
+      }
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      Conn& c = *order[i];
+      short re = fds[i + 2].revents;
+      if (!re || c.gone) continue;
+      if (re & POLLOUT) st.flush(c);
+      if (!(re & (POLLIN | POLLHUP | POLLERR)) || c.gone) continue;
+      auto fill = c.in.fill(c.fd.get());
+      Frame f;
+      for (;;) {
+        if (c.gone) break;
+        auto nx = c.in.next(f);
+        if (nx == wire::FrameReader::Next::Incomplete) break;
+        if (nx == wire::FrameReader::Next::Bad) {
+          if (c.stage == Conn::Stage::Member) st.protocol_error(c, "bytes that are not gshmem's protocol");
+          else {
+            log::info("rendezvous at {}: closed a connection from {} that does not speak gshmem's protocol",
+                      st.address, c.peer);
+            c.gone = true;
+          }
+          break;
+        }
+        st.on_frame(c, f);
+      }
+      if (fill == wire::FrameReader::Fill::Eof || fill == wire::FrameReader::Fill::Error) st.disconnect(c);
+    }
+    // Connections that never finished their handshake do not stay forever.
+    auto now = Clock::now();
+    for (auto& c : st.conns)
+      if (c->stage != Conn::Stage::Member && now - c->since > std::chrono::duration<double>(st.handshake_s))
+        c->gone = true;
+    st.conns.remove_if([](const std::unique_ptr<Conn>& c) { return c->gone; });
+    return true;
+  };
+
+  while (!stop_.load()) {
+    if (st.finalized && st.all_flushed()) break;
+    step(200, true);
+  }
+  if (stop_.load()) {
+    // Report what already happened (a PE that dropped just before the stop) and send what is queued.
+    for (int i = 0; i < 5 && step(20, false); ++i) {
+    }
+    auto end = Clock::now() + std::chrono::seconds(1);
+    while (!st.all_flushed() && Clock::now() < end) step(50, false);
+  }
+  st.conns.clear();
+  listener_.reset();
+  {
+    std::lock_guard<std::mutex> lock(done_mutex_);
+    done_ = true;
+  }
+  done_cv_.notify_all();
+}
+
+}  // namespace gshmem::bootstrap

@@ -1,0 +1,399 @@
+// SymmetricHeap: layout, cross-PE argument checks, the allocator and the growth policy. The memory itself is
+// mapped by heap_memory_host.cpp (CPU PEs) or heap_memory_cuda.cpp (GPU PEs).
+#include "heap/symmetric_heap.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "heap/heap_memory.hpp"
+#include "heap/offset_allocator.hpp"
+#include "runtime/config.hpp"
+#include "runtime/error.hpp"
+#include "runtime/log.hpp"
+
+namespace gshmem::heap {
+namespace {
+
+constexpr std::uint32_t kHeapCallMagic = 0x47485043;    // "GHPC"
+constexpr std::uint32_t kHeapConfigMagic = 0x47485046;  // "GHPF"
+
+enum HeapOp : std::uint32_t { kOpAllocate = 1, kOpFree = 2 };
+enum FreeFlags : std::uint32_t { kFreeNull = 1, kFreeOutside = 2 };
+
+// What each PE contributes to a collective allocate/free; every PE checks every record.
+struct HeapCall {
+  std::uint32_t magic;      // kHeapCallMagic: tells a heap call from another subsystem's gather
+  std::uint32_t op;         // HeapOp
+  std::uint64_t sequence;   // number of collective heap calls this PE made before this one
+  std::uint64_t size;       // allocate: bytes asked for
+  std::uint64_t alignment;  // allocate: alignment asked for (0 = default)
+  std::uint64_t offset;     // free: heap offset of the pointer
+  std::uint64_t address;    // free: the pointer as passed (for messages)
+  std::uint32_t flags;      // free: FreeFlags
+  std::uint32_t reserved;
+};
+static_assert(sizeof(HeapCall) == 56, "HeapCall crosses process boundaries: keep its layout fixed");
+
+// Heap settings each PE was started with; they must agree, or the heaps cannot be symmetric.
+struct HeapConfig {
+  std::uint32_t magic;
+  std::uint32_t backing;  // Backing
+  std::uint64_t initial_size;
+  std::uint64_t max_size;
+  std::uint64_t internal_size;
+  std::uint64_t granularity;  // of this PE's memory; the heap uses the largest
+  std::int32_t n_pes;
+  std::int32_t reserved;
+};
+static_assert(sizeof(HeapConfig) == 48, "HeapConfig crosses process boundaries: keep its layout fixed");
+
+std::size_t round_up(std::size_t v, std::size_t a) {
+  if (v > SIZE_MAX - (a - 1)) return SIZE_MAX;
+  return (v + a - 1) / a * a;
+}
+
+const char* backing_name(std::uint32_t b) {
+  return b == static_cast<std::uint32_t>(Backing::Cuda) ? "GPU memory" : "host memory";
+}
+
+// "PE 0 <v0>, PE 3 <v3>, ..." for PE 0 and every PE whose value differs from PE 0's (at most 8 listed).
+template <typename T, typename Same, typename Text>
+std::string list_differences(const std::vector<T>& all, Same same, Text text) {
+  std::string out = fmt::format("PE 0 {}", text(all[0]));
+  int listed = 0, more = 0;
+  for (std::size_t pe = 1; pe < all.size(); ++pe) {
+    if (same(all[0], all[pe])) continue;
+    if (listed < 8) {
+      out += fmt::format(", PE {} {}", pe, text(all[pe]));
+      ++listed;
+    } else {
+      ++more;
+    }
+  }
+  if (more) out += fmt::format(" (and {} more PEs differ)", more);
+  return out;
+}
+
+std::string call_text(const HeapCall& c) {
+  if (c.magic != kHeapCallMagic) return "is in another collective call (not a heap call)";
+  if (c.op == kOpAllocate) return fmt::format("allocates (size={}, heap call #{})", c.size, c.sequence);
+  if (c.flags & kFreeNull) return fmt::format("frees nullptr (heap call #{})", c.sequence);
+  return fmt::format("frees {:#x} (heap call #{})", c.address, c.sequence);
+}
+
+}  // namespace
+
+struct SymmetricHeap::Impl {
+  Params params;
+  bootstrap::Bootstrap& boot;
+  Layout layout;
+  std::unique_ptr<HeapMemory> memory;
+  std::unique_ptr<OffsetAllocator> alloc;
+  char* base = nullptr;
+  std::atomic<std::size_t> backed{0};  // backed bytes; read without the lock by contains()
+  std::vector<char*> peer_bases;
+  std::mutex mu;                       // serialises allocate/free/usage within the process
+  std::uint64_t sequence = 0;
+
+  Impl(const Params& p, bootstrap::Bootstrap& b) : params(p), boot(b) {}
+
+  std::vector<HeapCall> gather(const HeapCall& mine);
+  void check_same_call(const std::vector<HeapCall>& all, const char* call) const;
+  void grow_for(std::size_t size, std::size_t alignment, const char* call);
+};
+
+namespace {
+
+// Checks the parameters this PE was given; returns the granularity of its memory.
+std::size_t check_params_and_granularity(const Params& p, const bootstrap::Bootstrap& boot) {
+  if (p.n_pes != boot.size() || p.my_pe != boot.rank()) {
+    fail(GSHMEM_ERROR_INTERNAL, "heap parameters say PE {} of {}, the bootstrap says rank {} of {}", p.my_pe,
+         p.n_pes, boot.rank(), boot.size());
+  }
+  if (!std::is_sorted(p.local_pes.begin(), p.local_pes.end()) ||
+      std::adjacent_find(p.local_pes.begin(), p.local_pes.end()) != p.local_pes.end() ||
+      std::find(p.local_pes.begin(), p.local_pes.end(), p.my_pe) == p.local_pes.end() ||
+      (!p.local_pes.empty() && (p.local_pes.front() < 0 || p.local_pes.back() >= p.n_pes))) {
+    fail(GSHMEM_ERROR_INTERNAL, "heap parameters: local PE list must be ascending, unique, within [0, {}) and "
+         "include PE {}", p.n_pes, p.my_pe);
+  }
+  if (p.max_size == 0) {
+    fail(GSHMEM_ERROR_INVALID_VALUE, "GSHMEM_MAX_HEAP_SIZE is 0. Fix: set it to the most each PE's symmetric heap "
+         "may grow to (e.g. GSHMEM_MAX_HEAP_SIZE=64G)");
+  }
+  if (p.backing == Backing::Host) return host_granularity();
+#ifdef GSHMEM_HAVE_CUDA
+  if (p.device < 0) fail(GSHMEM_ERROR_INTERNAL, "heap parameters: a GPU heap needs a device ordinal, got {}", p.device);
+  return cuda_granularity(p.device);
+#else
+  fail(GSHMEM_ERROR_NOT_SUPPORTED, "a GPU symmetric heap was requested but this gshmem was built without GPU "
+       "support. Fix: rebuild with the CUDA toolkit (-DGSHMEM_WITH_CUDA=ON), or use CPU PEs (GSHMEM_DEVICE=cpu)");
+#endif
+}
+
+}  // namespace
+
+SymmetricHeap::SymmetricHeap(const Params& p, bootstrap::Bootstrap& boot, bootstrap::FdExchange& fdx)
+    : impl_(std::make_unique<Impl>(p, boot)) {
+  Impl& m = *impl_;
+  // 1. Each PE checks what it was given and learns its memory's granularity; a failure is reported on all.
+  std::size_t my_granularity = 0;
+  StepStatus st = step_ok();
+  try {
+    my_granularity = check_params_and_granularity(p, boot);
+  } catch (const Error& e) {
+    st = step_error(StepStatus::kFailed, e.what(), e.status());
+  }
+  agree_or_throw(boot, st, "symmetric heap");
+
+  // 2. Every PE must use the same settings, or the heaps could not stay symmetric.
+  HeapConfig mine{kHeapConfigMagic, static_cast<std::uint32_t>(p.backing), p.initial_size, p.max_size,
+                  p.internal_size, my_granularity, p.n_pes, 0};
+  std::vector<HeapConfig> all(static_cast<std::size_t>(boot.size()));
+  boot.allgather(&mine, all.data(), sizeof(HeapConfig));
+  auto same = [](const HeapConfig& a, const HeapConfig& b) {
+    return a.magic == b.magic && a.backing == b.backing && a.initial_size == b.initial_size &&
+           a.max_size == b.max_size && a.internal_size == b.internal_size && a.n_pes == b.n_pes;
+  };
+  for (const HeapConfig& c : all) {
+    if (same(all[0], c)) continue;
+    fail(GSHMEM_ERROR_MISMATCH,
+         "symmetric heap: PEs were started with different heap settings: {}. Fix: start every PE with the same "
+         "GSHMEM_SYMMETRIC_SIZE and GSHMEM_MAX_HEAP_SIZE, and all on GPUs or all on CPUs (GSHMEM_DEVICE)",
+         list_differences(all, same, [](const HeapConfig& c) {
+           return fmt::format("{} GSHMEM_SYMMETRIC_SIZE={} GSHMEM_MAX_HEAP_SIZE={} internal={}",
+                              backing_name(c.backing), config::format_size(c.initial_size),
+                              config::format_size(c.max_size), c.internal_size);
+         }));
+  }
+
+  // 3. Layout, the same on every PE.
+  std::size_t g = 0;
+  for (const HeapConfig& c : all) g = std::max<std::size_t>(g, c.granularity);
+  if (!std::has_single_bit(g)) fail(GSHMEM_ERROR_INTERNAL, "symmetric heap: granularity {} is not a power of two", g);
+  Layout& l = m.layout;
+  l.granularity = g;
+  l.alignment = std::max(g, kSlotAlignment);
+  l.slot = round_up(p.max_size, l.alignment);
+  l.local_pes = p.local_pes;
+  l.n_local = static_cast<int>(p.local_pes.size());
+  l.my_local = static_cast<int>(std::find(p.local_pes.begin(), p.local_pes.end(), p.my_pe) - p.local_pes.begin());
+  const std::size_t wanted = p.initial_size > SIZE_MAX - p.internal_size ? SIZE_MAX : p.initial_size + p.internal_size;
+  l.initial = round_up(std::max(wanted, g), g);
+  if (l.slot == SIZE_MAX || l.slot > SIZE_MAX / static_cast<std::size_t>(l.n_local)) {
+    fail(GSHMEM_ERROR_INVALID_VALUE, "GSHMEM_MAX_HEAP_SIZE={} is too large for the address space of {} local PEs. "
+         "Fix: lower GSHMEM_MAX_HEAP_SIZE", p.max_size, l.n_local);
+  }
+  if (l.initial > l.slot) {
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "GSHMEM_SYMMETRIC_SIZE={} (plus {} bytes the library keeps) does not fit in GSHMEM_MAX_HEAP_SIZE={}. Fix: "
+         "raise GSHMEM_MAX_HEAP_SIZE or lower GSHMEM_SYMMETRIC_SIZE",
+         config::format_size(p.initial_size), p.internal_size, config::format_size(p.max_size));
+  }
+
+  // 4. Memory, then the allocator over [internal_size, backed size).
+#ifdef GSHMEM_HAVE_CUDA
+  if (p.backing == Backing::Cuda) m.memory = make_cuda_memory(l, p.device, boot, fdx);
+#endif
+  if (p.backing == Backing::Host) m.memory = make_host_memory(l, boot, fdx);
+  m.base = m.memory->slot_base(l.my_local);
+  m.backed = m.memory->size();
+  m.alloc = std::make_unique<OffsetAllocator>(p.internal_size, m.memory->size());
+  m.peer_bases.assign(static_cast<std::size_t>(p.n_pes), nullptr);
+  for (int i = 0; i < l.n_local; ++i) m.peer_bases[static_cast<std::size_t>(l.local_pes[i])] = m.memory->slot_base(i);
+  log::info("symmetric heap: {} at {}, {} backed, up to {} per PE, granularity {}, {} local PE(s)",
+            m.memory->kind(), static_cast<void*>(m.base), config::format_size(m.backed.load()),
+            config::format_size(l.slot), config::format_size(g), l.n_local);
+}
+
+SymmetricHeap::~SymmetricHeap() = default;
+
+char* SymmetricHeap::base() const { return impl_->base; }
+std::size_t SymmetricHeap::size() const { return impl_->backed.load(std::memory_order_acquire); }
+Backing SymmetricHeap::backing() const { return impl_->params.backing; }
+const std::vector<char*>& SymmetricHeap::peer_bases() const { return impl_->peer_bases; }
+
+bool SymmetricHeap::contains(const void* p, std::size_t len) const {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const auto b = reinterpret_cast<std::uintptr_t>(impl_->base);
+  const std::size_t n = size();
+  if (a < b || a - b >= n) return false;
+  return len <= n - (a - b);
+}
+
+std::size_t SymmetricHeap::offset_of(const void* p) const {
+  return static_cast<std::size_t>(static_cast<const char*>(p) - impl_->base);
+}
+
+void* SymmetricHeap::peer_ptr(const void* p, int pe) const {
+  if (pe < 0 || pe >= impl_->params.n_pes) return nullptr;
+  char* peer = impl_->peer_bases[static_cast<std::size_t>(pe)];
+  return peer ? peer + offset_of(p) : nullptr;
+}
+
+std::vector<HeapCall> SymmetricHeap::Impl::gather(const HeapCall& mine) {
+  std::vector<HeapCall> all(static_cast<std::size_t>(boot.size()));
+  boot.allgather(&mine, all.data(), sizeof(HeapCall));
+  ++sequence;
+  return all;
+}
+
+void SymmetricHeap::Impl::check_same_call(const std::vector<HeapCall>& all, const char* call) const {
+  auto same = [](const HeapCall& a, const HeapCall& b) {
+    return a.magic == b.magic && a.op == b.op && a.sequence == b.sequence;
+  };
+  for (const HeapCall& c : all) {
+    if (same(all[0], c)) continue;
+    fail(GSHMEM_ERROR_MISMATCH,
+         "{}: the PEs are not in the same collective heap call: {}. Fix: every PE must call the collective "
+         "allocation functions (gshmem_malloc/calloc/align/free) the same number of times, in the same order, and "
+         "no other collective in between",
+         call, list_differences(all, same, call_text));
+  }
+}
+
+void* SymmetricHeap::allocate(std::size_t size, std::size_t alignment, const char* call) {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  HeapCall mine{kHeapCallMagic, kOpAllocate, m.sequence, size, alignment, 0, 0, 0, 0};
+  const std::vector<HeapCall> all = m.gather(mine);
+  m.check_same_call(all, call);
+  auto same = [](const HeapCall& a, const HeapCall& b) { return a.size == b.size && a.alignment == b.alignment; };
+  for (const HeapCall& c : all) {
+    if (same(all[0], c)) continue;
+    const bool alignments_differ =
+        std::any_of(all.begin(), all.end(), [&](const HeapCall& x) { return x.alignment != all[0].alignment; });
+    fail(GSHMEM_ERROR_MISMATCH,
+         "{}: PEs called it with different arguments: {}. Fix: collective allocations need the same size (and "
+         "alignment) on every PE, in the same order",
+         call, list_differences(all, same, [&](const HeapCall& x) {
+           return alignments_differ ? fmt::format("size={} alignment={}", x.size, x.alignment)
+                                    : fmt::format("size={}", x.size);
+         }));
+  }
+  if (size == 0) return nullptr;
+
+  std::size_t a = 0;
+  try {
+    a = OffsetAllocator::effective_alignment(alignment);
+  } catch (const Error& e) {
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {}", call, e.what());
+  }
+  if (a > m.layout.alignment) {
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "{}: alignment {} is larger than the symmetric heap can guarantee ({} bytes). Fix: ask for an alignment "
+         "of at most {} bytes",
+         call, alignment, m.layout.alignment, m.layout.alignment);
+  }
+  std::optional<std::size_t> off = m.alloc->allocate(size, a);
+  if (!off) {
+    m.grow_for(size, a, call);
+    off = m.alloc->allocate(size, a);
+    if (!off) fail(GSHMEM_ERROR_INTERNAL, "{}: the heap grew but {} bytes still do not fit", call, size);
+  }
+  log::trace("{}: {} bytes (alignment {}) at heap offset {}", call, size, a, *off);
+  return m.base + *off;
+}
+
+// Growth policy: double the backed size (so a heap reaches any size in few chunks), but at least what the
+// request needs, rounded to the granularity and capped by the slot. If the doubled size cannot be had (GPU out
+// of memory), try once more with just what is needed.
+void SymmetricHeap::Impl::grow_for(std::size_t size, std::size_t alignment, const char* call) {
+  const std::size_t current = memory->size();
+  const std::size_t needed = round_up(alloc->capacity_needed(size, alignment), layout.granularity);
+  const OffsetAllocator::Stats s = alloc->stats();
+  auto state = [&] {
+    return fmt::format("the heap has {} bytes backed, {} bytes used by {} allocations, largest free block {} bytes",
+                       current, s.used, s.allocations, s.largest_free);
+  };
+  if (needed > layout.slot) {
+    std::size_t suggest = std::bit_ceil(std::min<std::size_t>(needed, SIZE_MAX / 2 + 1));
+    fail(GSHMEM_ERROR_OUT_OF_MEMORY,
+         "{}(size={}): the symmetric heap is full: it would have to grow to {} bytes but GSHMEM_MAX_HEAP_SIZE={} "
+         "({}). Fix: free symmetric objects you no longer need, or raise GSHMEM_MAX_HEAP_SIZE (e.g. "
+         "GSHMEM_MAX_HEAP_SIZE={})",
+         call, size, needed, config::format_size(params.max_size), state(), config::format_size(suggest));
+  }
+  const std::size_t doubled = current > SIZE_MAX / 2 ? SIZE_MAX : round_up(2 * current, layout.granularity);
+  const std::size_t preferred = std::min(layout.slot, std::max(needed, doubled));
+  std::string why = memory->grow(preferred);
+  std::size_t got = preferred;
+  if (!why.empty() && preferred > needed) {
+    log::info("symmetric heap: could not grow to {} bytes ({}); trying {}", preferred, why, needed);
+    why = memory->grow(needed);
+    got = needed;
+  }
+  if (!why.empty()) {
+    fail(GSHMEM_ERROR_OUT_OF_MEMORY,
+         "{}(size={}): the symmetric heap could not grow from {} to {} bytes: {} ({}; GSHMEM_MAX_HEAP_SIZE={}). "
+         "Fix: free symmetric objects you no longer need, or free {} memory used elsewhere",
+         call, size, current, needed, why, state(), config::format_size(params.max_size),
+         params.backing == Backing::Cuda ? "GPU" : "host");
+  }
+  alloc->grow(got);
+  backed.store(got, std::memory_order_release);
+  log::info("symmetric heap grew from {} to {} bytes for {}(size={})", current, got, call, size);
+}
+
+void SymmetricHeap::free(void* p, const char* call) {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  HeapCall mine{kHeapCallMagic, kOpFree, m.sequence, 0, 0, 0, reinterpret_cast<std::uintptr_t>(p), 0, 0};
+  if (!p) {
+    mine.flags = kFreeNull;
+  } else if (!contains(p)) {
+    mine.flags = kFreeOutside;
+  } else {
+    mine.offset = offset_of(p);
+  }
+  const std::vector<HeapCall> all = m.gather(mine);
+  m.check_same_call(all, call);
+  for (std::size_t pe = 0; pe < all.size(); ++pe) {
+    if (all[pe].flags & kFreeOutside) {
+      fail(GSHMEM_ERROR_INVALID_VALUE,
+           "{}: PE {} passed {:#x}, which is not in its symmetric heap. Fix: pass a pointer returned by "
+           "gshmem_malloc/calloc/align (the same object on every PE)",
+           call, pe, all[pe].address);
+    }
+  }
+  auto same = [](const HeapCall& a, const HeapCall& b) { return a.flags == b.flags && a.offset == b.offset; };
+  for (const HeapCall& c : all) {
+    if (same(all[0], c)) continue;
+    fail(GSHMEM_ERROR_MISMATCH,
+         "{}: PEs freed different objects: {}. Fix: collective frees need the same symmetric object on every PE, "
+         "in the same order",
+         call, list_differences(all, same, [](const HeapCall& x) {
+           return (x.flags & kFreeNull) ? std::string("nullptr")
+                                        : fmt::format("{:#x} (heap offset {})", x.address, x.offset);
+         }));
+  }
+  if (!p) return;
+  const std::size_t off = mine.offset;
+  if (m.alloc->free(off) == 0) {
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "{}: {} (symmetric heap offset {}) is not the start of a live symmetric allocation: it was freed already, "
+         "never allocated, or points inside an object. Fix: pass exactly the pointer gshmem_malloc/calloc/align "
+         "returned, and free it once",
+         call, p, off);
+  }
+  log::trace("{}: freed heap offset {}", call, off);
+}
+
+Usage SymmetricHeap::usage() const {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  const OffsetAllocator::Stats s = m.alloc->stats();
+  Usage u;
+  u.heap_size = m.memory->size();
+  u.used = s.used;
+  u.max_size = m.layout.slot;
+  u.internal = m.params.internal_size;
+  u.allocations = s.allocations;
+  return u;
+}
+
+}  // namespace gshmem::heap

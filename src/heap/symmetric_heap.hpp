@@ -1,0 +1,67 @@
+// SymmetricHeap: one VA reservation per process holding this PE's heap and every local peer's heap at fixed
+// slots, so translating a symmetric address to a peer is peer_base[pe] + (ptr - base()). Backed by CUDA VMM
+// (GPU PEs) or a memfd (CPU PEs); grows collectively in granularity-sized steps.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "bootstrap/bootstrap.hpp"
+
+namespace gshmem::heap {
+
+enum class Backing { Host, Cuda };
+
+struct Params {
+  Backing backing = Backing::Host;
+  int device = -1;                 // CUDA ordinal of this PE (Backing::Cuda)
+  std::size_t initial_size = 0;    // bytes usable by the user at start (rounded up to granularity)
+  std::size_t max_size = 0;        // per-PE slot size in the VA reservation (the most it can grow to)
+  std::size_t internal_size = 0;   // bytes at offset 0 reserved for the library (flags); not given to users
+  int my_pe = 0, n_pes = 1;
+  std::vector<int> local_pes;      // global PE ids on this node, ascending; includes my_pe
+};
+
+struct Usage {
+  std::uint64_t heap_size = 0;     // backed bytes (internal part included)
+  std::uint64_t used = 0;          // bytes handed to users (with alignment padding)
+  std::uint64_t max_size = 0;
+  std::uint64_t internal = 0;
+  std::uint64_t allocations = 0;
+};
+
+class SymmetricHeap {
+ public:
+  // Collective over all PEs (uses boot for agreement and fdx to share memory with local peers).
+  SymmetricHeap(const Params& p, bootstrap::Bootstrap& boot, bootstrap::FdExchange& fdx);
+  ~SymmetricHeap();  // unmaps and releases everything; not collective
+  SymmetricHeap(const SymmetricHeap&) = delete;
+  SymmetricHeap& operator=(const SymmetricHeap&) = delete;
+
+  char* base() const;                     // symmetric offset 0 on this PE (the internal area starts here)
+  std::size_t size() const;               // backed bytes now
+  bool contains(const void* p, std::size_t len = 0) const;  // [p, p+len) inside my backed heap
+  std::size_t offset_of(const void* p) const;               // requires contains(p)
+  // The address of symmetric address `p` (on this PE) in PE `pe`'s copy, mapped in this process; nullptr if pe is
+  // not on this node. p must satisfy contains(p).
+  void* peer_ptr(const void* p, int pe) const;
+  // Base of each PE's heap in this process (nullptr for PEs not mapped), indexed by global PE id.
+  const std::vector<char*>& peer_bases() const;
+  Backing backing() const;
+
+  // Collective: every PE passes the same size and alignment (checked across PEs: a mismatch is a MISMATCH error
+  // on every PE naming the values). size 0 returns nullptr. Grows the heap when needed. `call` names the API call
+  // for error messages (e.g. "gshmem_malloc").
+  void* allocate(std::size_t size, std::size_t alignment, const char* call);
+  // Collective: every PE frees the same symmetric object. nullptr is a no-op (still collective). A pointer that is
+  // not the start of a live allocation is INVALID_VALUE on every PE.
+  void free(void* p, const char* call);
+  Usage usage() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gshmem::heap

@@ -1,0 +1,48 @@
+// ControlSegment: a small block of shared host memory per PE, mapped by every PE of the node (memfd shared over
+// FdExchange). Holds the flags of host-side barriers and the mailboxes team creation uses to agree on
+// arguments. Used in both modes: host-side synchronisation never needs the GPU.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "bootstrap/bootstrap.hpp"
+
+namespace gshmem {
+
+inline constexpr int kMaxTeams = 64;    // team slots (0..3 are the predefined teams)
+inline constexpr int kMaxRounds = 32;   // dissemination rounds: up to 2^32 PEs
+inline constexpr int kMailboxBytes = 256;
+
+struct alignas(64) ControlBlock {
+  // barrier[t][k]: epoch written by this PE's round-k sender in team slot t.
+  std::atomic<std::uint64_t> barrier[kMaxTeams][kMaxRounds];
+  // Small per-team mailbox for team-scoped agreement (team split).
+  struct alignas(64) Mailbox {
+    unsigned char data[kMailboxBytes];
+  } mailbox[kMaxTeams];
+};
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "cross-process flags need lock-free atomics");
+static_assert(sizeof(ControlBlock) == kMaxTeams * kMaxRounds * 8 + kMaxTeams * kMailboxBytes,
+              "ControlBlock is shared between processes: keep its layout fixed");
+
+class ControlSegment {
+ public:
+  // Collective over the PEs of this node.
+  ControlSegment(int my_pe, const std::vector<int>& local_pes, int n_pes, bootstrap::FdExchange& fdx,
+                 bootstrap::Bootstrap& boot);
+  ~ControlSegment();
+  ControlSegment(const ControlSegment&) = delete;
+  ControlSegment& operator=(const ControlSegment&) = delete;
+
+  ControlBlock& mine() { return *blocks_[my_pe_]; }
+  ControlBlock& of(int pe) { return *blocks_[pe]; }
+
+ private:
+  int my_pe_;
+  std::vector<ControlBlock*> blocks_;  // by global PE; nullptr when not on this node
+  std::vector<void*> maps_;
+  int fd_ = -1;
+};
+
+}  // namespace gshmem

@@ -1,0 +1,211 @@
+#include "runtime/runtime.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <mutex>
+
+#include "runtime/config.hpp"
+#include "runtime/error.hpp"
+#include "runtime/log.hpp"
+#include "transport/gpu.hpp"
+
+namespace gshmem {
+namespace {
+std::unique_ptr<Runtime> g_runtime;
+std::mutex g_init_mutex;
+
+std::uint64_t host_hash() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  std::string id = host;
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string boot_id;
+  if (boot >> boot_id) id += "/" + boot_id;
+  // FNV-1a: stable across processes (std::hash need not be).
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+const char* mode_name(std::int32_t m) { return m == static_cast<int>(Mode::Gpu) ? "GPU" : "CPU"; }
+}  // namespace
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+Runtime* Runtime::current() { return g_runtime.get(); }
+
+Runtime& Runtime::get(const char* call) {
+  Runtime* rt = g_runtime.get();
+  if (!rt)
+    fail(GSHMEM_ERROR_NOT_INITIALIZED, "{}: gshmem is not initialised in this process. Fix: call gshmem_init() "
+         "(or gshmemx_init_attr) first, and do not use gshmem after gshmem_finalize()", call);
+  return *rt;
+}
+
+void Runtime::init(const bootstrap::Options& opts, int major, int minor, int patch) {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (g_runtime) {
+    log::info("init called again while initialised: ignored (OpenSHMEM allows repeated init)");
+    return;
+  }
+  const auto t0 = now_ns();
+  config::reload();
+  log::set_level_from_config();
+  if (major != GSHMEM_VERSION_MAJOR)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "init: this program was compiled against gshmem {}.{}.{} headers but loaded "
+         "libgshmem {}. Fix: rebuild the program against the installed gshmem, or point LD_LIBRARY_PATH at the "
+         "library its headers came from", major, minor, patch, GSHMEM_VERSION_STRING);
+
+  std::unique_ptr<Runtime> rt(new Runtime());
+  rt->boot = bootstrap::connect(opts);
+  rt->my_pe = rt->boot->rank();
+  rt->n_pes = rt->boot->size();
+  log::set_pe(rt->my_pe);
+  try {
+    const auto& cfg = config::get();
+    // ---- mode ----
+    std::string why;
+    bool gpu_ok = gpu::available(&why);
+    if (cfg.device == "gpu" && !gpu_ok)
+      fail(GSHMEM_ERROR_NOT_SUPPORTED, "init: GSHMEM_DEVICE=gpu but no GPU PE is possible here: {}. Fix: run on "
+           "a machine with an NVIDIA GPU and driver, or unset GSHMEM_DEVICE to use CPU PEs", why);
+    if (cfg.device != "gpu" && cfg.device != "cpu" && cfg.device != "auto")
+      fail(GSHMEM_ERROR_INVALID_VALUE, "init: GSHMEM_DEVICE=\"{}\" is not one of auto, cpu, gpu", cfg.device);
+    rt->mode = (cfg.device == "cpu" || !gpu_ok) ? Mode::Cpu : Mode::Gpu;
+    if (rt->mode == Mode::Cpu && cfg.device == "auto") log::info("running as a CPU PE: {}", why);
+
+    // ---- who is where ----
+    PeRecord me{};
+    me.host_hash = host_hash();
+    me.pid = static_cast<std::int32_t>(getpid());
+    me.device = -1;
+    me.mode = static_cast<std::int32_t>(rt->mode);
+    me.version_major = GSHMEM_VERSION_MAJOR;
+    me.version_minor = GSHMEM_VERSION_MINOR;
+    me.version_patch = GSHMEM_VERSION_PATCH;
+    rt->pes.resize(static_cast<size_t>(rt->n_pes));
+    rt->boot->allgather(&me, rt->pes.data(), sizeof me);
+    rt->local_index.assign(static_cast<size_t>(rt->n_pes), -1);
+    for (int pe = 0; pe < rt->n_pes; ++pe) {
+      const PeRecord& r = rt->pes[static_cast<size_t>(pe)];
+      if (r.version_major != me.version_major || r.version_minor != me.version_minor)
+        fail(GSHMEM_ERROR_MISMATCH, "init: PE {} runs gshmem {}.{}.{}, PE {} runs {}.{}.{}. Fix: use one gshmem "
+             "installation for every PE", pe, r.version_major, r.version_minor, r.version_patch, rt->my_pe,
+             me.version_major, me.version_minor, me.version_patch);
+      if (r.mode != me.mode)
+        fail(GSHMEM_ERROR_MISMATCH, "init: PE {} would run on {} but PE {} on {} (every PE must be of one kind). "
+             "Fix: make the GPUs visible to every PE, or set GSHMEM_DEVICE=cpu for all", pe, mode_name(r.mode),
+             rt->my_pe, mode_name(me.mode));
+      if (r.host_hash == me.host_hash) {
+        rt->local_index[static_cast<size_t>(pe)] = static_cast<int>(rt->local_pes.size());
+        rt->local_pes.push_back(pe);
+      }
+    }
+    if (static_cast<int>(rt->local_pes.size()) != rt->n_pes)
+      fail(GSHMEM_ERROR_NOT_SUPPORTED, "init: the job spans several nodes ({} of {} PEs are on this one); this "
+           "gshmem version runs PEs of one node only (NVLink / shared memory). Fix: run every PE on one node",
+           rt->local_pes.size(), rt->n_pes);
+
+    // ---- device ----
+    const int local_me = rt->local_index[static_cast<size_t>(rt->my_pe)];
+    if (rt->mode == Mode::Gpu) {
+      rt->visible_devices = gpu::device_count();
+      rt->device = gpu::select_device(local_me, static_cast<int>(rt->local_pes.size()), me.pci_bus_id);
+      me.device = rt->device;
+      rt->boot->allgather(&me, rt->pes.data(), sizeof me);
+    }
+
+    // ---- shared memory with local peers ----
+    std::vector<int> pids(static_cast<size_t>(rt->n_pes));
+    for (int pe = 0; pe < rt->n_pes; ++pe) pids[static_cast<size_t>(pe)] = rt->pes[static_cast<size_t>(pe)].pid;
+    rt->fdx = std::make_unique<bootstrap::FdExchange>(rt->boot->secret(), rt->my_pe, rt->local_pes, pids);
+    rt->ctrl = std::make_unique<ControlSegment>(rt->my_pe, rt->local_pes, rt->n_pes, *rt->fdx, *rt->boot);
+
+    heap::Params hp;
+    hp.backing = rt->mode == Mode::Gpu ? heap::Backing::Cuda : heap::Backing::Host;
+    hp.device = rt->device;
+    hp.initial_size = cfg.symmetric_size;
+    hp.max_size = cfg.max_heap_size;
+    hp.internal_size = kHeapInternalBytes;
+    hp.my_pe = rt->my_pe;
+    hp.n_pes = rt->n_pes;
+    hp.local_pes = rt->local_pes;
+    rt->heap = std::make_unique<heap::SymmetricHeap>(hp, *rt->boot, *rt->fdx);
+    rt->teams = std::make_unique<TeamTable>(*rt);
+    if (rt->mode == Mode::Gpu) rt->gpu = gpu::create_context(*rt);
+    rt->boot->barrier();
+    rt->init_ms = static_cast<double>(now_ns() - t0) / 1e6;
+    log::info("initialised PE {} of {} on {} (device {}) via {} bootstrap in {:.1f} ms", rt->my_pe, rt->n_pes,
+              mode_name(me.mode), rt->device, rt->boot->kind(), rt->init_ms);
+  } catch (const Error& e) {
+    rt->boot->abort(e.what());
+    throw;
+  }
+  g_runtime = std::move(rt);
+}
+
+void Runtime::finalize() {
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (!g_runtime) return;
+  Runtime& rt = *g_runtime;
+  if (rt.gpu) gpu::quiet(rt.gpu);
+  rt.teams->barrier(GSHMEM_TEAM_WORLD, "gshmem_finalize");
+  g_runtime.reset();  // ~Runtime releases everything and ends the bootstrap in order
+}
+
+Runtime::~Runtime() {
+  if (gpu) gpu::destroy_context(gpu);
+  gpu = nullptr;
+  teams.reset();
+  heap.reset();
+  ctrl.reset();
+  fdx.reset();
+  if (boot) {
+    try {
+      boot->finalize();
+    } catch (const Error& e) {
+      log::warn("finalize: {}", e.what());
+    }
+  }
+}
+
+void Runtime::check_pe(int pe, const char* call) const {
+  if (pe < 0 || pe >= n_pes)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: pe={} is out of range: this job has PEs 0..{}. Fix: pass a PE number "
+         "from 0 to gshmem_n_pes()-1", call, pe, n_pes - 1);
+}
+
+void Runtime::check_symmetric(const void* p, std::size_t bytes, const char* what, const char* call) const {
+  if (!heap->contains(p, bytes))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {}={} ({} bytes) is not inside the symmetric heap [{}, {}) of PE {}. "
+         "Fix: {} must point into memory from gshmem_malloc/gshmem_calloc/gshmem_align (every PE allocates it)",
+         call, what, p, bytes, static_cast<const void*>(heap->base()),
+         static_cast<const void*>(heap->base() + heap->size()), my_pe, what);
+}
+
+void* Runtime::peer(const void* p, int pe) const {
+  void* q = heap->peer_ptr(p, pe);
+  if (!q)
+    fail(GSHMEM_ERROR_NOT_SUPPORTED, "PE {} is not reachable from PE {} by load/store. Fix: run all PEs on one "
+         "node", pe, my_pe);
+  return q;
+}
+
+void Runtime::poll_waiting(std::uint64_t start_ns, const char* what) {
+  boot->check_health();
+  double limit = config::get().wait_timeout;
+  if (limit > 0 && static_cast<double>(now_ns() - start_ns) / 1e9 > limit)
+    fail(GSHMEM_ERROR_TIMEOUT, "{}: waited more than {} s (GSHMEM_WAIT_TIMEOUT) and the condition never became "
+         "true. Fix: check that every PE makes the matching call (a missing barrier, put or signal on another "
+         "PE), or raise GSHMEM_WAIT_TIMEOUT (0 = no limit)", what, limit);
+}
+
+}  // namespace gshmem

@@ -1,0 +1,81 @@
+// The runtime: process-wide state of an initialised gshmem PE, and the entry points the API layer uses.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bootstrap/bootstrap.hpp"
+#include "heap/symmetric_heap.hpp"
+#include "runtime/control_segment.hpp"
+#include "team/team.hpp"
+
+namespace gshmem {
+
+enum class Mode { Cpu, Gpu };
+
+namespace gpu {
+struct Context;  // streams and scratch for GPU PEs (transport/gpu_context_cuda.cpp)
+}
+
+// What every PE publishes at init (fixed width: crosses process boundaries).
+struct PeRecord {
+  std::uint64_t host_hash;   // which node (hash of hostname + boot id)
+  std::int32_t pid;
+  std::int32_t device;       // CUDA ordinal in that process, -1 for CPU PEs
+  std::int32_t mode;         // Mode
+  std::int32_t version_major, version_minor, version_patch;
+  char pci_bus_id[16];       // "0000:18:00.0" of the GPU, empty for CPU PEs
+};
+static_assert(sizeof(PeRecord) == 48, "PeRecord crosses process boundaries: keep its layout fixed");
+
+class Runtime {
+ public:
+  // The initialised runtime, or throws NOT_INITIALIZED ("<call>: gshmem is not initialised. Fix: ...").
+  static Runtime& get(const char* call);
+  static Runtime* current();  // nullptr when not initialised
+
+  static void init(const bootstrap::Options& opts, int major, int minor, int patch);
+  static void finalize();
+
+  int my_pe = 0;
+  int n_pes = 1;
+  Mode mode = Mode::Cpu;
+  int device = -1;
+  int visible_devices = 0;
+  std::vector<PeRecord> pes;
+  std::vector<int> local_pes;   // global ids on this node, ascending
+  std::vector<int> local_index; // per global PE: index in local_pes or -1
+  std::unique_ptr<bootstrap::Bootstrap> boot;
+  std::unique_ptr<bootstrap::FdExchange> fdx;
+  std::unique_ptr<heap::SymmetricHeap> heap;
+  std::unique_ptr<ControlSegment> ctrl;
+  std::unique_ptr<TeamTable> teams;
+  gpu::Context* gpu = nullptr;
+  double init_ms = 0;
+
+  // Symmetric-address checks for the API layer. `what` names the argument ("dest"), `call` the API call.
+  void check_pe(int pe, const char* call) const;
+  void check_symmetric(const void* p, std::size_t bytes, const char* what, const char* call) const;
+  // Address of symmetric `p` in PE pe's copy, mapped here (throws if unreachable).
+  void* peer(const void* p, int pe) const;
+
+  // Called from spin-waits: cheap unless `now` passed the next check time; throws PEER_FAILED if a PE died
+  // and TIMEOUT (naming `what`) once GSHMEM_WAIT_TIMEOUT has passed since `start_ns`.
+  void poll_waiting(std::uint64_t start_ns, const char* what);
+
+  ~Runtime();
+
+ private:
+  Runtime() = default;
+};
+
+std::uint64_t now_ns();
+
+}  // namespace gshmem
+
+namespace gshmem {
+// Bytes at the start of every symmetric heap kept for the library's device-side flags (stream barriers etc.).
+inline constexpr std::size_t kHeapInternalBytes = 64 * 1024;
+}  // namespace gshmem

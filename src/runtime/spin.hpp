@@ -1,0 +1,38 @@
+// Spinner: the one way host code waits for memory another PE writes. Spins briefly (low latency when cores are
+// free), then yields (PEs may outnumber cores), and every few hundred steps asks the runtime whether a PE died
+// or GSHMEM_WAIT_TIMEOUT passed, so no wait hangs forever.
+#pragma once
+#include <sched.h>
+
+#include <cstdint>
+
+#include "runtime/runtime.hpp"
+
+namespace gshmem {
+
+class Spinner {
+ public:
+  Spinner(Runtime& rt, const char* what) : rt_(rt), what_(what) {}
+  void pause() {
+    ++iter_;
+    if (iter_ < 512) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#elif defined(__aarch64__)
+      asm volatile("yield");
+#endif
+      return;
+    }
+    if (iter_ == 512) start_ = now_ns();
+    sched_yield();
+    if ((iter_ & 255) == 0) rt_.poll_waiting(start_, what_);
+  }
+
+ private:
+  Runtime& rt_;
+  const char* what_;
+  std::uint64_t iter_ = 0;
+  std::uint64_t start_ = 0;
+};
+
+}  // namespace gshmem

@@ -1,0 +1,303 @@
+// GPU PEs: device selection, per-PE context, host-blocking copies and atomics, and the stream-ordered kernels.
+// Peers' heaps are mapped into this process (heap/), so every operation here is a plain copy, store or atomic
+// on a local address: NVLink carries it, no proxy thread is involved.
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "runtime/control_segment.hpp"
+#include "runtime/config.hpp"
+#include "runtime/error.hpp"
+#include "runtime/log.hpp"
+#include "runtime/runtime.hpp"
+#include "transport/cuda_driver.hpp"
+#include "transport/gpu.hpp"
+
+namespace gshmem::gpu {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  fail(GSHMEM_ERROR_SYSTEM, "{} failed: {} ({}). Fix: {}", what, cudaGetErrorName(e), cudaGetErrorString(e),
+       e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure
+           ? "a kernel on this GPU faulted earlier (often a bad pointer or a peer address used after free); run "
+             "with compute-sanitizer to find it"
+           : "check the arguments and that the GPU is healthy (nvidia-smi)");
+}
+
+// Layout of the library's part at the start of every symmetric heap (kHeapInternalBytes).
+constexpr std::size_t kFlagsOffset = 0;  // uint64 [kMaxTeams][kMaxRounds]: stream-barrier flags
+constexpr std::size_t kEpochOffset = kFlagsOffset + sizeof(std::uint64_t) * kMaxTeams * kMaxRounds;
+constexpr std::size_t kInternalUsed = kEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
+static_assert(kInternalUsed <= kHeapInternalBytes, "internal heap layout outgrew kHeapInternalBytes");
+
+using sys_atomic64 = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_system>;
+using sys_atomic32 = ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_system>;
+
+__device__ __forceinline__ unsigned long long globaltimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ bool cmp_u64(unsigned long long a, int cmp, unsigned long long b) {
+  switch (cmp) {
+    case GSHMEM_CMP_EQ: return a == b;
+    case GSHMEM_CMP_NE: return a != b;
+    case GSHMEM_CMP_GT: return a > b;
+    case GSHMEM_CMP_LE: return a <= b;
+    case GSHMEM_CMP_LT: return a < b;
+    default: return a >= b;
+  }
+}
+
+template <typename T, typename Ref>
+__device__ T amo_body(Ref ref, int op, T v, T c) {
+  switch (static_cast<AmoOp>(op)) {
+    case AmoOp::Fetch: return ref.load(::cuda::memory_order_seq_cst);
+    case AmoOp::Set: ref.store(v, ::cuda::memory_order_seq_cst); return 0;
+    case AmoOp::Swap: return ref.exchange(v, ::cuda::memory_order_seq_cst);
+    case AmoOp::CompareSwap: ref.compare_exchange_strong(c, v, ::cuda::memory_order_seq_cst); return c;
+    case AmoOp::FetchAdd: return ref.fetch_add(v, ::cuda::memory_order_seq_cst);
+    case AmoOp::FetchAnd: return ref.fetch_and(v, ::cuda::memory_order_seq_cst);
+    case AmoOp::FetchOr: return ref.fetch_or(v, ::cuda::memory_order_seq_cst);
+    case AmoOp::FetchXor: return ref.fetch_xor(v, ::cuda::memory_order_seq_cst);
+  }
+  return 0;
+}
+
+__global__ void amo_kernel(void* target, int bytes, int op, unsigned long long v, unsigned long long c,
+                           unsigned long long* result) {
+  unsigned long long old;
+  if (bytes == 4) {
+    old = amo_body<unsigned int>(sys_atomic32(*static_cast<unsigned int*>(target)), op,
+                                 static_cast<unsigned int>(v), static_cast<unsigned int>(c));
+  } else {
+    old = amo_body<unsigned long long>(sys_atomic64(*static_cast<unsigned long long*>(target)), op, v, c);
+  }
+  if (result) *result = old;
+}
+
+__global__ void store_kernel(void* dst, unsigned long long v, int bytes) {
+  switch (bytes) {
+    case 1: *static_cast<unsigned char*>(dst) = static_cast<unsigned char>(v); break;
+    case 2: *static_cast<unsigned short*>(dst) = static_cast<unsigned short>(v); break;
+    case 4: *static_cast<unsigned int*>(dst) = static_cast<unsigned int>(v); break;
+    default: *static_cast<unsigned long long*>(dst) = v; break;
+  }
+  __threadfence_system();
+}
+
+__global__ void signal_kernel(unsigned long long* sig, unsigned long long v, int op) {
+  __threadfence_system();  // everything earlier on this stream is visible before the signal
+  sys_atomic64 ref(*sig);
+  if (op == GSHMEM_SIGNAL_ADD) ref.fetch_add(v, ::cuda::memory_order_release);
+  else ref.store(v, ::cuda::memory_order_release);
+}
+
+__global__ void wait_kernel(unsigned long long* sig, int cmp, unsigned long long v, unsigned long long timeout_ns) {
+  sys_atomic64 ref(*sig);
+  const unsigned long long start = globaltimer();
+  unsigned long long cur;
+  while (!cmp_u64(cur = ref.load(::cuda::memory_order_acquire), cmp, v)) {
+    if (timeout_ns && globaltimer() - start > timeout_ns) {
+      printf("gshmem: gshmemx_signal_wait_until_on_stream: signal at %p is %llu, waited %.0f s for (cmp %d, "
+             "value %llu) (GSHMEM_WAIT_TIMEOUT); aborting the kernel. Fix: check that the peer sends the signal\n",
+             sig, cur, timeout_ns / 1e9, cmp, v);
+      __trap();
+    }
+    __nanosleep(64);
+  }
+}
+
+// Dissemination barrier on the stream: one thread; flags live in each PE's heap (internal area).
+__global__ void barrier_kernel(char* const* peer_bases, unsigned long long* my_flags, unsigned long long* epochs,
+                               int slot, int start, int stride, int size, int me, unsigned long long timeout_ns) {
+  __threadfence_system();
+  const unsigned long long epoch = ++epochs[slot];
+  for (int k = 0; (1 << k) < size; ++k) {
+    const int to = start + ((me + (1 << k)) % size) * stride;
+    auto* peer_flags = reinterpret_cast<unsigned long long*>(peer_bases[to] + kFlagsOffset);
+    sys_atomic64(peer_flags[slot * kMaxRounds + k]).store(epoch, ::cuda::memory_order_release);
+    sys_atomic64 mine(my_flags[slot * kMaxRounds + k]);
+    const unsigned long long t0 = globaltimer();
+    while (mine.load(::cuda::memory_order_acquire) < epoch) {
+      if (timeout_ns && globaltimer() - t0 > timeout_ns) {
+        printf("gshmem: barrier on stream (team slot %d, round %d): PE %d waited %.0f s for PE %d "
+               "(GSHMEM_WAIT_TIMEOUT); aborting the kernel. Fix: every team member must call the barrier\n",
+               slot, k, start + me * stride, timeout_ns / 1e9, start + ((me - (1 << k) % size + size) % size) * stride);
+        __trap();
+      }
+    }
+  }
+}
+
+}  // namespace
+
+struct Context {
+  int device = -1;
+  cudaStream_t stream = nullptr;           // host-initiated operations, in order
+  unsigned long long* result = nullptr;    // mapped pinned host word for atomic results
+  char** d_peer_bases = nullptr;           // device copy of the peer base table
+  char* heap_base = nullptr;
+  unsigned long long timeout_ns = 0;
+};
+
+bool available(std::string* why) {
+  if (!cuda::driver()) {
+    if (why) *why = cuda::reason();
+    return false;
+  }
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    if (why) *why = std::string("the CUDA runtime sees no GPU: ") + cudaGetErrorString(e);
+    return false;
+  }
+  for (int d = 0; d < n; ++d) {
+    int major = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d);
+    if (major < 8) {
+      if (why) *why = "GPU " + std::to_string(d) + " has compute capability " + std::to_string(major) +
+                      ".x; gshmem needs 8.0 or newer (A100, H100, ...)";
+      return false;
+    }
+  }
+  return true;
+}
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  return n;
+}
+
+int select_device(int local_index, int local_size, char pci_bus_id[16]) {
+  const cuda::Driver* drv = cuda::driver();
+  int dev = -1;
+  CUcontext ctx = nullptr;
+  if (drv && drv->cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx) {
+    CUdevice d;
+    cuda::check(drv->cuCtxGetDevice(&d), "cuCtxGetDevice");
+    dev = static_cast<int>(d);
+    log::info("using GPU {} that the program selected before init", dev);
+  } else {
+    int n = device_count();
+    dev = local_index % n;
+    if (local_size > n)
+      log::info("{} PEs on this node share {} GPUs: PE with local index {} takes GPU {}", local_size, n,
+                local_index, dev);
+  }
+  check(cudaSetDevice(dev), "cudaSetDevice");
+  check(cudaFree(nullptr), "creating the CUDA context");
+  std::memset(pci_bus_id, 0, 16);
+  check(cudaDeviceGetPCIBusId(pci_bus_id, 16, dev), "cudaDeviceGetPCIBusId");
+  return dev;
+}
+
+Context* create_context(Runtime& rt) {
+  auto* c = new Context();
+  try {
+    c->device = rt.device;
+    c->heap_base = rt.heap->base();
+    const double t = config::get().wait_timeout;
+    c->timeout_ns = t > 0 ? static_cast<unsigned long long>(t * 1e9) : 0;
+    check(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    check(cudaHostAlloc(reinterpret_cast<void**>(&c->result), sizeof(unsigned long long), cudaHostAllocMapped),
+          "cudaHostAlloc (atomic result word)");
+    const auto& bases = rt.heap->peer_bases();
+    check(cudaMalloc(reinterpret_cast<void**>(&c->d_peer_bases), bases.size() * sizeof(char*)),
+          "cudaMalloc (peer table)");
+    check(cudaMemcpy(c->d_peer_bases, bases.data(), bases.size() * sizeof(char*), cudaMemcpyHostToDevice),
+          "cudaMemcpy (peer table)");
+    check(cudaMemset(c->heap_base, 0, kInternalUsed), "cudaMemset (barrier flags)");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (context setup)");
+  } catch (...) {
+    destroy_context(c);
+    throw;
+  }
+  return c;
+}
+
+void destroy_context(Context* c) noexcept {
+  if (!c) return;
+  if (c->stream) {
+    cudaStreamSynchronize(c->stream);
+    cudaStreamDestroy(c->stream);
+  }
+  if (c->result) cudaFreeHost(c->result);
+  if (c->d_peer_bases) cudaFree(c->d_peer_bases);
+  delete c;
+}
+
+void refresh(Context*, Runtime&) {
+  // Peer heaps sit at fixed slots of the reservation, so growth never moves a base: nothing to update.
+}
+
+void copy(Context* c, void* dst, const void* src, std::size_t bytes, bool nbi) {
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream), "cudaMemcpyAsync");
+  if (!nbi) check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (blocking copy)");
+}
+
+void copy_strided(Context* c, void* dst, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
+                  std::ptrdiff_t src_stride, std::size_t n, bool nbi) {
+  check(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(dst_stride) * elem, src,
+                          static_cast<std::size_t>(src_stride) * elem, elem, n, cudaMemcpyDefault, c->stream),
+        "cudaMemcpy2DAsync (strided transfer)");
+  if (!nbi) check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (strided transfer)");
+}
+
+void memset_zero(Context* c, void* dst, std::size_t bytes) {
+  check(cudaMemsetAsync(dst, 0, bytes, c->stream), "cudaMemsetAsync");
+  check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (zeroing)");
+}
+
+void quiet(Context* c) { check(cudaStreamSynchronize(c->stream), "gshmem_quiet: cudaStreamSynchronize"); }
+
+std::uint64_t amo(Context* c, void* target, int bytes, AmoOp op, std::uint64_t value, std::uint64_t cond) {
+  amo_kernel<<<1, 1, 0, c->stream>>>(target, bytes, static_cast<int>(op), value, cond, c->result);
+  check(cudaGetLastError(), "launching the atomic kernel");
+  check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (atomic)");
+  return *c->result;
+}
+
+void copy_on_stream(Context*, void* dst, const void* src, std::size_t bytes, gshmem_stream_t s) {
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, reinterpret_cast<cudaStream_t>(s)),
+        "cudaMemcpyAsync on the user's stream");
+}
+
+void store_on_stream(Context*, void* dst, std::uint64_t value, int bytes, gshmem_stream_t s) {
+  store_kernel<<<1, 1, 0, reinterpret_cast<cudaStream_t>(s)>>>(dst, value, bytes);
+  check(cudaGetLastError(), "launching the p_on_stream kernel");
+}
+
+void signal_on_stream(Context*, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s) {
+  signal_kernel<<<1, 1, 0, reinterpret_cast<cudaStream_t>(s)>>>(reinterpret_cast<unsigned long long*>(sig), value,
+                                                               sig_op);
+  check(cudaGetLastError(), "launching the signal kernel");
+}
+
+void wait_on_stream(Context* c, std::uint64_t* sig, int cmp, std::uint64_t value, gshmem_stream_t s) {
+  wait_kernel<<<1, 1, 0, reinterpret_cast<cudaStream_t>(s)>>>(reinterpret_cast<unsigned long long*>(sig), cmp,
+                                                             value, c->timeout_ns);
+  check(cudaGetLastError(), "launching the signal-wait kernel");
+}
+
+void quiet_on_stream(Context*, gshmem_stream_t) {
+  // Stream-ordered transfers to NVLink peers are complete when their stream operation completes, and later work
+  // on the stream starts after that: ordering on the stream is already quiet's guarantee.
+}
+
+void barrier_on_stream(Context* c, int slot, int start, int stride, int size, int me, gshmem_stream_t s) {
+  if (size <= 1) return;
+  auto* flags = reinterpret_cast<unsigned long long*>(c->heap_base + kFlagsOffset);
+  auto* epochs = reinterpret_cast<unsigned long long*>(c->heap_base + kEpochOffset);
+  barrier_kernel<<<1, 1, 0, reinterpret_cast<cudaStream_t>(s)>>>(c->d_peer_bases, flags, epochs, slot, start,
+                                                                stride, size, me, c->timeout_ns);
+  check(cudaGetLastError(), "launching the barrier kernel");
+}
+
+}  // namespace gshmem::gpu

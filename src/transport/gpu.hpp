@@ -1,0 +1,51 @@
+// GPU transport for GPU PEs: device selection, the per-PE CUDA context (streams, pinned scratch), host-blocking
+// copies and atomics on NVLink-mapped peer memory, and the stream-ordered operations. Implemented in
+// gpu_*_cuda.cpp / *.cu with CUDA; gpu_nocuda.cpp reports "built without GPU support" in CPU-only builds.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "gshmem/gshmem.h"
+
+namespace gshmem {
+class Runtime;
+}
+
+namespace gshmem::gpu {
+
+struct Context;
+
+// Whether GPU PEs are possible here; `why` gets the reason when not.
+bool available(std::string* why);
+int device_count();
+// Binds this process to a GPU: the device of the CUDA context already current on this thread (the program chose
+// one), else local_index % device_count(). Fills the PCI bus id ("0000:18:00.0").
+int select_device(int local_index, int local_size, char pci_bus_id[16]);
+
+Context* create_context(Runtime& rt);
+void destroy_context(Context* ctx) noexcept;
+// Tells the context that the heap grew or teams changed (refreshes device-side tables).
+void refresh(Context* ctx, Runtime& rt);
+
+// ---- host-initiated, blocking unless noted ----
+void copy(Context* ctx, void* dst, const void* src, std::size_t bytes, bool nbi);
+void copy_strided(Context* ctx, void* dst, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
+                  std::ptrdiff_t src_stride, std::size_t n, bool nbi);
+void memset_zero(Context* ctx, void* dst, std::size_t bytes);
+void quiet(Context* ctx);  // completes every nbi operation this PE issued from the host
+
+enum class AmoOp : int { Fetch, Set, Swap, CompareSwap, FetchAdd, FetchAnd, FetchOr, FetchXor };
+// One atomic on `target` (an address mapped in this process, possibly a peer's), 4 or 8 bytes wide.
+std::uint64_t amo(Context* ctx, void* target, int bytes, AmoOp op, std::uint64_t value, std::uint64_t cond);
+
+// ---- stream-ordered (capturable in CUDA graphs) ----
+void copy_on_stream(Context* ctx, void* dst, const void* src, std::size_t bytes, gshmem_stream_t s);
+void store_on_stream(Context* ctx, void* dst, std::uint64_t value, int bytes, gshmem_stream_t s);
+void signal_on_stream(Context* ctx, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s);
+void wait_on_stream(Context* ctx, std::uint64_t* sig, int cmp, std::uint64_t value, gshmem_stream_t s);
+void quiet_on_stream(Context* ctx, gshmem_stream_t s);
+// Dissemination barrier over team slot `slot` (strided team start/stride/size, me = my index).
+void barrier_on_stream(Context* ctx, int slot, int start, int stride, int size, int me, gshmem_stream_t s);
+
+}  // namespace gshmem::gpu
