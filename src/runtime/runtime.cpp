@@ -65,7 +65,16 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
          "library its headers came from", major, minor, patch, GSHMEM_VERSION_STRING);
 
   std::unique_ptr<Runtime> rt(new Runtime());
+  // Where init spends its time, for GSHMEM_DEBUG=INFO.
+  std::string phases;
+  auto t_prev = t0;
+  auto phase = [&](const char* name) {
+    const auto t = now_ns();
+    phases += fmt::format(" {} {:.1f}", name, static_cast<double>(t - t_prev) / 1e6);
+    t_prev = t;
+  };
   rt->boot = bootstrap::connect(opts);
+  phase("bootstrap");
   rt->my_pe = rt->boot->rank();
   rt->n_pes = rt->boot->size();
   log::set_pe(rt->my_pe);
@@ -80,6 +89,7 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     if (cfg.device != "gpu" && cfg.device != "cpu" && cfg.device != "auto")
       fail(GSHMEM_ERROR_INVALID_VALUE, "init: GSHMEM_DEVICE=\"{}\" is not one of auto, cpu, gpu", cfg.device);
     rt->mode = (cfg.device == "cpu" || !gpu_ok) ? Mode::Cpu : Mode::Gpu;
+    phase("driver");
     if (rt->mode == Mode::Cpu && cfg.device == "auto") log::info("running as a CPU PE: {}", why);
 
     // ---- who is where ----
@@ -114,6 +124,7 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
            "gshmem version runs PEs of one node only (NVLink / shared memory). Fix: run every PE on one node",
            rt->local_pes.size(), rt->n_pes);
 
+    phase("gather");
     // ---- device ----
     const int local_me = rt->local_index[static_cast<size_t>(rt->my_pe)];
     if (rt->mode == Mode::Gpu) {
@@ -121,6 +132,7 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
       rt->device = gpu::select_device(local_me, static_cast<int>(rt->local_pes.size()), me.pci_bus_id);
       me.device = rt->device;
       rt->boot->allgather(&me, rt->pes.data(), sizeof me);
+      phase("device");
     }
 
     // ---- shared memory with local peers ----
@@ -128,6 +140,7 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     for (int pe = 0; pe < rt->n_pes; ++pe) pids[static_cast<size_t>(pe)] = rt->pes[static_cast<size_t>(pe)].pid;
     rt->fdx = std::make_unique<bootstrap::FdExchange>(rt->boot->secret(), rt->my_pe, rt->local_pes, pids);
     rt->ctrl = std::make_unique<ControlSegment>(rt->my_pe, rt->local_pes, rt->n_pes, *rt->fdx, *rt->boot);
+    phase("control");
 
     heap::Params hp;
     hp.backing = rt->mode == Mode::Gpu ? heap::Backing::Cuda : heap::Backing::Host;
@@ -139,12 +152,15 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     hp.n_pes = rt->n_pes;
     hp.local_pes = rt->local_pes;
     rt->heap = std::make_unique<heap::SymmetricHeap>(hp, *rt->boot, *rt->fdx);
+    phase("heap");
     rt->teams = std::make_unique<TeamTable>(*rt);
     if (rt->mode == Mode::Gpu) rt->gpu = gpu::create_context(*rt);
+    phase("context");
     rt->boot->barrier();
+    phase("barrier");
     rt->init_ms = static_cast<double>(now_ns() - t0) / 1e6;
-    log::info("initialised PE {} of {} on {} (device {}) via {} bootstrap in {:.1f} ms", rt->my_pe, rt->n_pes,
-              mode_name(me.mode), rt->device, rt->boot->kind(), rt->init_ms);
+    log::info("initialised PE {} of {} on {} (device {}) via {} bootstrap in {:.1f} ms (ms per phase:{})",
+              rt->my_pe, rt->n_pes, mode_name(me.mode), rt->device, rt->boot->kind(), rt->init_ms, phases);
   } catch (const Error& e) {
     rt->boot->abort(e.what());
     throw;

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -241,9 +242,11 @@ std::set<std::string> dir_listing(const char* path) {
 }
 
 bs::Secret test_secret() {
-  std::random_device rd;
   bs::Secret s{};
-  for (auto& b : s) b = static_cast<std::uint8_t>(rd());
+  if (getrandom(s.data(), s.size(), 0) != static_cast<ssize_t>(s.size())) {
+    std::uint64_t t = static_cast<std::uint64_t>(getpid()) * 0x9e3779b97f4a7c15ull;
+    std::memcpy(s.data(), &t, sizeof t);
+  }
   return s;
 }
 
@@ -411,20 +414,20 @@ std::vector<int> run_pes(int n, const std::function<void(PipeBootstrap&)>& fn) {
   return codes;
 }
 
-// Expects `what` to throw gshmem::Error with `status` and a message containing every one of `parts`.
-#define PE_EXPECT_ERROR(what, status, ...)                                                                \
-  do {                                                                                                    \
-    bool threw_ = false;                                                                                  \
-    try {                                                                                                 \
-      what;                                                                                               \
-    } catch (const Error& e_) {                                                                           \
-      threw_ = true;                                                                                      \
-      PE_CHECK(e_.status() == (status), "%s: status %s, message: %s", #what, gshmem::status_name(e_.status()), \
-               e_.what());                                                                                \
-      for (const char* part_ : {__VA_ARGS__})                                                             \
-        PE_CHECK(std::strstr(e_.what(), part_), "%s: message lacks '%s': %s", #what, part_, e_.what());   \
-    }                                                                                                     \
-    PE_CHECK(threw_, "%s did not throw", #what);                                                          \
+// Expects `expr_` to throw gshmem::Error with status `code_` and a message containing every further argument.
+#define PE_EXPECT_ERROR(expr_, code_, ...)                                                                 \
+  do {                                                                                                     \
+    bool threw_ = false;                                                                                   \
+    try {                                                                                                  \
+      expr_;                                                                                               \
+    } catch (const Error& e_) {                                                                            \
+      threw_ = true;                                                                                       \
+      PE_CHECK(e_.status() == (code_), "%s: status %s, message: %s", #expr_,                               \
+               gshmem::status_name(e_.status()), e_.what());                                               \
+      for (const char* part_ : {__VA_ARGS__})                                                              \
+        PE_CHECK(std::strstr(e_.what(), part_), "%s: message lacks '%s': %s", #expr_, part_, e_.what());   \
+    }                                                                                                      \
+    PE_CHECK(threw_, "%s did not throw", #expr_);                                                          \
   } while (0)
 
 std::vector<int> all_pids(bs::Bootstrap& boot) {
@@ -748,7 +751,8 @@ void cuda_heap_round(PipeBootstrap& boot, int n, int dev) {
   bs::FdExchange fdx(boot.secret(), me, iota_pes(n), all_pids(boot));
   SymmetricHeap heap(cuda_params(me, n, dev), boot, fdx);
   PE_CHECK(reinterpret_cast<std::uintptr_t>(heap.base()) % (2u << 20) == 0, "base not 2 MiB aligned");
-  PE_CHECK(heap.size() >= (32u << 20), "initial size %zu", heap.size());
+  const std::size_t initial = heap.size();
+  PE_CHECK(initial >= (32u << 20), "initial size %zu", initial);
   const std::size_t na = 1u << 20;
   std::vector<unsigned char> host(na), back(na);
   for (std::size_t i = 0; i < na; ++i) host[i] = pattern(me, i);
@@ -756,7 +760,7 @@ void cuda_heap_round(PipeBootstrap& boot, int n, int dev) {
   CUDA_OK(cudaMemcpy(a, host.data(), na, cudaMemcpyHostToDevice));
   const std::size_t nb = 100u << 20;  // beyond the initial size: a new chunk
   void* b = heap.allocate(nb, 0, "gshmem_malloc");
-  PE_CHECK(heap.size() >= (132u << 20), "heap did not grow: %zu", heap.size());
+  PE_CHECK(heap.size() > initial && heap.contains(b, nb), "heap did not grow: %zu", heap.size());
   void* b_end = static_cast<char*>(b) + nb - na;
   CUDA_OK(cudaMemcpy(b_end, host.data(), na, cudaMemcpyHostToDevice));
   CUDA_OK(cudaDeviceSynchronize());
@@ -793,6 +797,40 @@ TEST(HeapCuda, PesShareGpuMemoryAndGrow) {
     ASSERT_EQ(codes.size(), static_cast<std::size_t>(n));
     for (int r = 0; r < n; ++r) EXPECT_EQ(codes[r], 0) << n << " PEs: PE " << r << " failed (see its output)";
   }
+}
+
+// Growth on a nearly full GPU: doubling does not fit, so the heap grows by just what is needed; a request the GPU
+// cannot hold is OUT_OF_MEMORY on every PE, and the heap stays usable.
+TEST(HeapCuda, GrowthFallsBackThenReportsOutOfMemory) {
+  const int gpus = visible_gpus_in_child();
+  if (gpus == 0) GTEST_SKIP() << "no GPU visible";
+  const int n = std::min(gpus, 2);  // one GPU per PE: each PE may take most of its GPU
+  auto codes = run_pes(n, [&](PipeBootstrap& boot) {
+    const int me = boot.rank();
+    CUDA_OK(cudaSetDevice(me));
+    std::size_t free_b = 0, total_b = 0;
+    CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+    // Every PE must ask for the same sizes: agree on the smallest GPU.
+    std::vector<std::size_t> totals(static_cast<std::size_t>(n));
+    boot.allgather(&free_b, totals.data(), sizeof free_b);
+    const std::size_t gpu = *std::min_element(totals.begin(), totals.end());
+    bs::FdExchange fdx(boot.secret(), me, iota_pes(n), all_pids(boot));
+    Params p = cuda_params(me, n, me);
+    p.max_size = 4 * gpu;
+    SymmetricHeap heap(p, boot, fdx);
+    void* big = heap.allocate(gpu / 100 * 55, 0, "gshmem_malloc");  // 55%: doubling this would not fit
+    void* more = heap.allocate(64u << 20, 0, "gshmem_malloc");       // wants 110%, falls back
+    PE_CHECK(big && more && heap.size() < gpu, "heap %zu bytes on a GPU with %zu free", heap.size(), gpu);
+    CUDA_OK(cudaMemset(more, 1, 64u << 20));
+    CUDA_OK(cudaDeviceSynchronize());
+    PE_EXPECT_ERROR(heap.allocate(gpu / 2 * 3, 0, "gshmem_malloc"), GSHMEM_ERROR_OUT_OF_MEMORY, "gshmem_malloc(size=",
+                    "cuMemCreate", "could not grow");
+    void* small = heap.allocate(4096, 0, "gshmem_malloc");
+    PE_CHECK(small != nullptr, "allocation after out-of-memory failed");
+    boot.barrier();
+  });
+  ASSERT_EQ(codes.size(), static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) EXPECT_EQ(codes[r], 0) << "PE " << r << " failed (see its output)";
 }
 #endif
 
