@@ -72,8 +72,8 @@ std::string resolve_program(const std::string& prog) {
   std::string why;
   if (prog.find('/') != std::string::npos) {
     if (is_executable_file(prog, why)) return prog;
-    say(fmt::format("cannot run '{}': {}. Fix: check the path to the program (and chmod +x it if it is a script)",
-                    prog, why));
+    say(fmt::format("cannot run '{}': {}. Fix: check the path to the program (and chmod +x it if it is a script)", prog,
+                    why));
     std::exit(127);
   }
   const char* path_env = std::getenv("PATH");
@@ -87,8 +87,10 @@ std::string resolve_program(const std::string& prog) {
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  say(fmt::format("cannot run '{}': no executable of that name in PATH={}. Fix: give the program's path "
-                  "(e.g. ./{}), or add its directory to PATH", prog, path, prog));
+  say(
+      fmt::format("cannot run '{}': no executable of that name in PATH={}. Fix: give the program's path "
+                  "(e.g. ./{}), or add its directory to PATH",
+                  prog, path, prog));
   std::exit(127);
 }
 
@@ -96,6 +98,7 @@ struct Child {
   int rank;
   pid_t pid;
   bool alive;
+  bool exec_failed = false;  // already reported
 };
 
 }  // namespace
@@ -105,13 +108,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   for (auto& a : args) {
     if (a == "--") break;
-    if (a == "-np") a = "--np";
-    else if (a.rfind("-np=", 0) == 0) a = "--np=" + a.substr(4);
+    if (a == "-np")
+      a = "--np";
+    else if (a.rfind("-np=", 0) == 0)
+      a = "--np=" + a.substr(4);
   }
   std::reverse(args.begin(), args.end());  // CLI11's vector form takes the arguments in reverse order
 
-  CLI::App app{"gshmemrun: start N PEs of a gshmem program on this node and serve their rendezvous.\n"
-               "Example: gshmemrun -n 4 ./ring"};
+  CLI::App app{
+      "gshmemrun: start N PEs of a gshmem program on this node and serve their rendezvous.\n"
+      "Example: gshmemrun -n 4 ./ring",
+      "gshmemrun"};
   int n = 0;
   std::string bind_addr;
   double timeout = -1;
@@ -210,8 +217,8 @@ int main(int argc, char** argv) {
   auto terminate_rest = [&] {
     if (terminating) return;
     terminating = true;
-    kill_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(kKillAfterSeconds));
+    kill_at =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kKillAfterSeconds));
     signal_live(SIGTERM);
   };
 
@@ -261,9 +268,11 @@ int main(int argc, char** argv) {
     } while (got < 0 && errno == EINTR);
     ::close(errpipe[0]);
     if (got == static_cast<ssize_t>(sizeof err)) {
-      say(fmt::format("PE {}: cannot execute '{}': {}. Fix: check that the program is an executable for this "
-                      "machine (PATH={})", r, program, std::strerror(err),
-                      std::getenv("PATH") ? std::getenv("PATH") : ""));
+      say(
+          fmt::format("PE {}: cannot execute '{}': {}. Fix: check that the program is an executable for this "
+                      "machine (PATH={})",
+                      r, program, std::strerror(err), std::getenv("PATH") ? std::getenv("PATH") : ""));
+      children.back().exec_failed = true;
       exit_status = 127;
       terminate_rest();
     }
@@ -311,7 +320,7 @@ int main(int argc, char** argv) {
         bool ours = terminating && WIFSIGNALED(status) &&
                     (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGKILL ||
                      (interrupted && WTERMSIG(status) == interrupted));
-        if (!ours)
+        if (!ours && !c->exec_failed)
           say(WIFEXITED(status)
                   ? fmt::format("PE {} (pid {}) exited with status {}", c->rank, pid, WEXITSTATUS(status))
                   : fmt::format("PE {} (pid {}) killed by signal {}{}", c->rank, pid, signal_name(WTERMSIG(status)),
@@ -332,8 +341,8 @@ int main(int argc, char** argv) {
         say(fmt::format("got {}{}; waiting up to {:g} s for the PEs to exit", signal_name(sig),
                         from_tty ? "" : " (passed on to the PEs)", kKillAfterSeconds));
         terminating = true;
-        kill_at = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(kKillAfterSeconds));
+        kill_at = Clock::now() +
+                  std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kKillAfterSeconds));
       }
     }
   }

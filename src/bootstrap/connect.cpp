@@ -61,8 +61,10 @@ std::unique_ptr<Bootstrap> connect_launcher() {
   if (!missing.empty()) {
     std::string list;
     for (auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-    fail(GSHMEM_ERROR_INVALID_VALUE, "launcher bootstrap: gshmemrun's environment is incomplete ({} not set). "
-         "Fix: {}; or choose another start with GSHMEM_BOOTSTRAP (env, mpi, single)", list, kLauncherFix);
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "launcher bootstrap: gshmemrun's environment is incomplete ({} not set). "
+         "Fix: {}; or choose another start with GSHMEM_BOOTSTRAP (env, mpi, single)",
+         list, kLauncherFix);
   }
   int size = static_cast<int>(parse_int("GSHMEM_WORLD_SIZE", env("GSHMEM_WORLD_SIZE"), 1, 1 << 24, kLauncherFix));
   int rank = static_cast<int>(parse_int("GSHMEM_RANK", env("GSHMEM_RANK"), 0, size - 1, kLauncherFix));
@@ -71,8 +73,8 @@ std::unique_ptr<Bootstrap> connect_launcher() {
   if (colon == std::string::npos || colon == 0)
     fail(GSHMEM_ERROR_INVALID_VALUE, "GSHMEM_LAUNCHER_ADDR=\"{}\" is not host:port. Fix: {}", addr, kLauncherFix);
   std::string port_text = addr.substr(colon + 1);
-  auto port = static_cast<std::uint16_t>(parse_int("GSHMEM_LAUNCHER_ADDR (port)", port_text.c_str(), 1, 65535,
-                                                   kLauncherFix));
+  auto port =
+      static_cast<std::uint16_t>(parse_int("GSHMEM_LAUNCHER_ADDR (port)", port_text.c_str(), 1, 65535, kLauncherFix));
   in_addr ip = net::resolve_ipv4(addr.substr(0, colon), "GSHMEM_LAUNCHER_ADDR");
   TcpBootstrap::Params p;
   p.kind = "launcher";
@@ -81,20 +83,25 @@ std::unique_ptr<Bootstrap> connect_launcher() {
   if (!parse_secret_hex(env("GSHMEM_LAUNCHER_SECRET"), p.secret))
     fail(GSHMEM_ERROR_INVALID_VALUE, "GSHMEM_LAUNCHER_SECRET is not 32 hex digits. Fix: {}", kLauncherFix);
   p.server_desc = "gshmemrun";
-  p.join_fix = "check the output of the PEs that did not join: they exited, hang before gshmem init, or never "
-               "call it";
+  p.join_fix =
+      "check the output of the PEs that did not join: they exited, hang before gshmem init, or never "
+      "call it";
   return join_tcp(std::move(p), ip, port, nullptr);
 }
 
 std::unique_ptr<Bootstrap> connect_env() {
-  const char* fix = "start the program with torchrun (e.g. torchrun --nproc-per-node=N prog.py), which sets RANK, "
-                    "WORLD_SIZE, MASTER_ADDR and MASTER_PORT, or set them yourself for every process";
+  const char* fix =
+      "start the program with torchrun (e.g. torchrun --nproc-per-node=N prog.py), which sets RANK, "
+      "WORLD_SIZE, MASTER_ADDR and MASTER_PORT, or set them yourself for every process";
   std::vector<std::string> missing;
   for (const char* n : {"RANK", "WORLD_SIZE"})
     if (!env(n)) missing.push_back(n);
   if (!missing.empty())
-    fail(GSHMEM_ERROR_INVALID_VALUE, "env bootstrap: {} not set. Fix: {}", missing.size() == 2 ? "RANK and "
-         "WORLD_SIZE are" : missing[0] + " is", fix);
+    fail(GSHMEM_ERROR_INVALID_VALUE, "env bootstrap: {} not set. Fix: {}",
+         missing.size() == 2 ? "RANK and "
+                               "WORLD_SIZE are"
+                             : missing[0] + " is",
+         fix);
   int size = static_cast<int>(parse_int("WORLD_SIZE", env("WORLD_SIZE"), 1, 1 << 24, fix));
   int rank = static_cast<int>(parse_int("RANK", env("RANK"), 0, size - 1, fix));
   if (size == 1 && (!env("MASTER_ADDR") || !env("MASTER_PORT"))) {
@@ -102,8 +109,9 @@ std::unique_ptr<Bootstrap> connect_env() {
     return make_single();
   }
   for (const char* n : {"MASTER_ADDR", "MASTER_PORT"})
-    if (!env(n)) fail(GSHMEM_ERROR_INVALID_VALUE, "env bootstrap (RANK={}, WORLD_SIZE={}): {} is not set. Fix: {}",
-                      rank, size, n, fix);
+    if (!env(n))
+      fail(GSHMEM_ERROR_INVALID_VALUE, "env bootstrap (RANK={}, WORLD_SIZE={}): {} is not set. Fix: {}", rank, size, n,
+           fix);
   std::string master = env("MASTER_ADDR");
   int base = static_cast<int>(parse_int("MASTER_PORT", env("MASTER_PORT"), 1, 65535 - (kEnvPortTries - 1), fix));
   if (const char* lr = env("LOCAL_RANK"))
@@ -118,11 +126,13 @@ std::unique_ptr<Bootstrap> connect_env() {
   // Derived, not random: it proves a peer was started with this job's environment; anyone who can read that
   // environment (same user) can compute it. gshmemrun and the unique id use random secrets.
   const char* run_id = env("TORCHELASTIC_RUN_ID");
-  p.secret = derive_secret({master, env("MASTER_PORT"), env("WORLD_SIZE"), run_id ? run_id : "",
-                            std::to_string(::getuid())});
+  p.secret =
+      derive_secret({master, env("MASTER_PORT"), env("WORLD_SIZE"), run_id ? run_id : "", std::to_string(::getuid())});
   p.server_desc = fmt::format("RANK 0's process, serving on {} ports {}..{}", master, base, base + kEnvPortTries - 1);
-  p.join_fix = fmt::format("start all WORLD_SIZE={} processes with the same MASTER_ADDR, MASTER_PORT and "
-                           "WORLD_SIZE, and check that every rank reaches gshmem init ({})", size, fix);
+  p.join_fix = fmt::format(
+      "start all WORLD_SIZE={} processes with the same MASTER_ADDR, MASTER_PORT and "
+      "WORLD_SIZE, and check that every rank reaches gshmem init ({})",
+      size, fix);
   auto deadline = net::Deadline::bootstrap();
 
   if (rank == 0) {
@@ -136,9 +146,10 @@ std::unique_ptr<Bootstrap> connect_env() {
       auto port = server->port();
       return join_tcp(std::move(p), ip, port, std::move(server));
     }
-    fail(GSHMEM_ERROR_SYSTEM, "env bootstrap (RANK 0): ports {}..{} on {} are all in use, so the rendezvous cannot "
-         "be served. Fix: choose another MASTER_PORT (torchrun --master-port)", base, base + kEnvPortTries - 1,
-         master);
+    fail(GSHMEM_ERROR_SYSTEM,
+         "env bootstrap (RANK 0): ports {}..{} on {} are all in use, so the rendezvous cannot "
+         "be served. Fix: choose another MASTER_PORT (torchrun --master-port)",
+         base, base + kEnvPortTries - 1, master);
   }
 
   auto b = std::make_unique<TcpBootstrap>(std::move(p));
@@ -158,11 +169,12 @@ std::unique_ptr<Bootstrap> connect_env() {
         log::info("env bootstrap: {}:{} serves another gshmem job; trying the next port", master, port);
     }
     if (deadline.expired())
-      fail(GSHMEM_ERROR_TIMEOUT, "connect (env bootstrap) as RANK {} of {}: waited {} for RANK 0 to open the "
+      fail(GSHMEM_ERROR_TIMEOUT,
+           "connect (env bootstrap) as RANK {} of {}: waited {} for RANK 0 to open the "
            "rendezvous on {} ports {}..{}. Fix: check that RANK 0 is running and reaches gshmem init, that "
            "MASTER_ADDR is reachable from here, and that every process has the same MASTER_ADDR/MASTER_PORT/"
-           "WORLD_SIZE; or raise GSHMEM_BOOTSTRAP_TIMEOUT", rank, size,
-           net::seconds_text(deadline.seconds()), master, base, base + kEnvPortTries - 1);
+           "WORLD_SIZE; or raise GSHMEM_BOOTSTRAP_TIMEOUT",
+           rank, size, net::seconds_text(deadline.seconds()), master, base, base + kEnvPortTries - 1);
     std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
     sleep_ms = std::min(sleep_ms * 2, 200);
   }
@@ -171,18 +183,21 @@ std::unique_ptr<Bootstrap> connect_env() {
 std::unique_ptr<Bootstrap> connect(const Options& opts) {
   if (opts.flags & GSHMEMX_INIT_WITH_UNIQUEID) {
     if (!opts.uid)
-      fail(GSHMEM_ERROR_INVALID_VALUE, "init with GSHMEMX_INIT_WITH_UNIQUEID: the unique id pointer is NULL. Fix: "
+      fail(GSHMEM_ERROR_INVALID_VALUE,
+           "init with GSHMEMX_INIT_WITH_UNIQUEID: the unique id pointer is NULL. Fix: "
            "call gshmemx_set_attr_uniqueid_args(rank, nranks, &uid, &attr) before gshmemx_init_attr");
     return connect_uid(opts.uid, opts.uid_rank, opts.uid_nranks);
   }
   if (opts.flags & GSHMEMX_INIT_WITH_MPI_COMM) {
     if (!opts.mpi_comm)
-      fail(GSHMEM_ERROR_INVALID_VALUE, "init with GSHMEMX_INIT_WITH_MPI_COMM: attr.mpi_comm is NULL. Fix: set "
+      fail(GSHMEM_ERROR_INVALID_VALUE,
+           "init with GSHMEMX_INIT_WITH_MPI_COMM: attr.mpi_comm is NULL. Fix: set "
            "attr.mpi_comm = &comm (a pointer to your MPI_Comm)");
     return connect_mpi(opts.mpi_comm);
   }
   if (opts.flags & GSHMEMX_INIT_WITH_SHMEM)
-    fail(GSHMEM_ERROR_NOT_SUPPORTED, "init with GSHMEMX_INIT_WITH_SHMEM: gshmem does not start on top of an "
+    fail(GSHMEM_ERROR_NOT_SUPPORTED,
+         "init with GSHMEMX_INIT_WITH_SHMEM: gshmem does not start on top of an "
          "OpenSHMEM library. Fix: start with gshmemrun, mpirun or torchrun instead");
 
   std::string b = lower(config::get().bootstrap);
@@ -197,15 +212,19 @@ std::unique_ptr<Bootstrap> connect(const Options& opts) {
   if (b == "mpi") return connect_mpi(nullptr);
   if (b == "single") return make_single();
   if (b == "uid")
-    fail(GSHMEM_ERROR_INVALID_VALUE, "GSHMEM_BOOTSTRAP=uid: a unique-id start needs the id itself. Fix: call "
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "GSHMEM_BOOTSTRAP=uid: a unique-id start needs the id itself. Fix: call "
          "gshmemx_get_uniqueid on one process, share the bytes, and call gshmemx_init_attr("
          "GSHMEMX_INIT_WITH_UNIQUEID, &attr) on every process (GSHMEM_BOOTSTRAP is then not needed)");
   if (b == "pmi" || b == "pmi2" || b == "pmix" || b == "shmem" || b == "plugin")
-    fail(GSHMEM_ERROR_NOT_SUPPORTED, "GSHMEM_BOOTSTRAP={}: NVSHMEM's {} bootstrap is not supported by gshmem. Fix: "
+    fail(GSHMEM_ERROR_NOT_SUPPORTED,
+         "GSHMEM_BOOTSTRAP={}: NVSHMEM's {} bootstrap is not supported by gshmem. Fix: "
          "start with gshmemrun (launcher), mpirun (mpi: Open MPI), torchrun (env), or a unique id",
          config::get().bootstrap, config::get().bootstrap);
-  fail(GSHMEM_ERROR_INVALID_VALUE, "GSHMEM_BOOTSTRAP=\"{}\" is not a known bootstrap. Fix: use one of auto, "
-       "launcher, env, mpi, uid, single (case does not matter)", config::get().bootstrap);
+  fail(GSHMEM_ERROR_INVALID_VALUE,
+       "GSHMEM_BOOTSTRAP=\"{}\" is not a known bootstrap. Fix: use one of auto, "
+       "launcher, env, mpi, uid, single (case does not matter)",
+       config::get().bootstrap);
 }
 
 }  // namespace gshmem::bootstrap

@@ -25,7 +25,7 @@ namespace gshmem::bootstrap {
 namespace {
 
 inline constexpr std::uint32_t kFdMagic = 0x44465347;  // "GSFD"
-inline constexpr std::size_t kFdsPerMsg = 250;           // below the kernel's SCM_MAX_FD (253)
+inline constexpr std::size_t kFdsPerMsg = 250;         // below the kernel's SCM_MAX_FD (253)
 
 // First bytes on each connection (host byte order: both ends are on this host).
 struct FdMsg {
@@ -153,8 +153,7 @@ struct FdExchange::Impl {
   }
 };
 
-FdExchange::FdExchange(const Secret& secret, int my_rank, std::vector<int> local_ranks,
-                       std::vector<int> pids_by_rank)
+FdExchange::FdExchange(const Secret& secret, int my_rank, std::vector<int> local_ranks, std::vector<int> pids_by_rank)
     : impl_(std::make_unique<Impl>()) {
   auto& im = *impl_;
   im.secret = secret;
@@ -165,7 +164,8 @@ FdExchange::FdExchange(const Secret& secret, int my_rank, std::vector<int> local
   std::sort(sorted.begin(), sorted.end());
   if (im.index_of(my_rank) < 0 || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end() ||
       sorted.front() < 0 || sorted.back() >= static_cast<int>(im.pids.size()))
-    fail(GSHMEM_ERROR_INVALID_VALUE, "FdExchange: local ranks [{}] must be distinct PEs below {} (the size of the "
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "FdExchange: local ranks [{}] must be distinct PEs below {} (the size of the "
          "pid table) and include this PE ({}). Fix: pass the PEs of this node, including this one",
          fmt::join(im.local, ","), im.pids.size(), my_rank);
   im.listener.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
@@ -197,18 +197,21 @@ std::vector<std::vector<int>> FdExchange::exchange(const std::vector<int>& my_fd
   const std::size_t n = im.local.size();
   const int my_idx = im.index_of(im.me);
   auto timeout_text = [&](const std::string& what) {
-    return fmt::format("FdExchange::exchange (tag {}, call #{}) on PE {}: waited {} for {}. Fix: every PE of this "
-                       "node must make the same collective calls (heap setup and growth) in the same order; check "
-                       "the other PEs' output, or raise GSHMEM_BOOTSTRAP_TIMEOUT", tag, call, im.me,
-                       net::seconds_text(deadline.seconds()), what);
+    return fmt::format(
+        "FdExchange::exchange (tag {}, call #{}) on PE {}: waited {} for {}. Fix: every PE of this "
+        "node must make the same collective calls (heap setup and growth) in the same order; check "
+        "the other PEs' output, or raise GSHMEM_BOOTSTRAP_TIMEOUT",
+        tag, call, im.me, net::seconds_text(deadline.seconds()), what);
   };
 
   std::vector<std::vector<net::UniqueFd>> got(n);
   for (int fd : my_fds) {
     int d = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (d < 0)
-      fail(GSHMEM_ERROR_INVALID_VALUE, "FdExchange::exchange (tag {}): cannot duplicate fd {}: {}. Fix: pass open "
-           "file descriptors", tag, fd, std::strerror(errno));
+      fail(GSHMEM_ERROR_INVALID_VALUE,
+           "FdExchange::exchange (tag {}): cannot duplicate fd {}: {}. Fix: pass open "
+           "file descriptors",
+           tag, fd, std::strerror(errno));
     got[my_idx].emplace_back(d);
   }
 
@@ -229,19 +232,24 @@ std::vector<std::vector<int>> FdExchange::exchange(const std::vector<int>& my_fd
         net::set_nonblocking(s.get(), false);
         set_timeout(s.get(), SO_SNDTIMEO, deadline);
         if (!send_fds(s.get(), msg, my_fds))
-          fail(GSHMEM_ERROR_SYSTEM, "FdExchange::exchange (tag {}) on PE {}: sending {} fds to local PE {} failed: "
-               "{}. Fix: check the open-file limit (ulimit -n) and that PE {} is alive", tag, im.me,
-               my_fds.size(), peer, std::strerror(errno), peer);
+          fail(GSHMEM_ERROR_SYSTEM,
+               "FdExchange::exchange (tag {}) on PE {}: sending {} fds to local PE {} failed: "
+               "{}. Fix: check the open-file limit (ulimit -n) and that PE {} is alive",
+               tag, im.me, my_fds.size(), peer, std::strerror(errno), peer);
         break;
       }
       int err = errno;
       if (err != ECONNREFUSED && err != ENOENT && err != EAGAIN && err != EINTR)
-        fail(GSHMEM_ERROR_SYSTEM, "FdExchange::exchange (tag {}) on PE {}: connecting to local PE {}: {}. Fix: check "
-             "that all PEs of this node run in one network namespace", tag, im.me, peer, std::strerror(err));
+        fail(GSHMEM_ERROR_SYSTEM,
+             "FdExchange::exchange (tag {}) on PE {}: connecting to local PE {}: {}. Fix: check "
+             "that all PEs of this node run in one network namespace",
+             tag, im.me, peer, std::strerror(err));
       if (health) health->check_health();
       if (deadline.expired())
-        fail(GSHMEM_ERROR_TIMEOUT, "{}", timeout_text(fmt::format("local PE {} (pid {}) to open its fd-exchange "
-                                                                   "socket", peer, im.pids[peer])));
+        fail(GSHMEM_ERROR_TIMEOUT, "{}",
+             timeout_text(fmt::format("local PE {} (pid {}) to open its fd-exchange "
+                                      "socket",
+                                      peer, im.pids[peer])));
       std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
       sleep_ms = std::min(sleep_ms * 2, 20);
     }
@@ -254,12 +262,15 @@ std::vector<std::vector<int>> FdExchange::exchange(const std::vector<int>& my_fd
   auto take = [&](Impl::Arrived& m) {
     int idx = im.index_of(m.msg.rank);
     if (m.msg.tag != tag)
-      fail(GSHMEM_ERROR_MISMATCH, "FdExchange::exchange call #{}: local PE {} passed tag {}, PE {} tag {}. Fix: "
-           "every local PE must make the same sequence of exchanges", call, m.msg.rank, m.msg.tag, im.me, tag);
+      fail(GSHMEM_ERROR_MISMATCH,
+           "FdExchange::exchange call #{}: local PE {} passed tag {}, PE {} tag {}. Fix: "
+           "every local PE must make the same sequence of exchanges",
+           call, m.msg.rank, m.msg.tag, im.me, tag);
     if (m.msg.nfds != my_fds.size() || m.fds.size() != my_fds.size())
-      fail(GSHMEM_ERROR_MISMATCH, "FdExchange::exchange (tag {}, call #{}): local PE {} sent {} fds, PE {} {}. "
-           "Fix: every local PE must pass the same number of fds", tag, call, m.msg.rank, m.fds.size(), im.me,
-           my_fds.size());
+      fail(GSHMEM_ERROR_MISMATCH,
+           "FdExchange::exchange (tag {}, call #{}): local PE {} sent {} fds, PE {} {}. "
+           "Fix: every local PE must pass the same number of fds",
+           tag, call, m.msg.rank, m.fds.size(), im.me, my_fds.size());
     got[idx] = std::move(m.fds);
     have[idx] = true;
     ++count;
@@ -281,9 +292,9 @@ std::vector<std::vector<int>> FdExchange::exchange(const std::vector<int>& my_fd
         std::vector<int> missing;
         for (std::size_t i = 0; i < n; ++i)
           if (!have[i]) missing.push_back(im.local[i]);
-        fail(GSHMEM_ERROR_TIMEOUT, "{}", timeout_text(fmt::format("local PE{} {} to send their file descriptors",
-                                                                   missing.size() > 1 ? "s" : "",
-                                                                   net::ranks_text(missing))));
+        fail(GSHMEM_ERROR_TIMEOUT, "{}",
+             timeout_text(fmt::format("local PE{} {} to send their file descriptors", missing.size() > 1 ? "s" : "",
+                                      net::ranks_text(missing))));
       }
       continue;
     }
@@ -305,8 +316,7 @@ std::vector<std::vector<int>> FdExchange::exchange(const std::vector<int>& my_fd
     }
     int idx = im.index_of(m.msg.rank);
     if (idx < 0 || m.msg.rank == im.me || cred.pid != im.pids[m.msg.rank]) {
-      log::warn("FdExchange on PE {}: refused a message from pid {} claiming PE {}: {}", im.me, cred.pid,
-                m.msg.rank,
+      log::warn("FdExchange on PE {}: refused a message from pid {} claiming PE {}: {}", im.me, cred.pid, m.msg.rank,
                 idx < 0 || m.msg.rank == im.me ? "not another PE of this node"
                                                : fmt::format("PE {} is pid {}", m.msg.rank, im.pids[m.msg.rank]));
       continue;
@@ -314,15 +324,17 @@ std::vector<std::vector<int>> FdExchange::exchange(const std::vector<int>& my_fd
     std::size_t batches = m.msg.nfds > kFdsPerMsg ? (m.msg.nfds - 1) / kFdsPerMsg : 0;
     std::vector<char> tail(batches);
     if (batches && !recv_with_fds(c.get(), tail.data(), batches, m.fds))
-      fail(GSHMEM_ERROR_SYSTEM, "FdExchange::exchange (tag {}) on PE {}: receiving {} fds from local PE {}: {}. "
-           "Fix: check the open-file limit (ulimit -n)", tag, im.me, m.msg.nfds, m.msg.rank, std::strerror(errno));
+      fail(GSHMEM_ERROR_SYSTEM,
+           "FdExchange::exchange (tag {}) on PE {}: receiving {} fds from local PE {}: {}. "
+           "Fix: check the open-file limit (ulimit -n)",
+           tag, im.me, m.msg.nfds, m.msg.rank, std::strerror(errno));
     if (m.msg.call > call) {
       im.early.push_back(std::move(m));
       continue;
     }
     if (m.msg.call < call || have[idx]) {
-      log::warn("FdExchange on PE {}: dropped a duplicate message from PE {} (call #{}, now #{})", im.me,
-                m.msg.rank, m.msg.call, call);
+      log::warn("FdExchange on PE {}: dropped a duplicate message from PE {} (call #{}, now #{})", im.me, m.msg.rank,
+                m.msg.call, call);
       continue;
     }
     take(m);

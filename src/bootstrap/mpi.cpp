@@ -30,9 +30,10 @@ struct MpiLib {
 };
 
 const char* kNames[] = {"libmpi.so.40", "libmpi.so.12", "libmpi.so"};
-const char* kFix = "install Open MPI's libmpi (Debian/Ubuntu: apt install libopenmpi3 openmpi-bin) where the "
-                   "dynamic loader finds it (LD_LIBRARY_PATH), or choose another start with GSHMEM_BOOTSTRAP "
-                   "(launcher for gshmemrun, env for torchrun, uid)";
+const char* kFix =
+    "install Open MPI's libmpi (Debian/Ubuntu: apt install libopenmpi3 openmpi-bin) where the "
+    "dynamic loader finds it (LD_LIBRARY_PATH), or choose another start with GSHMEM_BOOTSTRAP "
+    "(launcher for gshmemrun, env for torchrun, uid)";
 
 template <typename F>
 void sym(void* h, const MpiLib& lib, const char* name, F& out) {
@@ -63,10 +64,12 @@ const MpiLib& load() {
     l.comm_world = ::dlsym(h, "ompi_mpi_comm_world");
     l.byte = ::dlsym(h, "ompi_mpi_byte");
     if (!l.comm_world || !l.byte)
-      fail(GSHMEM_ERROR_NOT_SUPPORTED, "mpi bootstrap: {} is not Open MPI (it has no ompi_mpi_comm_world): gshmem's "
+      fail(GSHMEM_ERROR_NOT_SUPPORTED,
+           "mpi bootstrap: {} is not Open MPI (it has no ompi_mpi_comm_world): gshmem's "
            "MPI start supports Open MPI's ABI only. Fix: run with Open MPI's mpirun and libmpi, or start with "
            "gshmemrun, or share a gshmem unique id through your MPI (gshmemx_get_uniqueid + MPI_Bcast + "
-           "gshmemx_init_attr with GSHMEMX_INIT_WITH_UNIQUEID)", l.name);
+           "gshmemx_init_attr with GSHMEMX_INIT_WITH_UNIQUEID)",
+           l.name);
     sym(h, l, "MPI_Initialized", l.Initialized);
     sym(h, l, "MPI_Finalized", l.Finalized);
     sym(h, l, "MPI_Init", l.Init);
@@ -90,17 +93,20 @@ std::unique_ptr<Bootstrap> connect_mpi(const void* mpi_comm) {
   if (!initialized) {
     mpi.Finalized(&finalized);
     if (finalized)
-      fail(GSHMEM_ERROR_NOT_SUPPORTED, "mpi bootstrap: MPI was already finalized in this process, so it cannot "
+      fail(GSHMEM_ERROR_NOT_SUPPORTED,
+           "mpi bootstrap: MPI was already finalized in this process, so it cannot "
            "start the job. Fix: initialise gshmem before MPI_Finalize");
     if (mpi.Init(nullptr, nullptr) != 0)
-      fail(GSHMEM_ERROR_SYSTEM, "mpi bootstrap: MPI_Init failed (see MPI's message above). Fix: start the program "
+      fail(GSHMEM_ERROR_SYSTEM,
+           "mpi bootstrap: MPI_Init failed (see MPI's message above). Fix: start the program "
            "with mpirun, or call MPI_Init yourself before gshmem init");
     we_init = true;
   }
   MpiHandle comm = mpi_comm ? *static_cast<const MpiHandle*>(mpi_comm) : mpi.comm_world;
   int rank = -1, size = -1;
   if (mpi.Comm_rank(comm, &rank) != 0 || mpi.Comm_size(comm, &size) != 0 || size < 1 || rank < 0)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "mpi bootstrap: MPI_Comm_rank/MPI_Comm_size failed on the {} communicator. "
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "mpi bootstrap: MPI_Comm_rank/MPI_Comm_size failed on the {} communicator. "
          "Fix: pass attr.mpi_comm = &comm with a valid (not MPI_COMM_NULL) Open MPI communicator",
          mpi_comm ? "given" : "world");
 
@@ -123,11 +129,13 @@ std::unique_ptr<Bootstrap> connect_mpi(const void* mpi_comm) {
     }
   }
   if (mpi.Bcast(&blob, static_cast<int>(sizeof blob), mpi.byte, 0, comm) != 0)
-    fail(GSHMEM_ERROR_SYSTEM, "mpi bootstrap: MPI_Bcast of the rendezvous address failed (see MPI's message). "
+    fail(GSHMEM_ERROR_SYSTEM,
+         "mpi bootstrap: MPI_Bcast of the rendezvous address failed (see MPI's message). "
          "Fix: check the MPI job (all ranks must call gshmem init with the same communicator)");
   if (root_error) throw *root_error;
   if (blob.version == 0)
-    fail(GSHMEM_ERROR_PEER_FAILED, "mpi bootstrap: rank 0 could not open the rendezvous (its error says why). "
+    fail(GSHMEM_ERROR_PEER_FAILED,
+         "mpi bootstrap: rank 0 could not open the rendezvous (its error says why). "
          "Fix: read rank 0's output");
   UidInfo info = unpack_unique_id(&blob);
 
@@ -137,8 +145,9 @@ std::unique_ptr<Bootstrap> connect_mpi(const void* mpi_comm) {
   p.nranks = size;
   p.secret = info.secret;
   p.server_desc = "MPI rank 0's process";
-  p.join_fix = "every rank of the communicator must call gshmem init (with the same communicator); for ranks on "
-               "several hosts set GSHMEM_BOOTSTRAP_ADDR to an address of rank 0's host that all can reach";
+  p.join_fix =
+      "every rank of the communicator must call gshmem init (with the same communicator); for ranks on "
+      "several hosts set GSHMEM_BOOTSTRAP_ADDR to an address of rank 0's host that all can reach";
   auto b = join_tcp(std::move(p), info.ip, info.port, std::move(server));
   if (we_init) {
     const MpiLib* lib = &mpi;

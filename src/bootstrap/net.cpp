@@ -32,9 +32,13 @@ Deadline Deadline::after(double seconds) {
   return d;
 }
 
-Deadline Deadline::bootstrap() { return after(config::get().bootstrap_timeout); }
+Deadline Deadline::bootstrap() {
+  return after(config::get().bootstrap_timeout);
+}
 
-bool Deadline::expired() const { return !unlimited_ && std::chrono::steady_clock::now() >= end_; }
+bool Deadline::expired() const {
+  return !unlimited_ && std::chrono::steady_clock::now() >= end_;
+}
 
 double Deadline::left_s() const {
   if (unlimited_) return 1e18;
@@ -56,9 +60,12 @@ std::string ranks_text(std::vector<int> ranks) {
     std::size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
     if (!out.empty()) out += ',';
-    if (j >= i + 2) out += fmt::format("{}-{}", ranks[i], ranks[j]);
-    else if (j == i + 1) out += fmt::format("{},{}", ranks[i], ranks[j]);
-    else out += fmt::format("{}", ranks[i]);
+    if (j >= i + 2)
+      out += fmt::format("{}-{}", ranks[i], ranks[j]);
+    else if (j == i + 1)
+      out += fmt::format("{},{}", ranks[i], ranks[j]);
+    else
+      out += fmt::format("{}", ranks[i]);
     i = j + 1;
   }
   return out;
@@ -74,7 +81,9 @@ std::string hex(const std::uint8_t* data, std::size_t len) {
   return s;
 }
 
-std::string seconds_text(double s) { return fmt::format("{:g} s", s); }
+std::string seconds_text(double s) {
+  return fmt::format("{:g} s", s);
+}
 
 in_addr resolve_ipv4(const std::string& host, const char* what) {
   in_addr ip{};
@@ -135,15 +144,13 @@ UniqueFd listen_tcp(in_addr ip, std::uint16_t port, const char* what, bool* in_u
       *in_use = true;
       return UniqueFd();
     }
-    fail(GSHMEM_ERROR_SYSTEM,
-         "{}: cannot listen on {}:{}: {}. Fix: {}", what, ip_text(ip), port, std::strerror(err),
+    fail(GSHMEM_ERROR_SYSTEM, "{}: cannot listen on {}:{}: {}. Fix: {}", what, ip_text(ip), port, std::strerror(err),
          err == EADDRNOTAVAIL ? "GSHMEM_BOOTSTRAP_ADDR (or MASTER_ADDR) must be an address of this host"
          : err == EADDRINUSE  ? "the port is taken by another program: choose another port"
                               : "check the address and port settings (GSHMEM_BOOTSTRAP_ADDR)");
   }
   if (::listen(fd.get(), SOMAXCONN) != 0)
-    fail(GSHMEM_ERROR_SYSTEM, "{}: {}. Fix: check the system's socket limits.", what,
-         errno_text("listen()", errno));
+    fail(GSHMEM_ERROR_SYSTEM, "{}: {}. Fix: check the system's socket limits.", what, errno_text("listen()", errno));
   if (in_use) *in_use = false;
   return fd;
 }
@@ -164,8 +171,10 @@ void set_nonblocking(int fd, bool on) {
 ConnectResult connect_tcp(in_addr ip, std::uint16_t port, const Deadline& deadline, UniqueFd& out) {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd)
-    fail(GSHMEM_ERROR_SYSTEM, "connecting to the rendezvous at {}:{}: {}. Fix: raise the open-file limit "
-         "(ulimit -n) if it is exhausted.", ip_text(ip), port, errno_text("socket()", errno));
+    fail(GSHMEM_ERROR_SYSTEM,
+         "connecting to the rendezvous at {}:{}: {}. Fix: raise the open-file limit "
+         "(ulimit -n) if it is exhausted.",
+         ip_text(ip), port, errno_text("socket()", errno));
   int one = 1;
   ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   sockaddr_in sa{};
@@ -187,12 +196,21 @@ ConnectResult connect_tcp(in_addr ip, std::uint16_t port, const Deadline& deadli
     }
   }
   switch (err) {
-    case 0: out = std::move(fd); return ConnectResult::Connected;
-    case ECONNREFUSED: case ETIMEDOUT: case EHOSTUNREACH: case ENETUNREACH: case ECONNRESET: case EAGAIN:
+    case 0:
+      out = std::move(fd);
+      return ConnectResult::Connected;
+    case ECONNREFUSED:
+    case ETIMEDOUT:
+    case EHOSTUNREACH:
+    case ENETUNREACH:
+    case ECONNRESET:
+    case EAGAIN:
       return ConnectResult::Refused;
     default:
-      fail(GSHMEM_ERROR_SYSTEM, "connecting to the rendezvous at {}:{}: {}. Fix: check GSHMEM_BOOTSTRAP_ADDR / "
-           "MASTER_ADDR and that this host can reach that address.", ip_text(ip), port, std::strerror(err));
+      fail(GSHMEM_ERROR_SYSTEM,
+           "connecting to the rendezvous at {}:{}: {}. Fix: check GSHMEM_BOOTSTRAP_ADDR / "
+           "MASTER_ADDR and that this host can reach that address.",
+           ip_text(ip), port, std::strerror(err));
   }
 }
 

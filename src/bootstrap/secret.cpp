@@ -17,8 +17,10 @@ Secret random_secret() {
     ssize_t n = ::getrandom(s.data() + got, s.size() - got, 0);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail(GSHMEM_ERROR_SYSTEM, "creating the job secret: {}. Fix: this kernel must provide getrandom() "
-           "(Linux 3.17 or newer).", errno_text("getrandom()", errno));
+      fail(GSHMEM_ERROR_SYSTEM,
+           "creating the job secret: {}. Fix: this kernel must provide getrandom() "
+           "(Linux 3.17 or newer).",
+           errno_text("getrandom()", errno));
     }
     got += static_cast<std::size_t>(n);
   }
@@ -31,7 +33,9 @@ bool secret_equal(const std::uint8_t* a, const std::uint8_t* b) {
   return diff == 0;
 }
 
-std::string secret_hex(const Secret& s) { return net::hex(s.data(), s.size()); }
+std::string secret_hex(const Secret& s) {
+  return net::hex(s.data(), s.size());
+}
 
 bool parse_secret_hex(const std::string& text, Secret& out) {
   if (text.size() != 32) return false;

@@ -12,8 +12,8 @@
 
 namespace gshmem::bootstrap {
 
-std::unique_ptr<Bootstrap> connect_launcher();                 // connect.cpp: gshmemrun's environment
-std::unique_ptr<Bootstrap> connect_env();                      // connect.cpp: torchrun-style environment
+std::unique_ptr<Bootstrap> connect_launcher();  // connect.cpp: gshmemrun's environment
+std::unique_ptr<Bootstrap> connect_env();       // connect.cpp: torchrun-style environment
 std::unique_ptr<Bootstrap> connect_uid(const gshmemx_uniqueid_t* uid, int rank, int nranks);  // uid.cpp
 std::unique_ptr<Bootstrap> connect_mpi(const void* mpi_comm);  // mpi.cpp (mpi_comm may be null: WORLD)
 std::unique_ptr<Bootstrap> make_single();                      // bootstrap.cpp

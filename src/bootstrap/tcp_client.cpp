@@ -64,9 +64,11 @@ void TcpBootstrap::send_or_lost(const std::vector<std::uint8_t>& bytes, const ch
   int err = 0;
   if (!net::send_all(fd_.get(), bytes.data(), bytes.size(), net::Deadline::bootstrap(), &err)) {
     if (err == 0)
-      fail(GSHMEM_ERROR_TIMEOUT, "{}: the rendezvous server at {} ({}) did not take our message within {}. Fix: "
-           "check that {} is not stopped (e.g. by a debugger), or {}", during, addr_, p_.server_desc,
-           net::seconds_text(config::get().bootstrap_timeout), p_.server_desc, kRaiseTimeout);
+      fail(GSHMEM_ERROR_TIMEOUT,
+           "{}: the rendezvous server at {} ({}) did not take our message within {}. Fix: "
+           "check that {} is not stopped (e.g. by a debugger), or {}",
+           during, addr_, p_.server_desc, net::seconds_text(config::get().bootstrap_timeout), p_.server_desc,
+           kRaiseTimeout);
     lost_server(during);
   }
 }
@@ -75,17 +77,34 @@ Frame TcpBootstrap::await(const std::function<bool(const Frame&)>& done, const n
                           const std::function<std::string(const Frame*)>& timeout_text, const char* during) {
   bool asked = false;
   net::Deadline grace;
+  std::optional<Frame> notice;  // a PE failed while we were already asking why we waited so long
+  auto timed_out = [&](const Frame* status) {
+    std::string text = timeout_text(status);
+    if (notice) {
+      // Report the wait (the first cause), and keep the failure for every later call.
+      failed_.emplace(GSHMEM_ERROR_PEER_FAILED, notice->text());
+      fd_.reset();
+      text += fmt::format(" (meanwhile: {})", notice->text());
+    }
+    fail(GSHMEM_ERROR_TIMEOUT, "{}", text);
+  };
   for (;;) {
     Frame f;
     const net::Deadline& d = asked ? grace : deadline;
     switch (read_frame(f, d)) {
       case Read::Frame:
-        if (f.type() == Type::Notice) handle_notice(f);
+        if (f.type() == Type::Notice) {
+          if (!asked) handle_notice(f);
+          notice = std::move(f);
+          break;
+        }
         if (done(f)) return f;
-        if (f.type() == Type::StatusReply && asked) fail(GSHMEM_ERROR_TIMEOUT, "{}", timeout_text(&f));
+        if (f.type() == Type::StatusReply && asked) timed_out(&f);
         log::trace("bootstrap: ignored a message of type {} while waiting in {}", f.h.type, during);
         break;
-      case Read::Closed: lost_server(during);
+      case Read::Closed:
+        if (asked) timed_out(nullptr);
+        lost_server(during);
       case Read::Bad:
         fd_.reset();
         failed_.emplace(GSHMEM_ERROR_INTERNAL,
@@ -94,7 +113,7 @@ Frame TcpBootstrap::await(const std::function<bool(const Frame&)>& done, const n
                                     during, addr_));
         throw *failed_;
       case Read::Timeout:
-        if (asked) fail(GSHMEM_ERROR_TIMEOUT, "{}", timeout_text(nullptr));
+        if (asked) timed_out(nullptr);
         asked = true;
         grace = net::Deadline::after(1.0);
         send_or_lost(wire::frame(Type::StatusQuery, wire::Header{}), during);
@@ -124,17 +143,19 @@ TcpBootstrap::Attempt TcpBootstrap::try_join(in_addr ip, std::uint16_t port, con
     fail(GSHMEM_ERROR_INVALID_VALUE,
          "connect ({} bootstrap): the rendezvous server at {} speaks gshmem protocol version {}, this PE version "
          "{}: they come from different gshmem builds. Fix: run the program with the gshmemrun of the same gshmem "
-         "installation it was built against", p_.kind, addr_, f.h.version, wire::kVersion);
+         "installation it was built against",
+         p_.kind, addr_, f.h.version, wire::kVersion);
   wire::Header jh;
   jh.rank = p_.rank;
-  auto body = wire::encode_join(p_.secret, static_cast<std::uint32_t>(p_.nranks),
-                                static_cast<std::uint32_t>(::getpid()));
+  auto body =
+      wire::encode_join(p_.secret, static_cast<std::uint32_t>(p_.nranks), static_cast<std::uint32_t>(::getpid()));
   send_or_lost(wire::frame(Type::Join, jh, body.data(), body.size()), "connect");
   auto r = read_frame(f, deadline);
   if (r == Read::Timeout)
-    fail(GSHMEM_ERROR_TIMEOUT, "connect ({} bootstrap): the rendezvous server at {} did not answer this PE's join "
-         "request within {}. Fix: check that {} is running and not stopped, or {}", p_.kind, addr_,
-         net::seconds_text(deadline.seconds()), p_.server_desc, kRaiseTimeout);
+    fail(GSHMEM_ERROR_TIMEOUT,
+         "connect ({} bootstrap): the rendezvous server at {} did not answer this PE's join "
+         "request within {}. Fix: check that {} is running and not stopped, or {}",
+         p_.kind, addr_, net::seconds_text(deadline.seconds()), p_.server_desc, kRaiseTimeout);
   if (r != Read::Frame) {
     if (probing) return not_ours();
     lost_server("connect");
@@ -146,28 +167,32 @@ TcpBootstrap::Attempt TcpBootstrap::try_join(in_addr ip, std::uint16_t port, con
     const char* fix = "";
     switch (code) {
       case wire::RejectCode::Secret:
-        fix = "start all PEs of one job together (one gshmemrun, one torchrun, or the same unique id), and do not "
-              "mix PEs of different jobs";
+        fix =
+            "start all PEs of one job together (one gshmemrun, one torchrun, or the same unique id), and do not "
+            "mix PEs of different jobs";
         break;
       case wire::RejectCode::RankRange:
       case wire::RejectCode::SizeMismatch:
-        fix = "give every PE the same number of PEs and a distinct rank in 0..n-1 (GSHMEM_WORLD_SIZE/WORLD_SIZE, "
-              "or gshmemx_set_attr_uniqueid_args)";
+        fix =
+            "give every PE the same number of PEs and a distinct rank in 0..n-1 (GSHMEM_WORLD_SIZE/WORLD_SIZE, "
+            "or gshmemx_set_attr_uniqueid_args)";
         break;
       case wire::RejectCode::Duplicate:
-        fix = "give every PE a distinct rank (check RANK / GSHMEM_RANK / the rank passed with the unique id), and "
-              "do not start a second job with the same rendezvous";
+        fix =
+            "give every PE a distinct rank (check RANK / GSHMEM_RANK / the rank passed with the unique id), and "
+            "do not start a second job with the same rendezvous";
         break;
     }
-    fail(GSHMEM_ERROR_INVALID_VALUE, "connect ({} bootstrap) as PE {} of {}: {}. Fix: {}", p_.kind, p_.rank,
-         p_.nranks, f.text(), fix);
+    fail(GSHMEM_ERROR_INVALID_VALUE, "connect ({} bootstrap) as PE {} of {}: {}. Fix: {}", p_.kind, p_.rank, p_.nranks,
+         f.text(), fix);
   }
   if (f.type() != Type::Accept) {
     if (probing) return not_ours();
     fd_.reset();
-    fail(GSHMEM_ERROR_INTERNAL, "connect ({} bootstrap): the rendezvous server at {} answered a join with "
-         "message type {}. Fix: make sure gshmemrun and the program use the same gshmem build", p_.kind, addr_,
-         f.h.type);
+    fail(GSHMEM_ERROR_INTERNAL,
+         "connect ({} bootstrap): the rendezvous server at {} answered a join with "
+         "message type {}. Fix: make sure gshmemrun and the program use the same gshmem build",
+         p_.kind, addr_, f.h.type);
   }
   return Attempt::Joined;
 }
@@ -180,13 +205,16 @@ void TcpBootstrap::join(in_addr ip, std::uint16_t port, const net::Deadline& dea
     if (a == Attempt::NotOurs)
       fail(GSHMEM_ERROR_INVALID_VALUE,
            "connect ({} bootstrap): the program listening at {} is not a gshmem rendezvous server (it did not "
-           "answer gshmem's handshake). Fix: {}", p_.kind, addr_, p_.join_fix);
+           "answer gshmem's handshake). Fix: {}",
+           p_.kind, addr_, p_.join_fix);
     if (deadline.expired())
       fail(GSHMEM_ERROR_TIMEOUT,
            "connect ({} bootstrap) as PE {} of {}: waited {} for the rendezvous server at {} ({}) to accept "
-           "connections (connection refused). Fix: {}; or {}", p_.kind, p_.rank, p_.nranks,
-           net::seconds_text(deadline.seconds()), addr_, p_.server_desc, p_.join_fix, kRaiseTimeout);
-    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(std::min<double>(sleep_ms, deadline.left_s() * 1000)));
+           "connections (connection refused). Fix: {}; or {}",
+           p_.kind, p_.rank, p_.nranks, net::seconds_text(deadline.seconds()), addr_, p_.server_desc, p_.join_fix,
+           kRaiseTimeout);
+    std::this_thread::sleep_for(
+        std::chrono::duration<double, std::milli>(std::min<double>(sleep_ms, deadline.left_s() * 1000)));
     sleep_ms = std::min(sleep_ms * 2, 200);
   }
   wait_ready(deadline);
@@ -199,13 +227,14 @@ void TcpBootstrap::wait_ready(const net::Deadline& deadline) {
           std::string who = "some PEs";
           std::string count;
           if (st && static_cast<wire::Phase>(st->h.code) == wire::Phase::Joining) {
-            who = fmt::format("PE{} {}", st->text().find_first_of(",-") != std::string::npos ? "s" : "",
-                              st->text());
+            who = fmt::format("PE{} {}", st->text().find_first_of(",-") != std::string::npos ? "s" : "", st->text());
             count = fmt::format(" ({} of {} joined)", st->h.count, p_.nranks);
           }
-          return fmt::format("connect ({} bootstrap) as PE {} of {}: waited {} for {} to join the rendezvous at "
-                             "{}{}. Fix: {}; or {}", p_.kind, p_.rank, p_.nranks,
-                             net::seconds_text(deadline.seconds()), who, addr_, count, p_.join_fix, kRaiseTimeout);
+          return fmt::format(
+              "connect ({} bootstrap) as PE {} of {}: waited {} for {} to join the rendezvous at "
+              "{}{}. Fix: {}; or {}",
+              p_.kind, p_.rank, p_.nranks, net::seconds_text(deadline.seconds()), who, addr_, count, p_.join_fix,
+              kRaiseTimeout);
         },
         "connect");
   log::trace("bootstrap ({}): PE {} of {} joined the rendezvous at {}", p_.kind, p_.rank, p_.nranks, addr_);
@@ -214,15 +243,19 @@ void TcpBootstrap::wait_ready(const net::Deadline& deadline) {
 void TcpBootstrap::usable(const char* call) {
   if (failed_) throw *failed_;
   if (finalized_)
-    fail(GSHMEM_ERROR_NOT_INITIALIZED, "bootstrap {}: called after finalize. Fix: make no gshmem calls after "
-         "gshmem_finalize", call);
+    fail(GSHMEM_ERROR_NOT_INITIALIZED,
+         "bootstrap {}: called after finalize. Fix: make no gshmem calls after "
+         "gshmem_finalize",
+         call);
   if (!fd_)
-    fail(GSHMEM_ERROR_NOT_INITIALIZED, "bootstrap {}: this PE is not connected to a rendezvous. Fix: initialise "
-         "gshmem first", call);
+    fail(GSHMEM_ERROR_NOT_INITIALIZED,
+         "bootstrap {}: this PE is not connected to a rendezvous. Fix: initialise "
+         "gshmem first",
+         call);
 }
 
-std::vector<std::uint8_t> TcpBootstrap::collective(wire::Op op, const void* data, std::size_t len,
-                                                   std::uint64_t count, int root, const char* call) {
+std::vector<std::uint8_t> TcpBootstrap::collective(wire::Op op, const void* data, std::size_t len, std::uint64_t count,
+                                                   int root, const char* call) {
   usable(call);
   std::uint64_t seq = ++seq_;
   wire::Header h;
@@ -234,9 +267,7 @@ std::vector<std::uint8_t> TcpBootstrap::collective(wire::Op op, const void* data
   send_or_lost(wire::frame(Type::Coll, h, data, len), call);
   net::Deadline deadline = net::Deadline::bootstrap();
   Frame f = await(
-      [seq](const Frame& x) {
-        return (x.type() == Type::CollResult || x.type() == Type::CollError) && x.h.seq == seq;
-      },
+      [seq](const Frame& x) { return (x.type() == Type::CollResult || x.type() == Type::CollError) && x.h.seq == seq; },
       deadline,
       [&](const Frame* st) {
         std::string who = "some PEs";
@@ -244,11 +275,12 @@ std::vector<std::uint8_t> TcpBootstrap::collective(wire::Op op, const void* data
           who = fmt::format("PE{} {}", st->text().find_first_of(",-") != std::string::npos ? "s" : "", st->text());
         else if (st && static_cast<wire::Phase>(st->h.code) == wire::Phase::Collective)
           who = fmt::format("the PEs (the server is still at collective #{})", st->h.seq);
-        return fmt::format("{} (bootstrap collective #{}) on PE {}: waited {} for {} to reach it (rendezvous at "
-                           "{}). Fix: every PE must make the same sequence of collective calls (a PE that skips a "
-                           "gshmem_malloc, barrier or team call, or is stuck elsewhere, leaves the others waiting); "
-                           "or raise GSHMEM_BOOTSTRAP_TIMEOUT if the PEs are only slow",
-                           call, seq, p_.rank, net::seconds_text(deadline.seconds()), who, addr_);
+        return fmt::format(
+            "{} (bootstrap collective #{}) on PE {}: waited {} for {} to reach it (rendezvous at "
+            "{}). Fix: every PE must make the same sequence of collective calls (a PE that skips a "
+            "gshmem_malloc, barrier or team call, or is stuck elsewhere, leaves the others waiting); "
+            "or raise GSHMEM_BOOTSTRAP_TIMEOUT if the PEs are only slow",
+            call, seq, p_.rank, net::seconds_text(deadline.seconds()), who, addr_);
       },
       call);
   if (f.type() == Type::CollError) throw Error(static_cast<int>(f.h.code), f.text());
@@ -257,13 +289,17 @@ std::vector<std::uint8_t> TcpBootstrap::collective(wire::Op op, const void* data
 
 void TcpBootstrap::allgather(const void* in, void* out, std::size_t len) {
   if (len && (!in || !out))
-    fail(GSHMEM_ERROR_INVALID_VALUE, "bootstrap allgather: a null buffer for {} bytes. Fix: pass valid buffers "
-         "(out must hold size()*len bytes)", len);
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "bootstrap allgather: a null buffer for {} bytes. Fix: pass valid buffers "
+         "(out must hold size()*len bytes)",
+         len);
   std::lock_guard<std::timed_mutex> lock(mu_);
   auto r = collective(wire::Op::Allgather, in, len, len, -1, "allgather");
   if (r.size() != len * static_cast<std::size_t>(p_.nranks))
-    fail(GSHMEM_ERROR_INTERNAL, "bootstrap allgather: the server returned {} bytes, expected {}. Fix: make sure "
-         "gshmemrun and the program use the same gshmem build", r.size(), len * p_.nranks);
+    fail(GSHMEM_ERROR_INTERNAL,
+         "bootstrap allgather: the server returned {} bytes, expected {}. Fix: make sure "
+         "gshmemrun and the program use the same gshmem build",
+         r.size(), len * p_.nranks);
   if (len) std::memcpy(out, r.data(), r.size());
 }
 
@@ -274,17 +310,20 @@ void TcpBootstrap::barrier() {
 
 void TcpBootstrap::broadcast(void* buf, std::size_t len, int root) {
   if (len && !buf)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "bootstrap broadcast: a null buffer for {} bytes. Fix: pass a valid buffer",
-         len);
+    fail(GSHMEM_ERROR_INVALID_VALUE, "bootstrap broadcast: a null buffer for {} bytes. Fix: pass a valid buffer", len);
   if (root < 0 || root >= p_.nranks)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "bootstrap broadcast: root {} is not a PE of this job (0..{}). Fix: pass a "
-         "root in range", root, p_.nranks - 1);
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "bootstrap broadcast: root {} is not a PE of this job (0..{}). Fix: pass a "
+         "root in range",
+         root, p_.nranks - 1);
   std::lock_guard<std::timed_mutex> lock(mu_);
   bool me = root == p_.rank;
   auto r = collective(wire::Op::Broadcast, me ? buf : nullptr, me ? len : 0, len, root, "broadcast");
   if (r.size() != len)
-    fail(GSHMEM_ERROR_INTERNAL, "bootstrap broadcast: the server returned {} bytes, expected {}. Fix: make sure "
-         "gshmemrun and the program use the same gshmem build", r.size(), len);
+    fail(GSHMEM_ERROR_INTERNAL,
+         "bootstrap broadcast: the server returned {} bytes, expected {}. Fix: make sure "
+         "gshmemrun and the program use the same gshmem build",
+         r.size(), len);
   if (len && !me) std::memcpy(buf, r.data(), len);
 }
 

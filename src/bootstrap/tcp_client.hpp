@@ -66,8 +66,8 @@ class TcpBootstrap final : public Bootstrap {
                     const std::function<std::string(const wire::Frame*)>& timeout_text, const char* during);
   void send_or_lost(const std::vector<std::uint8_t>& bytes, const char* during);
   void usable(const char* call);
-  std::vector<std::uint8_t> collective(wire::Op op, const void* data, std::size_t len, std::uint64_t count,
-                                       int root, const char* call);
+  std::vector<std::uint8_t> collective(wire::Op op, const void* data, std::size_t len, std::uint64_t count, int root,
+                                       const char* call);
 
   Params p_;
   std::string addr_;  // "ip:port" of the server joined

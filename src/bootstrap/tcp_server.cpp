@@ -13,8 +13,8 @@
 
 #include "bootstrap/secret.hpp"
 #include "bootstrap/wire.hpp"
-#include "runtime/error.hpp"
 #include "runtime/config.hpp"
+#include "runtime/error.hpp"
 #include "runtime/log.hpp"
 
 namespace gshmem::bootstrap {
@@ -82,7 +82,11 @@ struct TcpStoreServer::State {
   double handshake_s;
 
   State(int nranks, const Secret& s, std::string addr)
-      : n(nranks), secret(s), address(std::move(addr)), ranks(nranks, RankState::Absent), member(nranks, nullptr),
+      : n(nranks),
+        secret(s),
+        address(std::move(addr)),
+        ranks(nranks, RankState::Absent),
+        member(nranks, nullptr),
         pids(nranks, 0) {
     handshake_s = config::get().bootstrap_timeout > 0 ? config::get().bootstrap_timeout : 60.0;
   }
@@ -139,12 +143,14 @@ struct TcpStoreServer::State {
     member[r] = nullptr;
     if (ranks[r] == RankState::Joined) {
       ranks[r] = RankState::Dead;
-      log::warn("rendezvous at {}: PE {} (pid {}) lost its connection before finalize; telling the other PEs",
-                address, r, pids[r]);
-      notice_failure(r, fmt::format(
-          "PE {} died (connection lost): its process (pid {}) exited, crashed or was killed before it called "
-          "gshmem_finalize. Fix: read PE {}'s output for its first error; the other PEs stop because the job "
-          "cannot go on without it.", r, pids[r], r));
+      log::warn("rendezvous at {}: PE {} (pid {}) lost its connection before finalize; telling the other PEs", address,
+                r, pids[r]);
+      notice_failure(
+          r, fmt::format(
+                 "PE {} died (connection lost): its process (pid {}) exited, crashed or was killed before it called "
+                 "gshmem_finalize. Fix: read PE {}'s output for its first error; the other PEs stop because the job "
+                 "cannot go on without it.",
+                 r, pids[r], r));
     }
   }
 
@@ -162,13 +168,17 @@ struct TcpStoreServer::State {
         send(c, wire::frame(Type::Welcome, wire::Header{}));
         return;
       }
-      case Conn::Stage::Joining: return on_join(c, f);
-      case Conn::Stage::Closing: return;  // ignore anything a rejected peer still sends
-      case Conn::Stage::Member: break;
+      case Conn::Stage::Joining:
+        return on_join(c, f);
+      case Conn::Stage::Closing:
+        return;  // ignore anything a rejected peer still sends
+      case Conn::Stage::Member:
+        break;
     }
     int r = c.rank;
     switch (f.type()) {
-      case Type::Coll: return on_coll(c, f);
+      case Type::Coll:
+        return on_coll(c, f);
       case Type::Abort: {
         ranks[r] = RankState::Aborted;
         std::string why = f.text();
@@ -179,42 +189,47 @@ struct TcpStoreServer::State {
         c.gone = true;
         return;
       }
-      case Type::StatusQuery: return send(c, status());
-      default: return protocol_error(c, fmt::format("an unexpected message (type {})", f.h.type));
+      case Type::StatusQuery:
+        return send(c, status());
+      default:
+        return protocol_error(c, fmt::format("an unexpected message (type {})", f.h.type));
     }
   }
 
   void on_join(Conn& c, Frame& f) {
     wire::JoinBody body{};
-    if (f.type() != Type::Join || !wire::decode_join(f.payload, body))
-      return protocol_error(c, "a malformed Join");
+    if (f.type() != Type::Join || !wire::decode_join(f.payload, body)) return protocol_error(c, "a malformed Join");
     int r = f.h.rank;
     if (!secret_equal(body.secret, secret.data())) {
-      log::warn("rendezvous at {}: rejected a connection from {} (pid {}) claiming PE {}: it did not prove this "
-                "job's secret (a process of another job, or a stray connection)", address, c.peer, body.pid, r);
+      log::warn(
+          "rendezvous at {}: rejected a connection from {} (pid {}) claiming PE {}: it did not prove this "
+          "job's secret (a process of another job, or a stray connection)",
+          address, c.peer, body.pid, r);
       return reject(c, wire::RejectCode::Secret,
                     fmt::format("the rendezvous server at {} rejected this PE: it belongs to another job (the job "
-                                "secret does not match)", address));
+                                "secret does not match)",
+                                address));
     }
     if (static_cast<int>(body.nranks) != n)
       return reject(c, wire::RejectCode::SizeMismatch,
                     fmt::format("this PE was started as one of {} PEs, but the rendezvous server at {} serves a job "
-                                "of {} PEs", body.nranks, address, n));
+                                "of {} PEs",
+                                body.nranks, address, n));
     if (r < 0 || r >= n)
       return reject(c, wire::RejectCode::RankRange,
                     fmt::format("rank {} is out of range: the job at {} has PEs 0..{}", r, address, n - 1));
     if (ranks[r] != RankState::Absent)
       return reject(c, wire::RejectCode::Duplicate,
                     fmt::format("PE {} already joined the job at {} from another process (pid {}): two processes "
-                                "were given the same rank", r, address, pids[r]));
+                                "were given the same rank",
+                                r, address, pids[r]));
     c.stage = Conn::Stage::Member;
     c.rank = r;
     ranks[r] = RankState::Joined;
     member[r] = &c;
     pids[r] = body.pid;
     ++joined;
-    log::trace("rendezvous at {}: PE {} (pid {}) joined from {} ({} of {})", address, r, body.pid, c.peer, joined,
-               n);
+    log::trace("rendezvous at {}: PE {} (pid {}) joined from {} ({} of {})", address, r, body.pid, c.peer, joined, n);
     wire::Header h;
     h.count = static_cast<std::uint64_t>(n);
     send(c, wire::frame(Type::Accept, h));
@@ -227,8 +242,7 @@ struct TcpStoreServer::State {
 
   void on_coll(Conn& c, Frame& f) {
     int r = c.rank;
-    if (ranks[r] != RankState::Joined)
-      return protocol_error(c, "a collective after this PE's finalize");
+    if (ranks[r] != RankState::Joined) return protocol_error(c, "a collective after this PE's finalize");
     Pending& p = pending[f.h.seq];
     if (p.have.empty()) {
       p.have.assign(n, false);
@@ -261,15 +275,19 @@ struct TcpStoreServer::State {
         return error(fmt::format(
             "bootstrap collective #{}: the PEs made different calls: {}. Fix: every PE must make the same "
             "sequence of collective calls (init, gshmem_malloc/free, barriers, team creation) in the same order",
-            seq, grouped(fr, [](const Frame& x) { return x.h.op; },
-                         [](std::uint32_t o) { return std::string(wire::op_name(static_cast<wire::Op>(o))); })));
+            seq,
+            grouped(
+                fr, [](const Frame& x) { return x.h.op; },
+                [](std::uint32_t o) { return std::string(wire::op_name(static_cast<wire::Op>(o))); })));
     auto bytes_text = [](std::uint64_t b) { return fmt::format("{} bytes", b); };
     for (auto& f : fr)
       if (f.h.count != fr[0].h.count)
         return error(fmt::format(
             "{} (bootstrap collective #{}): the PEs passed different lengths: {}. Fix: every PE must pass the same "
-            "length to this collective call", wire::op_name(op), seq,
-            grouped(fr, [](const Frame& x) { return x.h.count; }, bytes_text)));
+            "length to this collective call",
+            wire::op_name(op), seq,
+            grouped(
+                fr, [](const Frame& x) { return x.h.count; }, bytes_text)));
     wire::Header h;
     h.seq = seq;
     h.op = static_cast<std::uint32_t>(op);
@@ -285,12 +303,17 @@ struct TcpStoreServer::State {
         if (f.h.root != fr[0].h.root)
           return error(fmt::format(
               "broadcast (bootstrap collective #{}): the PEs named different roots: {}. Fix: every PE must pass "
-              "the same root", seq, grouped(fr, [](const Frame& x) { return x.h.root; },
-                                            [](std::int32_t root) { return fmt::format("root {}", root); })));
+              "the same root",
+              seq,
+              grouped(
+                  fr, [](const Frame& x) { return x.h.root; },
+                  [](std::int32_t root) { return fmt::format("root {}", root); })));
       int root = fr[0].h.root;
       if (root < 0 || root >= n)
-        return error(fmt::format("broadcast (bootstrap collective #{}): root {} is not a PE of this job (0..{}). "
-                                 "Fix: pass a root in range", seq, root, n - 1));
+        return error(
+            fmt::format("broadcast (bootstrap collective #{}): root {} is not a PE of this job (0..{}). "
+                        "Fix: pass a root in range",
+                        seq, root, n - 1));
       const auto& d = fr[root].payload;
       out = wire::frame(Type::CollResult, h, d.data(), d.size());
     } else {
@@ -316,8 +339,10 @@ struct TcpStoreServer::State {
       h.code = static_cast<std::uint32_t>(wire::Phase::Collective);
       h.seq = seq;
       for (int r = 0; r < n; ++r)
-        if (!p.have[r]) missing.push_back(r);
-        else h.op = p.by_rank[r].h.op;
+        if (!p.have[r])
+          missing.push_back(r);
+        else
+          h.op = p.by_rank[r].h.op;
     } else {
       h.code = static_cast<std::uint32_t>(wire::Phase::Idle);
     }
@@ -332,7 +357,10 @@ struct TcpStoreServer::State {
 };
 
 TcpStoreServer::TcpStoreServer(net::UniqueFd listener, int nranks, const Secret& secret, in_addr advertised)
-    : listener_(std::move(listener)), nranks_(nranks), secret_(secret), ip_(advertised),
+    : listener_(std::move(listener)),
+      nranks_(nranks),
+      secret_(secret),
+      ip_(advertised),
       port_(net::local_port(listener_.get())) {
   int p[2];
   if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -342,9 +370,13 @@ TcpStoreServer::TcpStoreServer(net::UniqueFd listener, int nranks, const Secret&
   wake_write_.reset(p[1]);
 }
 
-TcpStoreServer::~TcpStoreServer() { stop(); }
+TcpStoreServer::~TcpStoreServer() {
+  stop();
+}
 
-std::string TcpStoreServer::address() const { return fmt::format("{}:{}", net::ip_text(ip_), port_); }
+std::string TcpStoreServer::address() const {
+  return fmt::format("{}:{}", net::ip_text(ip_), port_);
+}
 
 void TcpStoreServer::start() {
   if (thread_.joinable()) return;
@@ -411,10 +443,11 @@ void TcpStoreServer::run() {
         auto nx = c.in.next(f);
         if (nx == wire::FrameReader::Next::Incomplete) break;
         if (nx == wire::FrameReader::Next::Bad) {
-          if (c.stage == Conn::Stage::Member) st.protocol_error(c, "bytes that are not gshmem's protocol");
+          if (c.stage == Conn::Stage::Member)
+            st.protocol_error(c, "bytes that are not gshmem's protocol");
           else {
-            log::info("rendezvous at {}: closed a connection from {} that does not speak gshmem's protocol",
-                      st.address, c.peer);
+            log::info("rendezvous at {}: closed a connection from {} that does not speak gshmem's protocol", st.address,
+                      c.peer);
             c.gone = true;
           }
           break;

@@ -55,7 +55,8 @@ void pack_unique_id(const UidInfo& info, gshmemx_uniqueid_t* uid) {
 
 UidInfo unpack_unique_id(const gshmemx_uniqueid_t* uid) {
   if (!uid)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "unique id: the pointer is NULL. Fix: pass the gshmemx_uniqueid_t that "
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "unique id: the pointer is NULL. Fix: pass the gshmemx_uniqueid_t that "
          "gshmemx_get_uniqueid filled on rank 0 (gshmemx_set_attr_uniqueid_args(rank, nranks, &uid, &attr))");
   const auto* p = reinterpret_cast<const std::uint8_t*>(uid->internal);
   std::uint32_t magic = 0;
@@ -81,7 +82,8 @@ std::unique_ptr<TcpStoreServer> new_server(int nranks, const Secret& secret, con
 
 void make_unique_id(gshmemx_uniqueid_t* uid) {
   if (!uid)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "gshmemx_get_uniqueid: the pointer is NULL. Fix: pass the address of a "
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "gshmemx_get_uniqueid: the pointer is NULL. Fix: pass the address of a "
          "gshmemx_uniqueid_t");
   in_addr bind_ip = net::resolve_ipv4(config::get().bootstrap_addr, "GSHMEM_BOOTSTRAP_ADDR");
   Listener l;
@@ -98,11 +100,15 @@ void make_unique_id(gshmemx_uniqueid_t* uid) {
 std::unique_ptr<Bootstrap> connect_uid(const gshmemx_uniqueid_t* uid, int rank, int nranks) {
   UidInfo info = unpack_unique_id(uid);
   if (nranks < 1)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "init with a unique id: nranks = {} (must be at least 1). Fix: pass the number "
-         "of ranks to gshmemx_set_attr_uniqueid_args", nranks);
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "init with a unique id: nranks = {} (must be at least 1). Fix: pass the number "
+         "of ranks to gshmemx_set_attr_uniqueid_args",
+         nranks);
   if (rank < 0 || rank >= nranks)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "init with a unique id: rank {} is out of range 0..{}. Fix: pass each "
-         "process's own rank in 0..nranks-1 to gshmemx_set_attr_uniqueid_args", rank, nranks - 1);
+    fail(GSHMEM_ERROR_INVALID_VALUE,
+         "init with a unique id: rank {} is out of range 0..{}. Fix: pass each "
+         "process's own rank in 0..nranks-1 to gshmemx_set_attr_uniqueid_args",
+         rank, nranks - 1);
   // The process that made the id serves the rendezvous, whatever its rank.
   std::unique_ptr<TcpStoreServer> server;
   {
@@ -125,7 +131,8 @@ std::unique_ptr<Bootstrap> connect_uid(const gshmemx_uniqueid_t* uid, int rank, 
   p.join_fix = fmt::format(
       "the process that called gshmemx_get_uniqueid must itself call gshmemx_init_attr with that id, and all {} "
       "ranks must call it with the same id and distinct ranks 0..{} (an id is good for one job; make a new one "
-      "for the next)", nranks, nranks - 1);
+      "for the next)",
+      nranks, nranks - 1);
   return join_tcp(std::move(p), info.ip, info.port, std::move(server));
 }
 

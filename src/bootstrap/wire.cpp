@@ -25,11 +25,16 @@ T get(const std::uint8_t*& p) {
 
 const char* op_name(Op op) {
   switch (op) {
-    case Op::Allgather: return "allgather";
-    case Op::Broadcast: return "broadcast";
-    case Op::Barrier: return "barrier";
-    case Op::Finalize: return "finalize";
-    default: return "unknown";
+    case Op::Allgather:
+      return "allgather";
+    case Op::Broadcast:
+      return "broadcast";
+    case Op::Barrier:
+      return "barrier";
+    case Op::Finalize:
+      return "finalize";
+    default:
+      return "unknown";
   }
 }
 

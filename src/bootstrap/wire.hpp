@@ -52,13 +52,13 @@ struct Header {
   std::uint32_t magic = kMagic;
   std::uint16_t version = kVersion;
   std::uint16_t type = 0;
-  std::int32_t rank = -1;   // sender (client -> server) or the PE a notice is about
-  std::int32_t root = -1;   // broadcast root
-  std::uint32_t op = 0;     // Op of a collective
-  std::uint32_t code = 0;   // RejectCode, status of CollError/Notice, Phase of StatusReply
-  std::uint64_t seq = 0;    // collective sequence number (1, 2, ... per job)
-  std::uint64_t count = 0;  // bytes each PE contributes (allgather/broadcast); joined count in StatusReply
-  std::uint64_t length = 0; // payload bytes that follow the header
+  std::int32_t rank = -1;    // sender (client -> server) or the PE a notice is about
+  std::int32_t root = -1;    // broadcast root
+  std::uint32_t op = 0;      // Op of a collective
+  std::uint32_t code = 0;    // RejectCode, status of CollError/Notice, Phase of StatusReply
+  std::uint64_t seq = 0;     // collective sequence number (1, 2, ... per job)
+  std::uint64_t count = 0;   // bytes each PE contributes (allgather/broadcast); joined count in StatusReply
+  std::uint64_t length = 0;  // payload bytes that follow the header
 };
 static_assert(sizeof(Header) == 48, "wire::Header must be 48 bytes: it is the protocol's fixed header");
 inline constexpr std::size_t kHeaderBytes = 48;

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "transport/cuda_driver.hpp"
@@ -19,6 +20,7 @@ struct Nvml {
   int (*by_pci)(const char*, Device*) = nullptr;
   int (*link_state)(Device, unsigned, int*) = nullptr;
   int (*remote_pci)(Device, unsigned, void*) = nullptr;  // nvmlPciInfo_t*
+  int (*remote_type)(Device, unsigned, int*) = nullptr;  // nvmlIntNvLinkDeviceType_t: 0 GPU, 1 IBM NPU, 2 switch
   bool load() {
     void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) return false;
@@ -27,6 +29,7 @@ struct Nvml {
     by_pci = reinterpret_cast<int (*)(const char*, Device*)>(dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
     link_state = reinterpret_cast<int (*)(Device, unsigned, int*)>(dlsym(lib, "nvmlDeviceGetNvLinkState"));
     remote_pci = reinterpret_cast<int (*)(Device, unsigned, void*)>(dlsym(lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2"));
+    remote_type = reinterpret_cast<int (*)(Device, unsigned, int*)>(dlsym(lib, "nvmlDeviceGetNvLinkRemoteDeviceType"));
     return init && shutdown && by_pci && link_state && remote_pci && init() == 0;
   }
 };
@@ -75,17 +78,32 @@ Report detect() {
       l.p2p = ab && ba;
       l.native_atomics = atom != 0;
       if (r.nvml) {
-        Nvml::Device dev = nullptr;
-        if (nvml.by_pci(r.gpus[static_cast<size_t>(a)].pci_bus_id.c_str(), &dev) == 0) {
-          for (unsigned link = 0; link < 18 * 2; ++link) {
+        // Links of `a` that end at `b` directly, and links of each that end at an NVSwitch (on switched
+        // systems every GPU on the fabric is reached through all of its switch links).
+        auto count = [&](int g, int peer, int& direct) {
+          int to_switch = 0;
+          Nvml::Device dev = nullptr;
+          if (nvml.by_pci(r.gpus[static_cast<size_t>(g)].pci_bus_id.c_str(), &dev) != 0) return 0;
+          for (unsigned link = 0; link < 64; ++link) {
             int active = 0;
             if (nvml.link_state(dev, link, &active) != 0) break;
+            if (!active) continue;
+            int type = -1;
+            if (nvml.remote_type && nvml.remote_type(dev, link, &type) == 0 && type == 2) {
+              ++to_switch;
+              continue;
+            }
             NvmlPciInfo info{};
-            if (active && nvml.remote_pci(dev, link, &info) == 0 &&
-                same_bus(r.gpus[static_cast<size_t>(b)].pci_bus_id, info.bus_id))
-              ++l.nvlinks;
+            if (nvml.remote_pci(dev, link, &info) == 0 &&
+                same_bus(r.gpus[static_cast<size_t>(peer)].pci_bus_id, info.bus_id))
+              ++direct;
           }
-        }
+          return to_switch;
+        };
+        int direct = 0, unused = 0;
+        int sa = count(a, b, direct);
+        int sb = count(b, a, unused);
+        l.nvlinks = direct ? direct : std::min(sa, sb);
       }
       r.links.push_back(l);
     }
