@@ -9,6 +9,8 @@ export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAS
 export PATH=/usr/local/cuda/bin:$PATH
 rc=0
 step() { echo "=== $*"; }
+# ring's output in $1 must hold one PASS per PE and no FAIL.
+ring_ok() { local n; n=$(grep -c 'PASS' "$1"); echo "$n PASS lines"; [ "$n" = "${PES:-2}" ] && ! grep -q FAIL "$1"; }
 step "configure + build ($(date -u +%FT%TZ), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null))"
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_CUDA_ARCHITECTURES=90 \
   >"$out/configure.log" 2>&1 || { tail -50 "$out/configure.log"; exit 1; }
@@ -16,10 +18,18 @@ cmake --build "$root/build" -j"$(nproc)" >"$out/build.log" 2>&1 || { grep -E 'er
 step "nvidia-smi topo"; nvidia-smi topo -m 2>&1 | head -8
 step "gshmem-info"; "$root/build/bin/gshmem-info" | tee "$out/info.txt"
 step "ring on ${PES:-2} GPUs"
-GSHMEM_DEBUG=INFO "$root/build/bin/gshmemrun" -n "${PES:-2}" -- "$root/build/bin/ring" 2>&1 | tee "$out/ring.txt" || rc=1
+GSHMEM_DEBUG=INFO "$root/build/bin/gshmemrun" -n "${PES:-2}" -- "$root/build/bin/ring" 2>&1 | tee "$out/ring.txt"
+ring_ok "$out/ring.txt" || rc=1
 for i in 1 2 3 4 5; do
   GSHMEM_DEBUG=INFO "$root/build/bin/gshmemrun" -n "${PES:-2}" -- "$root/build/bin/ring" 2>&1 | grep -o 'in [0-9.]* ms'
 done | tee "$out/init_ms.txt"
+step "ring under mpirun and torchrun"
+mpirun --allow-run-as-root --oversubscribe -np "${PES:-2}" "$root/build/bin/ring" >"$out/ring_mpirun.txt" 2>&1
+ring_ok "$out/ring_mpirun.txt" || { rc=1; tail -20 "$out/ring_mpirun.txt"; }
+if command -v torchrun >/dev/null; then
+  torchrun --nproc-per-node "${PES:-2}" --no-python "$root/build/bin/ring" >"$out/ring_torchrun.txt" 2>&1
+  ring_ok "$out/ring_torchrun.txt" || { rc=1; tail -20 "$out/ring_torchrun.txt"; }
+fi
 step "ctest -L gpu"
 (cd "$root/build" && ctest -L gpu --output-on-failure --timeout 300) 2>&1 | tee "$out/ctest_gpu.txt" || rc=1
 exit $rc

@@ -148,7 +148,8 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent, int xrange, const gshm
                                     const gshmem_team_config_t *yaxis_config, long yaxis_mask,
                                     gshmem_team_t *yaxis_team);
 GSHMEM_API void gshmem_team_destroy(gshmem_team_t team);
-GSHMEM_API int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t *config);
+/* NVSHMEM's form: (team, config). num_contexts is always 0: gshmem has no communication contexts. */
+GSHMEM_API void gshmem_team_get_config(gshmem_team_t team, gshmem_team_config_t *config);
 
 /* ---- ordering and synchronisation ---- */
 GSHMEM_API void gshmem_quiet(void);

@@ -6,6 +6,7 @@
 #include "api/guard.hpp"
 #include "gshmem/gshmem.h"
 #include "gshmem/gshmem.hpp"
+#include "runtime/log.hpp"
 #include "runtime/runtime.hpp"
 
 using namespace gshmem;
@@ -49,11 +50,23 @@ extern "C" {
 const char* gshmemx_last_error(void) { return gshmem::api::last_error(); }
 const char* gshmemx_status_string(int status) { return gshmem::status_name(status); }
 
+namespace {
+// Init failures are always printed: code written for NVSHMEM (whose init returns nothing) never reads the status.
+int report_init(const char* call, int status) {
+  if (status != GSHMEM_SUCCESS)
+    gshmem::log::write(gshmem::log::Level::Warn,
+                       fmt::format("{} failed ({}): {}", call, gshmem::status_name(status), gshmem::api::last_error()));
+  return status;
+}
+}  // namespace
+
 int gshmemi_init(int major, int minor, int patch) {
-  return status_on_error("gshmem_init", [&] { host::init(0, nullptr, major, minor, patch); });
+  return report_init("gshmem_init",
+                     status_on_error("gshmem_init", [&] { host::init(0, nullptr, major, minor, patch); }));
 }
 int gshmemxi_init_attr(unsigned int flags, gshmemx_init_attr_t* attr, int major, int minor, int patch) {
-  return status_on_error("gshmemx_init_attr", [&] { host::init(flags, attr, major, minor, patch); });
+  return report_init("gshmemx_init_attr",
+                     status_on_error("gshmemx_init_attr", [&] { host::init(flags, attr, major, minor, patch); }));
 }
 int gshmemx_get_uniqueid(gshmemx_uniqueid_t* uid) {
   return status_on_error("gshmemx_get_uniqueid", [&] { host::get_unique_id(uid); });
@@ -130,12 +143,9 @@ int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t d
 }
 int gshmem_team_split_strided(gshmem_team_t parent, int start, int stride, int size, const gshmem_team_config_t*,
                               long, gshmem_team_t* new_team) {
-  if (new_team) *new_team = GSHMEM_TEAM_INVALID;
+  // A NULL new_team still takes part in the split, so every member reports the same error instead of waiting.
   return status_on_error("gshmem_team_split_strided", [&] {
-    if (!new_team)
-      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_split_strided: new_team is NULL. Fix: pass the address of a "
-           "gshmem_team_t");
-    *new_team = host::team_split_strided(parent, start, stride, size);
+    Runtime::get("gshmem_team_split_strided").teams->split_strided(parent, start, stride, size, new_team);
   });
 }
 int gshmem_team_split_2d(gshmem_team_t parent, int xrange, const gshmem_team_config_t*, long, gshmem_team_t* xteam,
@@ -145,11 +155,15 @@ int gshmem_team_split_2d(gshmem_team_t parent, int xrange, const gshmem_team_con
 void gshmem_team_destroy(gshmem_team_t team) {
   fatal_on_error("gshmem_team_destroy", [&] { host::team_destroy(team); });
 }
-int gshmem_team_get_config(gshmem_team_t team, long, gshmem_team_config_t* config) {
-  return status_on_error("gshmem_team_get_config", [&] {
+void gshmem_team_get_config(gshmem_team_t team, gshmem_team_config_t* config) {
+  fatal_on_error("gshmem_team_get_config", [&] {
     if (host::team_n_pes(team) < 0)
-      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_get_config: team {} is not a live team", team);
-    if (config) config->num_contexts = 0;
+      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_get_config: team {} is not a live team. Fix: pass a team "
+           "handle a split returned on this PE, or a predefined team", team);
+    if (!config)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_get_config: config is NULL. Fix: pass the address of a "
+           "gshmem_team_config_t");
+    config->num_contexts = 0;
   });
 }
 

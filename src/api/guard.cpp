@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
+#include <thread>
 
 #include "runtime/log.hpp"
 #include "runtime/runtime.hpp"
@@ -24,7 +26,12 @@ void fatal(const char* call, int status, const std::string& message) noexcept {
   std::string text = message.rfind(call, 0) == 0 ? message : std::string(call) + ": " + message;
   log::write(log::Level::Warn, fmt::format("fatal error ({}): {}", status_name(status), text));
   if (Runtime* rt = Runtime::current()) {
-    if (rt->boot) rt->boot->abort(text);
+    if (rt->boot) {
+      rt->boot->abort(text);
+      // This process may host the rendezvous (rank 0 under torchrun, MPI or a unique id): give its server thread
+      // a moment to deliver the replies and abort notices the other PEs are waiting for before we vanish.
+      if (rt->n_pes > 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
   }
   std::fflush(nullptr);
   std::_Exit(status == GSHMEM_ERROR_PEER_FAILED ? 3 : 2);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "bootstrap/bootstrap.hpp"
+#include "runtime/device_state.hpp"
 #include "runtime/error.hpp"
 #include "runtime/log.hpp"
 #include "runtime/runtime.hpp"
@@ -38,8 +39,8 @@ void check_cmp(int cmp, const char* call) {
 gpu::Context& gpu_ctx(Runtime& r, const char* call) {
   if (!on_gpu(r))
     fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: this PE is a CPU PE ({}), and stream-ordered calls need a GPU PE. Fix: "
-         "use the blocking host call (e.g. gshmem_putmem, gshmem_barrier_all) on CPU PEs, or run on GPUs",
-         call, r.visible_devices ? "GSHMEM_DEVICE=cpu" : "no usable GPU here");
+         "use the blocking host call (e.g. gshmem_putmem, gshmem_barrier_all) on CPU PEs, or run on GPUs{}",
+         call, r.cpu_reason, r.cpu_reason.rfind("GSHMEM_DEVICE", 0) == 0 ? " (unset GSHMEM_DEVICE)" : "");
   return *r.gpu;
 }
 
@@ -164,13 +165,14 @@ void get_unique_id(gshmemx_uniqueid_t* uid) {
 // ---- heap ----
 void* malloc(std::size_t bytes, std::size_t alignment, bool zero, const char* call) {
   Runtime& r = rt(call);
+  const std::size_t before = r.heap->size();
   void* p = r.heap->allocate(bytes, alignment, call);
   if (p && zero) {
     if (on_gpu(r)) gpu::memset_zero(r.gpu, p, bytes);
     else std::memset(p, 0, bytes);
     r.teams->barrier(GSHMEM_TEAM_WORLD, call);  // zeroed everywhere before anyone writes into it
   }
-  if (on_gpu(r)) gpu::refresh(r.gpu, r);
+  if (on_gpu(r) && r.heap->size() != before) device_state::publish(r);  // kernels see the grown heap
   return p;
 }
 

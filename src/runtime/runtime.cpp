@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "runtime/config.hpp"
+#include "runtime/device_state.hpp"
 #include "runtime/error.hpp"
 #include "runtime/log.hpp"
 #include "transport/gpu.hpp"
@@ -59,7 +60,8 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
   const auto t0 = now_ns();
   config::reload();
   log::set_level_from_config();
-  if (major != GSHMEM_VERSION_MAJOR)
+  // 0.x: the inline C++ layer may change between minor versions, so those must match too.
+  if (major != GSHMEM_VERSION_MAJOR || (GSHMEM_VERSION_MAJOR == 0 && minor != GSHMEM_VERSION_MINOR))
     fail(GSHMEM_ERROR_INVALID_VALUE, "init: this program was compiled against gshmem {}.{}.{} headers but loaded "
          "libgshmem {}. Fix: rebuild the program against the installed gshmem, or point LD_LIBRARY_PATH at the "
          "library its headers came from", major, minor, patch, GSHMEM_VERSION_STRING);
@@ -81,16 +83,20 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
   try {
     const auto& cfg = config::get();
     // ---- mode ----
-    std::string why;
-    bool gpu_ok = gpu::available(&why);
+    std::string why = "GSHMEM_DEVICE=cpu was set";
+    const bool gpu_ok = cfg.device != "cpu" && gpu::available(&why);
     if (cfg.device == "gpu" && !gpu_ok)
       fail(GSHMEM_ERROR_NOT_SUPPORTED, "init: GSHMEM_DEVICE=gpu but no GPU PE is possible here: {}. Fix: run on "
            "a machine with an NVIDIA GPU and driver, or unset GSHMEM_DEVICE to use CPU PEs", why);
     if (cfg.device != "gpu" && cfg.device != "cpu" && cfg.device != "auto")
-      fail(GSHMEM_ERROR_INVALID_VALUE, "init: GSHMEM_DEVICE=\"{}\" is not one of auto, cpu, gpu", cfg.device);
+      fail(GSHMEM_ERROR_INVALID_VALUE, "init: GSHMEM_DEVICE=\"{}\" is not one of auto, cpu, gpu. Fix: set one of those or unset "
+           "it", cfg.device);
     rt->mode = (cfg.device == "cpu" || !gpu_ok) ? Mode::Cpu : Mode::Gpu;
     phase("driver");
-    if (rt->mode == Mode::Cpu && cfg.device == "auto") log::info("running as a CPU PE: {}", why);
+    if (rt->mode == Mode::Cpu) {
+      rt->cpu_reason = why;
+      if (cfg.device == "auto") log::info("running as a CPU PE: {}", why);
+    }
 
     // ---- who is where ----
     PeRecord me{};
@@ -155,14 +161,17 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     phase("heap");
     rt->teams = std::make_unique<TeamTable>(*rt);
     if (rt->mode == Mode::Gpu) rt->gpu = gpu::create_context(*rt);
+    device_state::publish(*rt);  // before the closing barrier: zeroes the device-barrier flags peers will write
     phase("context");
     rt->boot->barrier();
     phase("barrier");
     rt->init_ms = static_cast<double>(now_ns() - t0) / 1e6;
     log::info("initialised PE {} of {} on {} (device {}) via {} bootstrap in {:.1f} ms (ms per phase:{})",
               rt->my_pe, rt->n_pes, mode_name(me.mode), rt->device, rt->boot->kind(), rt->init_ms, phases);
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
+    // Tell the others at once (they may sit in a collective), and skip the bootstrap's collective finalize.
     rt->boot->abort(e.what());
+    rt->finalize_boot = false;
     throw;
   }
   g_runtime = std::move(rt);
@@ -172,7 +181,8 @@ void Runtime::finalize() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (!g_runtime) return;
   Runtime& rt = *g_runtime;
-  if (rt.gpu) gpu::quiet(rt.gpu);
+  // Work the program left on its streams may still touch the heap (a stream barrier polls flags in it).
+  if (rt.gpu) gpu::synchronize_device(rt.gpu, "gshmem_finalize");
   rt.teams->barrier(GSHMEM_TEAM_WORLD, "gshmem_finalize");
   g_runtime.reset();  // ~Runtime releases everything and ends the bootstrap in order
 }
@@ -184,7 +194,7 @@ Runtime::~Runtime() {
   heap.reset();
   ctrl.reset();
   fdx.reset();
-  if (boot) {
+  if (boot && finalize_boot) {
     try {
       boot->finalize();
     } catch (const Error& e) {

@@ -54,6 +54,8 @@ class Runtime {
   std::unique_ptr<TeamTable> teams;
   gpu::Context* gpu = nullptr;
   double init_ms = 0;
+  std::string cpu_reason;      // why this PE is a CPU PE (for error messages), empty on GPU PEs
+  bool finalize_boot = true;   // false after an abort: the bootstrap must not run its collective finalize
 
   // Symmetric-address checks for the API layer. `what` names the argument ("dest"), `call` the API call.
   void check_pe(int pe, const char* call) const;

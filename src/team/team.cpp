@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/device_state.hpp"
 #include "runtime/error.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/spin.hpp"
+#include "transport/gpu.hpp"
 
 namespace gshmem {
 
@@ -67,7 +69,8 @@ void TeamTable::exchange(gshmem_team_t team, const void* in, std::size_t len, vo
 
 namespace {
 struct SplitRecord {
-  std::int32_t kind;  // 1 strided, 2 2d
+  std::int16_t kind;         // 1 strided, 2 2d
+  std::int16_t local_error;  // 1: this PE passed a NULL output handle
   std::int32_t a, b, c;
   std::uint64_t used;
 };
@@ -81,6 +84,10 @@ std::vector<SplitRecord> gather_split(TeamTable& tt, gshmem_team_t parent, const
                                       int parent_size, const char* call) {
   std::vector<SplitRecord> all(static_cast<size_t>(parent_size));
   tt.exchange(parent, &mine, sizeof mine, all.data(), call);
+  for (int r = 0; r < parent_size; ++r)
+    if (all[static_cast<size_t>(r)].local_error)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: parent-team PE {} passed a NULL output team handle. Fix: pass the "
+           "address of a gshmem_team_t on every PE", call, r);
   for (int r = 1; r < parent_size; ++r) {
     const SplitRecord& x = all[static_cast<size_t>(r)];
     if (x.kind != all[0].kind || x.a != all[0].a || x.b != all[0].b || x.c != all[0].c)
@@ -100,12 +107,10 @@ int lowest_free(std::uint64_t used, int skip = -1) {
 
 int TeamTable::split_strided(gshmem_team_t parent, int start, int stride, int size, gshmem_team_t* new_team) {
   const char* call = "gshmem_team_split_strided";
-  if (!new_team) fail(GSHMEM_ERROR_INVALID_VALUE, "{}: new_team is NULL. Fix: pass the address of a gshmem_team_t",
-                      call);
-  *new_team = GSHMEM_TEAM_INVALID;
-  TeamInfo& p = get(parent, call);
-  const TeamInfo pt = p;
-  auto all = gather_split(*this, parent, SplitRecord{1, start, stride, size, used_}, pt.size, call);
+  if (new_team) *new_team = GSHMEM_TEAM_INVALID;
+  const TeamInfo pt = parent_or_abort(parent, call);
+  auto all = gather_split(*this, parent, SplitRecord{1, static_cast<std::int16_t>(!new_team), start, stride, size,
+                                                     used_}, pt.size, call);
   if (size < 1 || start < 0 || start >= pt.size || (size > 1 && stride < 1) ||
       static_cast<long long>(start) + static_cast<long long>(size - 1) * (size > 1 ? stride : 0) >= pt.size)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: start={} stride={} size={} does not fit in the parent team of {} PEs. "
@@ -121,22 +126,22 @@ int TeamTable::split_strided(gshmem_team_t parent, int start, int stride, int si
   if (size == 1) t.stride = 1;
   t.my_rank = t.rank_of(rt_.my_pe);
   if (t.my_rank >= 0) {
-    for (auto& f : rt_.ctrl->mine().barrier[slot]) f.store(0, std::memory_order_relaxed);
+    reset_slot(slot);
     claim(slot, t);
   }
   barrier(parent, call);  // flags reset everywhere before anyone uses the new team
   if (t.my_rank >= 0) *new_team = slot;
+  if (rt_.gpu) device_state::publish(rt_);  // kernels see the new team
   return GSHMEM_SUCCESS;
 }
 
 int TeamTable::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, gshmem_team_t* yteam) {
   const char* call = "gshmem_team_split_2d";
-  if (!xteam || !yteam)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: xaxis_team and yaxis_team must not be NULL", call);
-  *xteam = *yteam = GSHMEM_TEAM_INVALID;
-  TeamInfo& p = get(parent, call);
-  const TeamInfo pt = p;
-  auto all = gather_split(*this, parent, SplitRecord{2, xrange, 0, 0, used_}, pt.size, call);
+  if (xteam) *xteam = GSHMEM_TEAM_INVALID;
+  if (yteam) *yteam = GSHMEM_TEAM_INVALID;
+  const TeamInfo pt = parent_or_abort(parent, call);
+  auto all = gather_split(*this, parent, SplitRecord{2, static_cast<std::int16_t>(!xteam || !yteam), xrange, 0, 0,
+                                                     used_}, pt.size, call);
   if (xrange < 1)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: xrange={} must be at least 1. Fix: pass the x-dimension size", call,
          xrange);
@@ -156,13 +161,14 @@ int TeamTable::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, 
          0};
   if (x.size == 1) x.stride = 1;
   if (y.size == 1) y.stride = 1;
-  for (auto& f : rt_.ctrl->mine().barrier[xs]) f.store(0, std::memory_order_relaxed);
-  for (auto& f : rt_.ctrl->mine().barrier[ys]) f.store(0, std::memory_order_relaxed);
+  reset_slot(xs);
+  reset_slot(ys);
   claim(xs, x);
   claim(ys, y);
   barrier(parent, call);
   *xteam = xs;
   *yteam = ys;
+  if (rt_.gpu) device_state::publish(rt_);
   return GSHMEM_SUCCESS;
 }
 
@@ -173,8 +179,28 @@ void TeamTable::destroy(gshmem_team_t team) {
   if (team <= GSHMEMX_TEAM_SAME_MYPE_NODE)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: team {} is predefined and cannot be destroyed. Fix: destroy only teams "
          "a split created", call, team);
+  // Stream barriers of this team may still be queued; they must finish before the slot can be reused.
+  if (rt_.gpu) gpu::synchronize_device(rt_.gpu, call);
   teams_[team].live = false;
   used_ &= ~(1ull << team);
+  if (rt_.gpu) device_state::publish(rt_);  // also zeroes the slot's device-barrier flags for its next team
+}
+
+TeamInfo TeamTable::parent_or_abort(gshmem_team_t parent, const char* call) {
+  try {
+    return get(parent, call);
+  } catch (const Error& e) {
+    // The other members are about to wait in the parent's mailbox exchange: without a valid parent this PE
+    // cannot join it, so end the job rather than leave them waiting.
+    rt_.boot->abort(e.what());
+    throw;
+  }
+}
+
+void TeamTable::reset_slot(int slot) {
+  // Only this PE's own flags: peers write them, and nobody does before the split's closing parent barrier.
+  for (auto& f : rt_.ctrl->mine().barrier[slot]) f.store(0, std::memory_order_relaxed);
+  if (rt_.gpu) gpu::reset_team_slot(rt_.gpu, slot);
 }
 
 }  // namespace gshmem

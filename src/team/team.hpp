@@ -49,6 +49,8 @@ class TeamTable {
 
  private:
   void claim(int slot, const TeamInfo& t);
+  TeamInfo parent_or_abort(gshmem_team_t parent, const char* call);
+  void reset_slot(int slot);
   Runtime& rt_;
   TeamInfo teams_[kMaxTeams];
   std::uint64_t used_ = 0;  // bitmap of slots this PE uses

@@ -33,6 +33,8 @@ constexpr std::size_t kFlagsOffset = 0;  // uint64 [kMaxTeams][kMaxRounds]: stre
 constexpr std::size_t kEpochOffset = kFlagsOffset + sizeof(std::uint64_t) * kMaxTeams * kMaxRounds;
 constexpr std::size_t kInternalUsed = kEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
 static_assert(kInternalUsed <= kHeapInternalBytes, "internal heap layout outgrew kHeapInternalBytes");
+// runtime/device_state.hpp places the device API's barrier flags after this area (kDeviceBarrierOffset, 32 KiB).
+static_assert(kInternalUsed <= 32 * 1024, "stream-barrier area would overlap the device-barrier flags");
 
 using sys_atomic64 = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_system>;
 using sys_atomic32 = ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_system>;
@@ -157,14 +159,15 @@ bool available(std::string* why) {
     if (why) *why = std::string("the CUDA runtime sees no GPU: ") + cudaGetErrorString(e);
     return false;
   }
+  int usable = 0;
   for (int d = 0; d < n; ++d) {
     int major = 0;
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d);
-    if (major < 8) {
-      if (why) *why = "GPU " + std::to_string(d) + " has compute capability " + std::to_string(major) +
-                      ".x; gshmem needs 8.0 or newer (A100, H100, ...)";
-      return false;
-    }
+    if (major >= 8) ++usable;
+  }
+  if (!usable) {
+    if (why) *why = "no visible GPU has compute capability 8.0 or newer (A100, H100, ...), which gshmem needs";
+    return false;
   }
   return true;
 }
@@ -191,6 +194,13 @@ int select_device(int local_index, int local_size, char pci_bus_id[16]) {
       log::info("{} PEs on this node share {} GPUs: PE with local index {} takes GPU {}", local_size, n,
                 local_index, dev);
   }
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  if (major < 8)
+    fail(GSHMEM_ERROR_NOT_SUPPORTED, "init: GPU {} (taken for local PE {}) has compute capability {}.{}; gshmem "
+         "needs 8.0 or newer (A100, H100, ...). Fix: make only such GPUs visible (CUDA_VISIBLE_DEVICES), or set "
+         "GSHMEM_DEVICE=cpu", dev, local_index, major, minor);
   check(cudaSetDevice(dev), "cudaSetDevice");
   check(cudaFree(nullptr), "creating the CUDA context");
   std::memset(pci_bus_id, 0, 16);
@@ -233,10 +243,6 @@ void destroy_context(Context* c) noexcept {
   delete c;
 }
 
-void refresh(Context*, Runtime&) {
-  // Peer heaps sit at fixed slots of the reservation, so growth never moves a base: nothing to update.
-}
-
 void copy(Context* c, void* dst, const void* src, std::size_t bytes, bool nbi) {
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream), "cudaMemcpyAsync");
   if (!nbi) check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (blocking copy)");
@@ -256,6 +262,21 @@ void memset_zero(Context* c, void* dst, std::size_t bytes) {
 }
 
 void quiet(Context* c) { check(cudaStreamSynchronize(c->stream), "gshmem_quiet: cudaStreamSynchronize"); }
+
+void synchronize_device(Context*, const char* call) {
+  std::string what = std::string(call) + ": cudaDeviceSynchronize";
+  check(cudaDeviceSynchronize(), what.c_str());
+}
+
+void reset_team_slot(Context* c, int slot) {
+  check(cudaMemsetAsync(c->heap_base + kFlagsOffset + sizeof(std::uint64_t) * slot * kMaxRounds, 0,
+                        sizeof(std::uint64_t) * kMaxRounds, c->stream),
+        "cudaMemsetAsync (team slot flags)");
+  check(cudaMemsetAsync(c->heap_base + kEpochOffset + sizeof(std::uint64_t) * slot, 0, sizeof(std::uint64_t),
+                        c->stream),
+        "cudaMemsetAsync (team slot epoch)");
+  check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (team slot reset)");
+}
 
 std::uint64_t amo(Context* c, void* target, int bytes, AmoOp op, std::uint64_t value, std::uint64_t cond) {
   amo_kernel<<<1, 1, 0, c->stream>>>(target, bytes, static_cast<int>(op), value, cond, c->result);

@@ -25,8 +25,6 @@ int select_device(int local_index, int local_size, char pci_bus_id[16]);
 
 Context* create_context(Runtime& rt);
 void destroy_context(Context* ctx) noexcept;
-// Tells the context that the heap grew or teams changed (refreshes device-side tables).
-void refresh(Context* ctx, Runtime& rt);
 
 // ---- host-initiated, blocking unless noted ----
 void copy(Context* ctx, void* dst, const void* src, std::size_t bytes, bool nbi);
@@ -34,6 +32,10 @@ void copy_strided(Context* ctx, void* dst, const void* src, std::size_t elem, st
                   std::ptrdiff_t src_stride, std::size_t n, bool nbi);
 void memset_zero(Context* ctx, void* dst, std::size_t bytes);
 void quiet(Context* ctx);  // completes every nbi operation this PE issued from the host
+// cudaDeviceSynchronize with a checked result naming `call`: waits for the program's stream work as well.
+void synchronize_device(Context* ctx, const char* call);
+// A team slot is being (re)used by a new team: zero this PE's stream-barrier flags and epoch for it.
+void reset_team_slot(Context* ctx, int slot);
 
 enum class AmoOp : int { Fetch, Set, Swap, CompareSwap, FetchAdd, FetchAnd, FetchOr, FetchXor };
 // One atomic on `target` (an address mapped in this process, possibly a peer's), 4 or 8 bytes wide.

@@ -18,13 +18,14 @@ int device_count() { return 0; }
 int select_device(int, int, char*) { unavailable(); }
 Context* create_context(Runtime&) { unavailable(); }
 void destroy_context(Context*) noexcept {}
-void refresh(Context*, Runtime&) { unavailable(); }
 void copy(Context*, void*, const void*, std::size_t, bool) { unavailable(); }
 void copy_strided(Context*, void*, const void*, std::size_t, std::ptrdiff_t, std::ptrdiff_t, std::size_t, bool) {
   unavailable();
 }
 void memset_zero(Context*, void*, std::size_t) { unavailable(); }
 void quiet(Context*) { unavailable(); }
+void synchronize_device(Context*, const char*) { unavailable(); }
+void reset_team_slot(Context*, int) { unavailable(); }
 std::uint64_t amo(Context*, void*, int, AmoOp, std::uint64_t, std::uint64_t) { unavailable(); }
 void copy_on_stream(Context*, void*, const void*, std::size_t, gshmem_stream_t) { unavailable(); }
 void store_on_stream(Context*, void*, std::uint64_t, int, gshmem_stream_t) { unavailable(); }

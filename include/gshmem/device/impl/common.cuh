@@ -1,0 +1,163 @@
+// gshmem device API, implementation: cooperation groups, timing, bounded spins, peer addresses, cooperative copy.
+// Included by <gshmem/device.cuh>; not a public header on its own.
+#pragma once
+#include <cuda/atomic>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gshmem/device/state.h"
+
+namespace gshmem {
+using DeviceHandle = gshmem_device_state_t;
+
+namespace dev {
+
+// Thread cooperation, passed as a template argument: every thread of the group calls the function with the same
+// arguments. Warp: all 32 lanes of a warp (converged). Block: every thread of the block.
+struct Thread {
+  static __device__ __forceinline__ int rank() { return 0; }
+  static __device__ __forceinline__ int size() { return 1; }
+  static __device__ __forceinline__ void sync() {}
+};
+struct Warp {
+  static __device__ __forceinline__ int rank() {
+    unsigned lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return static_cast<int>(lane);
+  }
+  static __device__ __forceinline__ int size() { return 32; }
+  static __device__ __forceinline__ void sync() { __syncwarp(); }
+};
+struct Block {
+  static __device__ __forceinline__ int rank() {
+    return static_cast<int>(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+  }
+  static __device__ __forceinline__ int size() { return static_cast<int>(blockDim.x * blockDim.y * blockDim.z); }
+  static __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+
+namespace detail {
+
+template <typename T>
+using sys_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_system>;
+
+__device__ __forceinline__ uint64_t globaltimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// A spin bounded by the state's timeout (GSHMEM_WAIT_TIMEOUT, default 600 s; 0 = unbounded).
+struct Spin {
+  uint64_t start, limit;
+  __device__ __forceinline__ explicit Spin(const DeviceHandle& h) : start(globaltimer()), limit(h.timeout_ns) {}
+  __device__ __forceinline__ bool expired() const { return limit != 0 && globaltimer() - start > limit; }
+};
+
+__device__ __noinline__ inline void trap_not_published(const char* call) {
+  printf("gshmem: %s: the device state is not set (gshmem_init not called yet in this process, or this kernel was "
+         "launched with a handle from before init); aborting the kernel. Fix: call gshmem_init() before launching "
+         "kernels that use gshmem, and take the handle with gshmemx_device_handle() after it\n", call);
+  __trap();
+}
+
+__device__ __noinline__ inline void trap_timeout(const DeviceHandle& h, const char* call, const void* addr,
+                                                 const char* waiting_for) {
+  printf("gshmem: %s on PE %d: waited %.1f s for %s (address %p) and it never happened (GSHMEM_WAIT_TIMEOUT); "
+         "aborting the kernel. Fix: check that every PE makes the matching call (put/signal/barrier), or raise "
+         "GSHMEM_WAIT_TIMEOUT (0 = no limit)\n", call, h.my_pe, static_cast<double>(h.timeout_ns) / 1e9,
+         waiting_for, addr);
+  __trap();
+}
+
+__device__ __noinline__ inline void trap_unreachable(const DeviceHandle& h, const char* call, const void* p, int pe) {
+  printf("gshmem: %s on PE %d: address %p for PE %d is not reachable (pe out of 0..%d, PE not mapped, or the "
+         "address is not in the symmetric heap); aborting the kernel. Fix: pass a symmetric address from "
+         "gshmem_malloc and a PE from 0 to gshmem_n_pes()-1\n", call, h.my_pe, p, pe, h.n_pes - 1);
+  __trap();
+}
+
+// Translates symmetric address p (valid on this PE) to PE pe's copy. No checks: the fast path of every RMA.
+template <typename T>
+__device__ __forceinline__ T* peer(const DeviceHandle& h, T* p, int pe) {
+  using C = typename ::cuda::std::conditional<::cuda::std::is_const<T>::value, const char, char>::type;
+  return reinterpret_cast<T*>(const_cast<C*>(h.peer_bases[pe]) +
+                              (reinterpret_cast<C*>(p) - static_cast<C*>(h.heap_base)));
+}
+
+template <typename T>
+__device__ __forceinline__ bool compare(T a, int cmp, T b) {
+  switch (cmp) {
+    case GSHMEM_CMP_EQ: return a == b;
+    case GSHMEM_CMP_NE: return a != b;
+    case GSHMEM_CMP_GT: return a > b;
+    case GSHMEM_CMP_LE: return a <= b;
+    case GSHMEM_CMP_LT: return a < b;
+    case GSHMEM_CMP_GE: return a >= b;
+    default: return false;
+  }
+}
+
+// Acquire load at system scope, for any wait type (2, 4 or 8 bytes).
+template <typename T>
+__device__ __forceinline__ T load_acquire(const T* p) {
+  if constexpr (sizeof(T) == 2) {
+    unsigned short v;
+    asm volatile("ld.acquire.sys.u16 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
+    T r;
+    memcpy(&r, &v, sizeof r);
+    return r;
+  } else {
+    return sys_ref<T>(*const_cast<T*>(p)).load(::cuda::memory_order_acquire);
+  }
+}
+
+// Copies n elements of V by `size` cooperating threads (this one is `rank`), U loads in flight per thread.
+template <typename V, int U>
+__device__ __forceinline__ void copy_elems(V* __restrict__ d, const V* __restrict__ s, size_t n, int rank, int size) {
+  size_t i = static_cast<size_t>(rank);
+  const size_t stride = static_cast<size_t>(size);
+  for (; i + (U - 1) * stride < n; i += U * stride) {
+    V r[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) r[u] = s[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < U; ++u) d[i + u * stride] = r[u];
+  }
+  for (; i < n; i += stride) d[i] = s[i];
+}
+
+// Cooperative memcpy: 16-byte vectors when both pointers are 16-byte aligned, else the widest common alignment.
+template <typename Coop>
+__device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
+  const int rank = Coop::rank(), size = Coop::size();
+  const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  if ((a & 15) == 0) {
+    const size_t n = bytes / 16;
+    copy_elems<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
+    d += n * 16;
+    s += n * 16;
+    bytes -= n * 16;
+  } else if ((a & 7) == 0) {
+    const size_t n = bytes / 8;
+    copy_elems<uint64_t, 8>(reinterpret_cast<uint64_t*>(d), reinterpret_cast<const uint64_t*>(s), n, rank, size);
+    d += n * 8;
+    s += n * 8;
+    bytes -= n * 8;
+  } else if ((a & 3) == 0) {
+    const size_t n = bytes / 4;
+    copy_elems<uint32_t, 8>(reinterpret_cast<uint32_t*>(d), reinterpret_cast<const uint32_t*>(s), n, rank, size);
+    d += n * 4;
+    s += n * 4;
+    bytes -= n * 4;
+  }
+  copy_elems<unsigned char, 8>(reinterpret_cast<unsigned char*>(d), reinterpret_cast<const unsigned char*>(s),
+                               bytes, rank, size);
+}
+
+}  // namespace detail
+}  // namespace dev
+}  // namespace gshmem

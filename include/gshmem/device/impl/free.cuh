@@ -1,0 +1,263 @@
+// gshmem device API, implementation: the NVSHMEM-style free functions (gshmem_* / gshmemx_*), which take their
+// state from this translation unit's own copy, gshmemi_dstate.
+//
+// Why this works without -rdc: gshmemi_dstate is `static`, so every .cu file that includes this header has its
+// own copy in its own module, and a static registrar object (below) hands the library a host function of this
+// file that copies the state into that copy. The library calls it at init end, whenever the state changes, and at
+// registration if init already happened. With -rdc the copies stay per file (internal linkage), so both builds
+// behave the same.
+//
+// Names that the host C API (gshmem.h) already declares (gshmem_int_p, gshmem_putmem, gshmem_barrier_all, ...) are
+// redeclared for the device pass only, which makes them __host__ __device__ as in NVSHMEM; the host pass keeps
+// the library's host function. Device-only names (the _warp/_block forms, gshmemx_*) are plain device functions.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "gshmem/device/impl/amo.cuh"
+#include "gshmem/device/impl/common.cuh"
+#include "gshmem/device/impl/rma.cuh"
+#include "gshmem/device/impl/sync.cuh"
+
+// This translation unit's device state (constant bank: uniform reads from every thread are cached).
+static __constant__ gshmem_device_state_t gshmemi_dstate;
+
+static __device__ __forceinline__ const gshmem_device_state_t& gshmemi_state(const char* call) {
+  if (gshmemi_dstate.version != GSHMEM_DEVICE_STATE_VERSION) gshmem::dev::detail::trap_not_published(call);
+  return gshmemi_dstate;
+}
+
+namespace {
+// Copies the library's state into this file's gshmemi_dstate, with the PE's GPU current (this file's CUDA runtime,
+// which may be a different copy from the library's). Returns 0 or the cudaError_t.
+int gshmemi_set_dstate(const gshmem_device_state_t* s) {
+  int prev = -1;
+  cudaError_t e = cudaGetDevice(&prev);
+  if (e != cudaSuccess) return static_cast<int>(e);
+  if (prev != s->device && (e = cudaSetDevice(s->device)) != cudaSuccess) return static_cast<int>(e);
+  e = cudaMemcpyToSymbol(gshmemi_dstate, s, sizeof *s);
+  if (prev != s->device) {
+    const cudaError_t r = cudaSetDevice(prev);
+    if (e == cudaSuccess) e = r;
+  }
+  return static_cast<int>(e);
+}
+struct gshmemi_dstate_registrar {
+  gshmemi_dstate_registrar() { gshmemi_register_device_state_setter(&gshmemi_set_dstate); }
+  ~gshmemi_dstate_registrar() { gshmemi_unregister_device_state_setter(&gshmemi_set_dstate); }
+};
+gshmemi_dstate_registrar gshmemi_dstate_registrar_instance;
+}  // namespace
+
+#define GSHMEMI_S(call) gshmemi_state(call)
+
+// ---- names shared with the host API: device pass only ----
+#if defined(__CUDA_ARCH__)
+#pragma nv_diag_suppress 20039
+extern "C" {
+#define GSHMEMI_DEV extern "C" __device__ __forceinline__
+GSHMEMI_DEV int gshmem_my_pe(void) { return GSHMEMI_S("gshmem_my_pe").my_pe; }
+GSHMEMI_DEV int gshmem_n_pes(void) { return GSHMEMI_S("gshmem_n_pes").n_pes; }
+GSHMEMI_DEV void* gshmem_ptr(const void* dest, int pe) {
+  return const_cast<void*>(gshmem::dev::ptr(GSHMEMI_S("gshmem_ptr"), dest, pe));
+}
+GSHMEMI_DEV void gshmem_putmem(void* d, const void* s, size_t n, int pe) {
+  gshmem::dev::putmem<gshmem::dev::Thread>(GSHMEMI_S("gshmem_putmem"), d, s, n, pe);
+}
+GSHMEMI_DEV void gshmem_getmem(void* d, const void* s, size_t n, int pe) {
+  gshmem::dev::getmem<gshmem::dev::Thread>(GSHMEMI_S("gshmem_getmem"), d, s, n, pe);
+}
+GSHMEMI_DEV void gshmem_putmem_nbi(void* d, const void* s, size_t n, int pe) {
+  gshmem::dev::putmem_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_putmem_nbi"), d, s, n, pe);
+}
+GSHMEMI_DEV void gshmem_getmem_nbi(void* d, const void* s, size_t n, int pe) {
+  gshmem::dev::getmem_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_getmem_nbi"), d, s, n, pe);
+}
+GSHMEMI_DEV void gshmem_putmem_signal(void* d, const void* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) {
+  gshmem::dev::putmem_signal<gshmem::dev::Thread>(GSHMEMI_S("gshmem_putmem_signal"), d, s, n, sig, v, op, pe);
+}
+GSHMEMI_DEV void gshmem_putmem_signal_nbi(void* d, const void* s, size_t n, uint64_t* sig, uint64_t v, int op,
+                                          int pe) {
+  gshmem::dev::putmem_signal_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_putmem_signal_nbi"), d, s, n, sig, v, op, pe);
+}
+GSHMEMI_DEV void gshmemx_signal_op(uint64_t* sig, uint64_t v, int op, int pe) {
+  gshmem::dev::signal_op(GSHMEMI_S("gshmemx_signal_op"), sig, v, op, pe);
+}
+GSHMEMI_DEV uint64_t gshmem_signal_fetch(uint64_t* sig) {
+  return gshmem::dev::signal_fetch(GSHMEMI_S("gshmem_signal_fetch"), sig);
+}
+GSHMEMI_DEV uint64_t gshmem_signal_wait_until(uint64_t* sig, int cmp, uint64_t v) {
+  return gshmem::dev::signal_wait_until(GSHMEMI_S("gshmem_signal_wait_until"), sig, cmp, v);
+}
+GSHMEMI_DEV void gshmem_quiet(void) { gshmem::dev::quiet(); }
+GSHMEMI_DEV void gshmem_fence(void) { gshmem::dev::fence(); }
+GSHMEMI_DEV void gshmem_barrier_all(void) { gshmem::dev::barrier_all<gshmem::dev::Thread>(GSHMEMI_S("gshmem_barrier_all")); }
+GSHMEMI_DEV void gshmem_sync_all(void) { gshmem::dev::sync_all<gshmem::dev::Thread>(GSHMEMI_S("gshmem_sync_all")); }
+GSHMEMI_DEV int gshmem_barrier(gshmem_team_t team) {
+  gshmem::dev::barrier<gshmem::dev::Thread>(GSHMEMI_S("gshmem_barrier"), team);
+  return 0;
+}
+GSHMEMI_DEV int gshmem_team_sync(gshmem_team_t team) {
+  gshmem::dev::team_sync<gshmem::dev::Thread>(GSHMEMI_S("gshmem_team_sync"), team);
+  return 0;
+}
+
+#define GSHMEMI_DEV_RMA(T, N)                                                                                  \
+  GSHMEMI_DEV void gshmem_##N##_p(T* d, T v, int pe) { gshmem::dev::p(GSHMEMI_S("gshmem_" #N "_p"), d, v, pe); } \
+  GSHMEMI_DEV T gshmem_##N##_g(const T* s, int pe) { return gshmem::dev::g(GSHMEMI_S("gshmem_" #N "_g"), s, pe); } \
+  GSHMEMI_DEV void gshmem_##N##_put(T* d, const T* s, size_t n, int pe) {                                     \
+    gshmem::dev::put<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_put"), d, s, n, pe);                                     \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_get(T* d, const T* s, size_t n, int pe) {                                     \
+    gshmem::dev::get<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_get"), d, s, n, pe);                                     \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_put_nbi(T* d, const T* s, size_t n, int pe) {                                 \
+    gshmem::dev::put_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_put_nbi"), d, s, n, pe);                             \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_get_nbi(T* d, const T* s, size_t n, int pe) {                                 \
+    gshmem::dev::get_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_get_nbi"), d, s, n, pe);                             \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_put_signal(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op, int pe) { \
+    gshmem::dev::put_signal<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_put_signal"), d, s, n, sig, v, op, pe);           \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_put_signal_nbi(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op,   \
+                                               int pe) {                                                       \
+    gshmem::dev::put_signal_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_put_signal_nbi"), d, s, n, sig, v, op, pe);   \
+  }
+GSHMEM_RMA_TYPES(GSHMEMI_DEV_RMA)
+#undef GSHMEMI_DEV_RMA
+
+#define GSHMEMI_DEV_AMO_STANDARD(T, N)                                                                         \
+  GSHMEMI_DEV T gshmem_##N##_atomic_fetch_inc(T* d, int pe) {                                                 \
+    return gshmem::dev::atomic_fetch_inc(GSHMEMI_S("gshmem_" #N "_atomic_fetch_inc"), d, pe);                  \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_atomic_inc(T* d, int pe) {                                                    \
+    gshmem::dev::atomic_inc(GSHMEMI_S("gshmem_" #N "_atomic_inc"), d, pe);                                     \
+  }                                                                                                            \
+  GSHMEMI_DEV T gshmem_##N##_atomic_fetch_add(T* d, T v, int pe) {                                            \
+    return gshmem::dev::atomic_fetch_add(GSHMEMI_S("gshmem_" #N "_atomic_fetch_add"), d, v, pe);               \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_atomic_add(T* d, T v, int pe) {                                               \
+    gshmem::dev::atomic_add(GSHMEMI_S("gshmem_" #N "_atomic_add"), d, v, pe);                                  \
+  }                                                                                                            \
+  GSHMEMI_DEV T gshmem_##N##_atomic_compare_swap(T* d, T cond, T v, int pe) {                                 \
+    return gshmem::dev::atomic_compare_swap(GSHMEMI_S("gshmem_" #N "_atomic_compare_swap"), d, cond, v, pe);   \
+  }
+#define GSHMEMI_DEV_AMO_EXTENDED(T, N)                                                                         \
+  GSHMEMI_DEV T gshmem_##N##_atomic_fetch(const T* s, int pe) {                                               \
+    return gshmem::dev::atomic_fetch(GSHMEMI_S("gshmem_" #N "_atomic_fetch"), s, pe);                          \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_atomic_set(T* d, T v, int pe) {                                               \
+    gshmem::dev::atomic_set(GSHMEMI_S("gshmem_" #N "_atomic_set"), d, v, pe);                                  \
+  }                                                                                                            \
+  GSHMEMI_DEV T gshmem_##N##_atomic_swap(T* d, T v, int pe) {                                                 \
+    return gshmem::dev::atomic_swap(GSHMEMI_S("gshmem_" #N "_atomic_swap"), d, v, pe);                         \
+  }
+#define GSHMEMI_DEV_AMO_BITWISE(T, N)                                                                          \
+  GSHMEMI_DEV T gshmem_##N##_atomic_fetch_and(T* d, T v, int pe) {                                            \
+    return gshmem::dev::atomic_fetch_and(GSHMEMI_S("gshmem_" #N "_atomic_fetch_and"), d, v, pe);               \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_atomic_and(T* d, T v, int pe) {                                               \
+    gshmem::dev::atomic_and(GSHMEMI_S("gshmem_" #N "_atomic_and"), d, v, pe);                                  \
+  }                                                                                                            \
+  GSHMEMI_DEV T gshmem_##N##_atomic_fetch_or(T* d, T v, int pe) {                                             \
+    return gshmem::dev::atomic_fetch_or(GSHMEMI_S("gshmem_" #N "_atomic_fetch_or"), d, v, pe);                 \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_atomic_or(T* d, T v, int pe) {                                                \
+    gshmem::dev::atomic_or(GSHMEMI_S("gshmem_" #N "_atomic_or"), d, v, pe);                                    \
+  }                                                                                                            \
+  GSHMEMI_DEV T gshmem_##N##_atomic_fetch_xor(T* d, T v, int pe) {                                            \
+    return gshmem::dev::atomic_fetch_xor(GSHMEMI_S("gshmem_" #N "_atomic_fetch_xor"), d, v, pe);               \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_atomic_xor(T* d, T v, int pe) {                                               \
+    gshmem::dev::atomic_xor(GSHMEMI_S("gshmem_" #N "_atomic_xor"), d, v, pe);                                  \
+  }
+GSHMEM_AMO_STANDARD_TYPES(GSHMEMI_DEV_AMO_STANDARD)
+GSHMEM_AMO_EXTENDED_TYPES(GSHMEMI_DEV_AMO_EXTENDED)
+GSHMEM_AMO_BITWISE_TYPES(GSHMEMI_DEV_AMO_BITWISE)
+#undef GSHMEMI_DEV_AMO_STANDARD
+#undef GSHMEMI_DEV_AMO_EXTENDED
+#undef GSHMEMI_DEV_AMO_BITWISE
+
+#define GSHMEMI_DEV_WAIT(T, N)                                                                                 \
+  GSHMEMI_DEV void gshmem_##N##_wait_until(T* ivar, int cmp, T v) {                                           \
+    gshmem::dev::wait_until(GSHMEMI_S("gshmem_" #N "_wait_until"), ivar, cmp, v);                              \
+  }                                                                                                            \
+  GSHMEMI_DEV int gshmem_##N##_test(T* ivar, int cmp, T v) {                                                  \
+    return gshmem::dev::test(GSHMEMI_S("gshmem_" #N "_test"), ivar, cmp, v);                                   \
+  }
+GSHMEM_WAIT_TYPES(GSHMEMI_DEV_WAIT)
+#undef GSHMEMI_DEV_WAIT
+#undef GSHMEMI_DEV
+}  // extern "C"
+#pragma nv_diag_default 20039
+#endif  // __CUDA_ARCH__
+
+// ---- device-only names (warp and block forms): both passes ----
+#define GSHMEMI_DEVX static __device__ __forceinline__
+#define GSHMEMI_DEVX_SCOPED(SUFFIX, COOP)                                                                      \
+  GSHMEMI_DEVX void gshmemx_putmem##SUFFIX(void* d, const void* s, size_t n, int pe) {                        \
+    gshmem::dev::putmem<COOP>(GSHMEMI_S("gshmemx_putmem" #SUFFIX), d, s, n, pe);                               \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_getmem##SUFFIX(void* d, const void* s, size_t n, int pe) {                        \
+    gshmem::dev::getmem<COOP>(GSHMEMI_S("gshmemx_getmem" #SUFFIX), d, s, n, pe);                               \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_putmem_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {                    \
+    gshmem::dev::putmem_nbi<COOP>(GSHMEMI_S("gshmemx_putmem_nbi" #SUFFIX), d, s, n, pe);                       \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_getmem_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {                    \
+    gshmem::dev::getmem_nbi<COOP>(GSHMEMI_S("gshmemx_getmem_nbi" #SUFFIX), d, s, n, pe);                       \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_putmem_signal##SUFFIX(void* d, const void* s, size_t n, uint64_t* sig, uint64_t v, \
+                                                  int op, int pe) {                                            \
+    gshmem::dev::putmem_signal<COOP>(GSHMEMI_S("gshmemx_putmem_signal" #SUFFIX), d, s, n, sig, v, op, pe);     \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_putmem_signal_nbi##SUFFIX(void* d, const void* s, size_t n, uint64_t* sig,         \
+                                                      uint64_t v, int op, int pe) {                            \
+    gshmem::dev::putmem_signal_nbi<COOP>(GSHMEMI_S("gshmemx_putmem_signal_nbi" #SUFFIX), d, s, n, sig, v, op,  \
+                                         pe);                                                                  \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_barrier_all##SUFFIX() {                                                           \
+    gshmem::dev::barrier_all<COOP>(GSHMEMI_S("gshmemx_barrier_all" #SUFFIX));                                  \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_sync_all##SUFFIX() { gshmem::dev::sync_all<COOP>(GSHMEMI_S("gshmemx_sync_all" #SUFFIX)); } \
+  GSHMEMI_DEVX int gshmemx_barrier##SUFFIX(gshmem_team_t t) {                                                 \
+    gshmem::dev::barrier<COOP>(GSHMEMI_S("gshmemx_barrier" #SUFFIX), t);                                       \
+    return 0;                                                                                                  \
+  }                                                                                                            \
+  GSHMEMI_DEVX int gshmemx_team_sync##SUFFIX(gshmem_team_t t) {                                               \
+    gshmem::dev::team_sync<COOP>(GSHMEMI_S("gshmemx_team_sync" #SUFFIX), t);                                   \
+    return 0;                                                                                                  \
+  }
+GSHMEMI_DEVX_SCOPED(_warp, gshmem::dev::Warp)
+GSHMEMI_DEVX_SCOPED(_block, gshmem::dev::Block)
+#undef GSHMEMI_DEVX_SCOPED
+
+#define GSHMEMI_DEVX_RMA_SCOPED(T, N, SUFFIX, COOP)                                                            \
+  GSHMEMI_DEVX void gshmemx_##N##_put##SUFFIX(T* d, const T* s, size_t n, int pe) {                           \
+    gshmem::dev::put<COOP>(GSHMEMI_S("gshmemx_" #N "_put" #SUFFIX), d, s, n, pe);                              \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_##N##_get##SUFFIX(T* d, const T* s, size_t n, int pe) {                           \
+    gshmem::dev::get<COOP>(GSHMEMI_S("gshmemx_" #N "_get" #SUFFIX), d, s, n, pe);                              \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_##N##_put_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) {                       \
+    gshmem::dev::put_nbi<COOP>(GSHMEMI_S("gshmemx_" #N "_put_nbi" #SUFFIX), d, s, n, pe);                      \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_##N##_get_nbi##SUFFIX(T* d, const T* s, size_t n, int pe) {                       \
+    gshmem::dev::get_nbi<COOP>(GSHMEMI_S("gshmemx_" #N "_get_nbi" #SUFFIX), d, s, n, pe);                      \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_##N##_put_signal##SUFFIX(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v,   \
+                                                     int op, int pe) {                                         \
+    gshmem::dev::put_signal<COOP>(GSHMEMI_S("gshmemx_" #N "_put_signal" #SUFFIX), d, s, n, sig, v, op, pe);    \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_##N##_put_signal_nbi##SUFFIX(T* d, const T* s, size_t n, uint64_t* sig,           \
+                                                         uint64_t v, int op, int pe) {                         \
+    gshmem::dev::put_signal_nbi<COOP>(GSHMEMI_S("gshmemx_" #N "_put_signal_nbi" #SUFFIX), d, s, n, sig, v, op, \
+                                      pe);                                                                     \
+  }
+#define GSHMEMI_DEVX_RMA(T, N) GSHMEMI_DEVX_RMA_SCOPED(T, N, _warp, gshmem::dev::Warp) \
+  GSHMEMI_DEVX_RMA_SCOPED(T, N, _block, gshmem::dev::Block)
+GSHMEM_RMA_TYPES(GSHMEMI_DEVX_RMA)
+#undef GSHMEMI_DEVX_RMA
+#undef GSHMEMI_DEVX_RMA_SCOPED
+#undef GSHMEMI_DEVX
+#undef GSHMEMI_S

@@ -1,0 +1,124 @@
+// gshmem device API, implementation: queries, RMA and signals (native API, state from a DeviceHandle).
+#pragma once
+#include "gshmem/device/impl/common.cuh"
+
+namespace gshmem {
+namespace dev {
+
+__device__ __forceinline__ int my_pe(const DeviceHandle& h) { return h.my_pe; }
+__device__ __forceinline__ int n_pes(const DeviceHandle& h) { return h.n_pes; }
+
+template <typename T>
+__device__ __forceinline__ T* ptr(const DeviceHandle& h, T* p, int pe) {
+  const uint64_t off = static_cast<uint64_t>(reinterpret_cast<const char*>(p) - h.heap_base);
+  if (pe < 0 || pe >= h.n_pes || off >= h.heap_max || h.peer_bases[pe] == nullptr) return nullptr;
+  return detail::peer(h, p, pe);
+}
+
+template <typename T>
+__device__ __forceinline__ void p(const DeviceHandle& h, T* dst, T value, int pe) {
+  *detail::peer(h, dst, pe) = value;
+}
+
+template <typename T>
+__device__ __forceinline__ T g(const DeviceHandle& h, const T* src, int pe) {
+  return *detail::peer(h, src, pe);
+}
+
+template <typename Coop>
+__device__ __forceinline__ void putmem(const DeviceHandle& h, void* dst, const void* src, size_t bytes, int pe) {
+  detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
+  Coop::sync();
+}
+
+template <typename Coop>
+__device__ __forceinline__ void getmem(const DeviceHandle& h, void* dst, const void* src, size_t bytes, int pe) {
+  detail::copy<Coop>(dst, detail::peer(h, src, pe), bytes);
+  Coop::sync();
+}
+
+// Non-blocking forms: on NVLink peers a store is complete once issued, so they differ from the blocking ones only
+// in not synchronising the group on return; quiet() makes them visible at the target.
+template <typename Coop>
+__device__ __forceinline__ void putmem_nbi(const DeviceHandle& h, void* dst, const void* src, size_t bytes, int pe) {
+  detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
+}
+
+template <typename Coop>
+__device__ __forceinline__ void getmem_nbi(const DeviceHandle& h, void* dst, const void* src, size_t bytes, int pe) {
+  detail::copy<Coop>(dst, detail::peer(h, src, pe), bytes);
+}
+
+template <typename Coop, typename T>
+__device__ __forceinline__ void put(const DeviceHandle& h, T* dst, const T* src, size_t n, int pe) {
+  putmem<Coop>(h, dst, src, n * sizeof(T), pe);
+}
+template <typename Coop, typename T>
+__device__ __forceinline__ void get(const DeviceHandle& h, T* dst, const T* src, size_t n, int pe) {
+  getmem<Coop>(h, dst, src, n * sizeof(T), pe);
+}
+template <typename Coop, typename T>
+__device__ __forceinline__ void put_nbi(const DeviceHandle& h, T* dst, const T* src, size_t n, int pe) {
+  putmem_nbi<Coop>(h, dst, src, n * sizeof(T), pe);
+}
+template <typename Coop, typename T>
+__device__ __forceinline__ void get_nbi(const DeviceHandle& h, T* dst, const T* src, size_t n, int pe) {
+  getmem_nbi<Coop>(h, dst, src, n * sizeof(T), pe);
+}
+
+// ---- signals ----
+
+// SIGNAL_SET or SIGNAL_ADD on PE pe's signal word, with release order at system scope: every write this thread
+// made before (and, through a group barrier, its group's) is visible at the target before the signal is.
+__device__ __forceinline__ void signal_op(const DeviceHandle& h, uint64_t* sig, uint64_t value, int op, int pe) {
+  detail::sys_ref<uint64_t> ref(*detail::peer(h, sig, pe));
+  if (op == GSHMEM_SIGNAL_ADD) ref.fetch_add(value, ::cuda::memory_order_release);
+  else ref.store(value, ::cuda::memory_order_release);
+}
+
+__device__ __forceinline__ uint64_t signal_fetch(const DeviceHandle&, const uint64_t* sig) {
+  return detail::load_acquire(sig);
+}
+
+// Waits until this PE's *sig satisfies (cmp, value); returns the value seen. Bounded (GSHMEM_WAIT_TIMEOUT).
+__device__ __forceinline__ uint64_t signal_wait_until(const DeviceHandle& h, const uint64_t* sig, int cmp,
+                                                      uint64_t value) {
+  uint64_t v = detail::load_acquire(sig);
+  if (detail::compare(v, cmp, value)) return v;
+  detail::Spin spin(h);
+  while (!detail::compare(v = detail::load_acquire(sig), cmp, value))
+    if (spin.expired()) detail::trap_timeout(h, "gshmem_signal_wait_until", sig, "a signal value");
+  return v;
+}
+
+// Data then signal: every thread's stores are fenced at system scope before the group synchronises, and one
+// thread then updates the signal, so the signal is never visible before the data.
+template <typename Coop>
+__device__ __forceinline__ void putmem_signal_nbi(const DeviceHandle& h, void* dst, const void* src, size_t bytes,
+                                                  uint64_t* sig, uint64_t value, int op, int pe) {
+  detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
+  __threadfence_system();
+  Coop::sync();
+  if (Coop::rank() == 0) signal_op(h, sig, value, op, pe);
+}
+
+template <typename Coop>
+__device__ __forceinline__ void putmem_signal(const DeviceHandle& h, void* dst, const void* src, size_t bytes,
+                                              uint64_t* sig, uint64_t value, int op, int pe) {
+  putmem_signal_nbi<Coop>(h, dst, src, bytes, sig, value, op, pe);
+  Coop::sync();
+}
+
+template <typename Coop, typename T>
+__device__ __forceinline__ void put_signal(const DeviceHandle& h, T* dst, const T* src, size_t n, uint64_t* sig,
+                                           uint64_t value, int op, int pe) {
+  putmem_signal<Coop>(h, dst, src, n * sizeof(T), sig, value, op, pe);
+}
+template <typename Coop, typename T>
+__device__ __forceinline__ void put_signal_nbi(const DeviceHandle& h, T* dst, const T* src, size_t n, uint64_t* sig,
+                                               uint64_t value, int op, int pe) {
+  putmem_signal_nbi<Coop>(h, dst, src, n * sizeof(T), sig, value, op, pe);
+}
+
+}  // namespace dev
+}  // namespace gshmem

@@ -1,0 +1,70 @@
+/* gshmem device state: the plain data a kernel needs to reach the symmetric heap of every PE.
+ *
+ * Crosses host/device (kernel argument, cudaMemcpyToSymbol), so every field is fixed-width or a pointer (64-bit
+ * only) and the size is checked. Plain C so that host-only code (the library, C programs) can hold it. Kernels
+ * use it through <gshmem/device.cuh>. */
+#ifndef GSHMEM_DEVICE_STATE_H
+#define GSHMEM_DEVICE_STATE_H
+
+#include <stdint.h>
+
+#include "gshmem/gshmem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Layout version of gshmem_device_state_t; 0 in `version` means "never set" (no gshmem_init yet). */
+#define GSHMEM_DEVICE_STATE_VERSION 1u
+/* Team slots in the device team table (the library's kMaxTeams) and dissemination rounds per slot. */
+#define GSHMEM_DEVICE_MAX_TEAMS 64
+#define GSHMEM_DEVICE_MAX_ROUNDS 32
+
+/* One team as device code sees it: world PE of team rank r is start + r * stride. size 0: slot unused here. */
+typedef struct gshmem_device_team {
+  int32_t start;
+  int32_t stride;
+  int32_t size;
+  int32_t my_rank; /* this PE's rank in the team, -1 if not a member */
+} gshmem_device_team_t;
+
+typedef struct gshmem_device_state {
+  uint32_t version;    /* GSHMEM_DEVICE_STATE_VERSION once published */
+  int32_t my_pe;
+  int32_t n_pes;
+  int32_t device;      /* CUDA ordinal of this PE (the setters make it current before copying) */
+  char *heap_base;     /* this PE's symmetric offset 0 (device address) */
+  uint64_t heap_size;  /* bytes backed at the last publish (grows; never shrinks) */
+  uint64_t heap_max;   /* slot size: every symmetric address lies in [heap_base, heap_base + heap_max) */
+  char *const *peer_bases;             /* device memory [n_pes]: each PE's heap in this process, NULL if unmapped */
+  const gshmem_device_team_t *teams;   /* device memory [GSHMEM_DEVICE_MAX_TEAMS], indexed by gshmem_team_t */
+  uint64_t barrier_offset;             /* heap offset of device-barrier flags [MAX_TEAMS][MAX_ROUNDS] uint64 */
+  uint64_t *barrier_epochs;            /* this PE's device-barrier epochs [MAX_TEAMS] (in its own heap) */
+  uint64_t timeout_ns;                 /* bound of every device spin (GSHMEM_WAIT_TIMEOUT); 0 = none */
+  uint64_t reserved[4];
+} gshmem_device_state_t;
+
+#ifdef __cplusplus
+static_assert(sizeof(void *) == 8, "gshmem device state assumes 64-bit pointers");
+static_assert(sizeof(gshmem_device_team_t) == 16, "gshmem_device_team_t crosses host/device: keep it 16 bytes");
+static_assert(sizeof(gshmem_device_state_t) == 112, "gshmem_device_state_t crosses host/device: keep its layout");
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(gshmem_device_state_t) == 112, "gshmem_device_state_t crosses host/device");
+#endif
+
+/* Fills *state with this PE's current device state (for a kernel argument). GSHMEM_SUCCESS, or
+ * GSHMEM_ERROR_NOT_INITIALIZED / GSHMEM_ERROR_NOT_SUPPORTED (CPU PE) with the reason in gshmemx_last_error(). */
+GSHMEM_API int gshmemx_device_handle(gshmem_device_state_t *state);
+
+/* Internal, used by <gshmem/device.cuh>: every translation unit that includes it registers one setter that copies
+ * the state into that unit's own __constant__ copy (so no -rdc is needed). The library calls each setter at init
+ * end and whenever the state changes (team split/destroy, heap growth), and at registration if already
+ * initialised. A setter returns 0 or a cudaError_t. */
+typedef int (*gshmemi_device_state_setter_t)(const gshmem_device_state_t *state);
+GSHMEM_API void gshmemi_register_device_state_setter(gshmemi_device_state_setter_t setter);
+GSHMEM_API void gshmemi_unregister_device_state_setter(gshmemi_device_state_setter_t setter);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GSHMEM_DEVICE_STATE_H */

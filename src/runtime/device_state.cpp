@@ -1,0 +1,185 @@
+// Device state (see device_state.hpp): device tables, the registry of per-translation-unit setters, and the
+// exported C entry points gshmemx_device_handle / gshmemi_(un)register_device_state_setter.
+#include "runtime/device_state.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "api/guard.hpp"
+#include "runtime/config.hpp"
+#include "runtime/error.hpp"
+#include "runtime/log.hpp"
+
+#if GSHMEM_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace gshmem::device_state {
+namespace {
+
+// Registered setters and the state they were last given. Allocated once and never destroyed: device.cuh's
+// registrars run during static initialisation and destruction of user modules, in any order relative to ours.
+struct Registry {
+  std::mutex mutex;
+  std::vector<gshmemi_device_state_setter_t> setters;
+  gshmem_device_state_t state{};                  // version 0 until the first publish
+  const Runtime* owner = nullptr;                 // runtime the tables below belong to
+  char** d_peer_bases = nullptr;                  // device tables (cudaMalloc'd by the library)
+  gshmem_device_team_t* d_teams = nullptr;
+  gshmem_device_team_t teams[kMaxTeams] = {};     // host copy of what d_teams holds
+};
+
+Registry& registry() {
+  static Registry* r = new Registry();
+  return *r;
+}
+
+#if GSHMEM_HAVE_CUDA
+void check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  fail(GSHMEM_ERROR_SYSTEM, "device state: {} failed: {} ({}). Fix: check that the GPU is healthy (nvidia-smi) and "
+       "that no earlier kernel faulted (run with compute-sanitizer)", what, cudaGetErrorName(e),
+       cudaGetErrorString(e));
+}
+
+// Calls one setter with the PE's device current, restoring the caller's device after.
+void call_setter(gshmemi_device_state_setter_t setter, const gshmem_device_state_t& s) {
+  const int rc = setter(&s);
+  if (rc != 0)
+    fail(GSHMEM_ERROR_SYSTEM, "device state: copying the state into a translation unit's gshmemi_dstate "
+         "(cudaMemcpyToSymbol in code that includes <gshmem/device.cuh>) failed with cudaError {} ({}). Fix: "
+         "build that code for this GPU's architecture (CMAKE_CUDA_ARCHITECTURES / -arch) and check that no "
+         "earlier kernel faulted", rc, cudaGetErrorString(static_cast<cudaError_t>(rc)));
+}
+#endif
+
+}  // namespace
+
+gshmem_device_state_t current() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.state;
+}
+
+void publish(Runtime& rt) {
+#if GSHMEM_HAVE_CUDA
+  if (rt.mode != Mode::Gpu) return;
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  int prev_device = -1;
+  check(cudaGetDevice(&prev_device), "cudaGetDevice");
+  check(cudaSetDevice(rt.device), "cudaSetDevice (the PE's GPU)");
+  char* base = rt.heap->base();
+  // First publish of this runtime: init calls it before the runtime becomes current().
+  const bool first = Runtime::current() != &rt || r.owner != &rt;
+  if (first) {
+    // A new runtime (first init, or init after finalize): fresh tables, zeroed device-barrier area.
+    if (r.d_peer_bases) cudaFree(r.d_peer_bases);
+    if (r.d_teams) cudaFree(r.d_teams);
+    r.d_peer_bases = nullptr;
+    r.d_teams = nullptr;
+    r.owner = &rt;
+    std::fill(std::begin(r.teams), std::end(r.teams), gshmem_device_team_t{});
+    check(cudaMalloc(reinterpret_cast<void**>(&r.d_peer_bases), sizeof(char*) * static_cast<size_t>(rt.n_pes)),
+          "cudaMalloc (device peer-base table)");
+    check(cudaMalloc(reinterpret_cast<void**>(&r.d_teams), sizeof(gshmem_device_team_t) * kMaxTeams),
+          "cudaMalloc (device team table)");
+    check(cudaMemset(base + kDeviceBarrierOffset, 0, kDeviceInternalEnd - kDeviceBarrierOffset),
+          "cudaMemset (device-barrier flags)");
+  }
+  const auto& bases = rt.heap->peer_bases();
+  check(cudaMemcpy(r.d_peer_bases, bases.data(), sizeof(char*) * static_cast<size_t>(rt.n_pes),
+                   cudaMemcpyHostToDevice), "cudaMemcpy (device peer-base table)");
+
+  // Teams: a slot that went from live to unused gets its device-barrier flags and epoch zeroed, so that a team
+  // later created in that slot starts from epoch 0 on every member. (Team destroy is collective and follows the
+  // team's last barrier, so no peer still writes those flags.)
+  gshmem_device_team_t teams[kMaxTeams] = {};
+  for (int slot = 0; slot < kMaxTeams; ++slot) {
+    if (!rt.teams->valid(slot)) continue;
+    const TeamInfo& t = rt.teams->get(slot, "device_state::publish");
+    if (!t.live) continue;
+    teams[slot] = gshmem_device_team_t{t.start, t.stride, t.size, t.my_rank};
+  }
+  for (int slot = 0; slot < kMaxTeams; ++slot) {
+    const gshmem_device_team_t& was = r.teams[slot];
+    const gshmem_device_team_t& now = teams[slot];
+    const bool same = was.start == now.start && was.stride == now.stride && was.size == now.size &&
+                      was.my_rank == now.my_rank;
+    if (!first && !same && was.size > 0) {
+      check(cudaMemset(base + kDeviceBarrierOffset + sizeof(std::uint64_t) * kMaxRounds * slot, 0,
+                       sizeof(std::uint64_t) * kMaxRounds), "cudaMemset (device-barrier flags of a freed team)");
+      check(cudaMemset(base + kDeviceEpochOffset + sizeof(std::uint64_t) * slot, 0, sizeof(std::uint64_t)),
+            "cudaMemset (device-barrier epoch of a freed team)");
+    }
+  }
+  std::copy(std::begin(teams), std::end(teams), std::begin(r.teams));
+  check(cudaMemcpy(r.d_teams, teams, sizeof teams, cudaMemcpyHostToDevice), "cudaMemcpy (device team table)");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (device state tables)");
+
+  gshmem_device_state_t s{};
+  s.version = GSHMEM_DEVICE_STATE_VERSION;
+  s.my_pe = rt.my_pe;
+  s.n_pes = rt.n_pes;
+  s.device = rt.device;
+  s.heap_base = base;
+  s.heap_size = rt.heap->size();
+  s.heap_max = rt.heap->usage().max_size;
+  s.peer_bases = r.d_peer_bases;
+  s.teams = r.d_teams;
+  s.barrier_offset = kDeviceBarrierOffset;
+  s.barrier_epochs = reinterpret_cast<std::uint64_t*>(base + kDeviceEpochOffset);
+  const double t = config::get().wait_timeout;
+  s.timeout_ns = t > 0 ? static_cast<std::uint64_t>(t * 1e9) : 0;
+  r.state = s;
+  for (auto setter : r.setters) call_setter(setter, s);
+  check(cudaSetDevice(prev_device), "cudaSetDevice (restoring the caller's device)");
+  log::info("device state published: {} PEs, {} translation unit(s) registered", rt.n_pes, r.setters.size());
+#else
+  (void)rt;
+#endif
+}
+
+}  // namespace gshmem::device_state
+
+using gshmem::device_state::registry;
+
+extern "C" {
+
+GSHMEM_API int gshmemx_device_handle(gshmem_device_state_t* state) {
+  return gshmem::api::status_on_error("gshmemx_device_handle", [&] {
+    if (!state)
+      gshmem::fail(GSHMEM_ERROR_INVALID_VALUE, "gshmemx_device_handle: state is NULL. Fix: pass the address of a "
+                   "gshmem_device_state_t to fill");
+    gshmem::Runtime& rt = gshmem::Runtime::get("gshmemx_device_handle");
+    if (rt.mode != gshmem::Mode::Gpu)
+      gshmem::fail(GSHMEM_ERROR_NOT_SUPPORTED, "gshmemx_device_handle: PE {} is a CPU PE, so it has no device "
+                   "state. Fix: run on a machine with an NVIDIA GPU (or unset GSHMEM_DEVICE=cpu)", rt.my_pe);
+    *state = gshmem::device_state::current();
+  });
+}
+
+GSHMEM_API void gshmemi_register_device_state_setter(gshmemi_device_state_setter_t setter) {
+  if (!setter) return;
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (std::find(r.setters.begin(), r.setters.end(), setter) != r.setters.end()) return;
+  r.setters.push_back(setter);
+#if GSHMEM_HAVE_CUDA
+  // Registered after init (a module loaded later): give it the current state now.
+  if (r.state.version != 0 && gshmem::Runtime::current() != nullptr) {
+    gshmem::api::fatal_on_error("gshmemi_register_device_state_setter", [&] {
+      gshmem::device_state::call_setter(setter, r.state);
+    });
+  }
+#endif
+}
+
+GSHMEM_API void gshmemi_unregister_device_state_setter(gshmemi_device_state_setter_t setter) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.setters.erase(std::remove(r.setters.begin(), r.setters.end(), setter), r.setters.end());
+}
+
+}  // extern "C"

@@ -1,0 +1,41 @@
+// Device state: what kernels using <gshmem/device.cuh> see of this PE (gshmem_device_state_t), built here in
+// device memory (peer-base table, team table) and delivered two ways: by value as a kernel argument
+// (gshmemx_device_handle) and into every registered translation unit's own __constant__ copy (the setters that
+// device.cuh registers), so user code needs no -rdc and no device library.
+//
+// Heap layout: the library's first kHeapInternalBytes of every heap are shared with transport/gpu.cu. gpu.cu owns
+// [0, kStreamBarrierEnd) (stream-barrier flags [kMaxTeams][kMaxRounds] uint64, then per-team stream epochs
+// [kMaxTeams] uint64). The device API owns [kDeviceBarrierOffset, kDeviceInternalEnd):
+//   kDeviceBarrierOffset: device-barrier flags [kMaxTeams][kMaxRounds] uint64, written by peers
+//   kDeviceEpochOffset:   device-barrier epochs [kMaxTeams] uint64, this PE's own count of device barriers
+// Both are zeroed at the first publish (before init's closing barrier) and per slot when a team is destroyed.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "gshmem/device/state.h"
+#include "runtime/control_segment.hpp"
+#include "runtime/runtime.hpp"
+
+namespace gshmem::device_state {
+
+inline constexpr std::size_t kStreamBarrierEnd =
+    sizeof(std::uint64_t) * kMaxTeams * kMaxRounds + sizeof(std::uint64_t) * kMaxTeams;  // gpu.cu's kInternalUsed
+inline constexpr std::size_t kDeviceBarrierOffset = 32 * 1024;
+inline constexpr std::size_t kDeviceBarrierBytes = sizeof(std::uint64_t) * kMaxTeams * kMaxRounds;
+inline constexpr std::size_t kDeviceEpochOffset = kDeviceBarrierOffset + kDeviceBarrierBytes;
+inline constexpr std::size_t kDeviceInternalEnd = kDeviceEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
+static_assert(kStreamBarrierEnd <= kDeviceBarrierOffset, "device-barrier flags overlap the stream-barrier area");
+static_assert(kDeviceInternalEnd <= kHeapInternalBytes, "device API internal area outgrew kHeapInternalBytes");
+static_assert(kMaxTeams == GSHMEM_DEVICE_MAX_TEAMS && kMaxRounds == GSHMEM_DEVICE_MAX_ROUNDS,
+              "gshmem/device/state.h constants must match the library's team limits");
+
+// Rebuilds the device tables from `rt` (peer bases, teams, heap size) and calls every registered setter. Call at
+// the end of init (after the GPU context exists, before the closing barrier) and after anything that changes the
+// state: team split/destroy, heap growth. No-op for CPU PEs. Throws Error naming the failing CUDA call.
+void publish(Runtime& rt);
+
+// The state last published (version 0 if none, or on CPU PEs).
+gshmem_device_state_t current();
+
+}  // namespace gshmem::device_state

@@ -1,0 +1,184 @@
+// mp_leak_fds: a full init .. finalize cycle (allocations, heap growth, teams, transfers) leaves nothing behind
+// in this process: the same open file descriptors, the same threads, no mapping of the heap and the address
+// space reservation returned. Checks per PE; exits 1 on a leak, listing it.
+#include <dirent.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gshmem/gshmem.h"
+
+namespace {
+
+std::map<int, std::string> open_fds() {
+  std::map<int, std::string> fds;
+  DIR* d = opendir("/proc/self/fd");
+  if (!d) return fds;
+  const int self = dirfd(d);
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const int fd = std::atoi(e->d_name);
+    if (fd == self) continue;
+    char target[512] = {0};
+    const std::string path = std::string("/proc/self/fd/") + e->d_name;
+    ssize_t k = readlink(path.c_str(), target, sizeof target - 1);
+    fds[fd] = k > 0 ? std::string(target, static_cast<std::size_t>(k)) : "?";
+  }
+  closedir(d);
+  return fds;
+}
+
+int count_dir(const char* path) {
+  int n = 0;
+  if (DIR* d = opendir(path)) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    closedir(d);
+  }
+  return n;
+}
+
+// Mappings that belong to a symmetric heap: memfd, /dev/shm or anything named gshmem.
+std::vector<std::string> heap_mappings() {
+  std::vector<std::string> out;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find("memfd:") != std::string::npos || line.find("/dev/shm") != std::string::npos ||
+        (line.find("gshmem") != std::string::npos && line.find("libgshmem") == std::string::npos))
+      out.push_back(line);
+  return out;
+}
+
+long vm_size_kb() {
+  std::ifstream st("/proc/self/status");
+  std::string key;
+  while (st >> key) {
+    if (key == "VmSize:") {
+      long v = 0;
+      st >> v;
+      return v;
+    }
+    std::getline(st, key);
+  }
+  return -1;
+}
+
+// On GPU PEs the CUDA driver opens its device files, event fds and threads once per process and keeps them
+// until exit; those are the driver's, not gshmem's. Open them before the "before" snapshot by creating every
+// device's primary context, as an application that uses CUDA itself would have.
+void warm_up_cuda_driver() {
+  const char* dev = std::getenv("GSHMEM_DEVICE");
+  if (!dev || std::strcmp(dev, "cpu") == 0) return;
+  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!h) return;
+  using InitFn = int (*)(unsigned);
+  using CountFn = int (*)(int*);
+  using GetFn = int (*)(int*, int);
+  using RetainFn = int (*)(void**, int);
+  auto init = reinterpret_cast<InitFn>(dlsym(h, "cuInit"));
+  auto count = reinterpret_cast<CountFn>(dlsym(h, "cuDeviceGetCount"));
+  auto get = reinterpret_cast<GetFn>(dlsym(h, "cuDeviceGet"));
+  auto retain = reinterpret_cast<RetainFn>(dlsym(h, "cuDevicePrimaryCtxRetain"));
+  int n = 0;
+  if (!init || !count || !get || !retain || init(0) != 0 || count(&n) != 0) return;
+  for (int i = 0; i < n; ++i) {
+    int d = 0;
+    void* ctx = nullptr;
+    if (get(&d, i) == 0) retain(&ctx, d);
+  }
+  std::printf("leak_fds: CUDA driver warmed up on %d devices before the snapshot\n", n);
+}
+
+}  // namespace
+
+int main() {
+  // Warm up what the C++ runtime and stdio open lazily, so they are not counted as the library's.
+  std::fprintf(stdout, "leak_fds: start\n");
+  std::fflush(stdout);
+  warm_up_cuda_driver();
+  const auto fds0 = open_fds();
+  const int threads0 = count_dir("/proc/self/task");
+  const auto maps0 = heap_mappings();
+  const long vm0 = vm_size_kb();
+
+  if (gshmem_init() != GSHMEM_SUCCESS) {
+    std::fprintf(stderr, "leak_fds: gshmem_init failed: %s\n", gshmemx_last_error());
+    return 1;
+  }
+  const int me = gshmem_my_pe(), n = gshmem_n_pes();
+  int failures = 0;
+  const auto fds_mid = open_fds();
+  // allocations, heap growth (well past GSHMEM_SYMMETRIC_SIZE when that is small), transfers, teams
+  std::vector<void*> ps;
+  for (int i = 0; i < 6; ++i) ps.push_back(gshmem_malloc(std::size_t(1) << (18 + i)));  // 256K .. 8M
+  long v = me + 1000, got = -1;
+  gshmem_long_p(static_cast<long*>(ps.back()), v, (me + 1) % n);
+  gshmem_barrier_all();
+  gshmem_getmem(&got, ps.back(), sizeof got, me);
+  if (got != (me + n - 1) % n + 1000) {
+    std::fprintf(stderr, "leak_fds: PE %d: FAIL: ring value %ld, want %d\n", me, got, (me + n - 1) % n + 1000);
+    ++failures;
+  }
+  for (int i = 0; i < 70; ++i) {
+    gshmem_team_t t = GSHMEM_TEAM_INVALID;
+    if (gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &t) != GSHMEM_SUCCESS) {
+      std::fprintf(stderr, "leak_fds: PE %d: FAIL: split %d: %s\n", me, i, gshmemx_last_error());
+      ++failures;
+      break;
+    }
+    gshmem_team_destroy(t);
+  }
+  for (auto it = ps.rbegin(); it != ps.rend(); ++it) gshmem_free(*it);
+  gshmem_barrier_all();
+  const auto fds_used = open_fds();
+  gshmem_finalize();
+
+  const auto fds1 = open_fds();
+  const int threads1 = count_dir("/proc/self/task");
+  const auto maps1 = heap_mappings();
+  const long vm1 = vm_size_kb();
+  std::printf("leak_fds: PE %d: fds %zu before init, %zu after init, %zu in use, %zu after finalize; threads %d -> %d; "
+              "VmSize %ld kB -> %ld kB\n", me, fds0.size(), fds_mid.size(), fds_used.size(), fds1.size(), threads0,
+              threads1, vm0, vm1);
+  for (const auto& [fd, what] : fds1) {
+    auto it = fds0.find(fd);
+    if (it == fds0.end() || it->second != what) {
+      std::fprintf(stderr, "leak_fds: PE %d: FAIL: fd %d (%s) is open after gshmem_finalize and was not before "
+                   "gshmem_init\n", me, fd, what.c_str());
+      ++failures;
+    }
+  }
+  for (const auto& [fd, what] : fds0)
+    if (!fds1.count(fd)) {
+      std::fprintf(stderr, "leak_fds: PE %d: FAIL: fd %d (%s), open before gshmem_init, was closed by gshmem\n", me, fd,
+                   what.c_str());
+      ++failures;
+    }
+  if (threads1 != threads0) {
+    std::fprintf(stderr, "leak_fds: PE %d: FAIL: %d threads after gshmem_finalize, %d before gshmem_init\n", me,
+                 threads1, threads0);
+    ++failures;
+  }
+  if (maps1.size() > maps0.size()) {
+    for (const auto& m : maps1) std::fprintf(stderr, "leak_fds: PE %d: FAIL: mapping left after finalize: %s\n", me, m.c_str());
+    ++failures;
+  }
+  if (vm1 - vm0 > 256 * 1024) {  // the heap's address space reservation (GSHMEM_MAX_HEAP_SIZE) must be returned
+    std::fprintf(stderr, "leak_fds: PE %d: FAIL: VmSize grew by %ld kB over init..finalize (reservation not "
+                 "returned?)\n", me, vm1 - vm0);
+    ++failures;
+  }
+  if (failures) return 1;
+  std::printf("leak_fds: PE %d: no leak\n", me);
+  return 0;
+}

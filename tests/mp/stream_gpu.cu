@@ -1,0 +1,233 @@
+// mp_stream_gpu: the stream-ordered host calls on GPU PEs, directly and captured into a CUDA graph replayed with
+// fresh data each time. Needs GPU PEs (CTest label gpu; skipped without a GPU by gpu_or_skip.sh).
+//   putmem/getmem_on_stream, p_on_stream, putmem_signal_on_stream (SET, ADD) + signal_wait_until_on_stream,
+//   signal_op_on_stream, barrier_all_on_stream, sync_all_on_stream, barrier/team_sync_on_stream, quiet_on_stream.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+using namespace mpt;
+
+#define CK(x)                                                                                                  \
+  do {                                                                                                         \
+    cudaError_t e_ = (x);                                                                                      \
+    if (e_ != cudaSuccess) {                                                                                   \
+      std::fprintf(stderr, "[PE %d] FATAL %s:%d: %s: %s\n", me(), __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      gshmem_global_exit(1);                                                                                   \
+    }                                                                                                          \
+  } while (0)
+
+namespace {
+
+gshmem_stream_t gs(cudaStream_t s) { return reinterpret_cast<gshmem_stream_t>(s); }
+
+std::vector<unsigned char> data_of(std::uint64_t tag, int round, int from, int to, std::size_t bytes) {
+  std::vector<unsigned char> d(bytes);
+  for (std::size_t i = 0; i < bytes; i += 8) {
+    std::uint64_t w = rnd(tag, static_cast<std::uint64_t>(round), static_cast<std::uint64_t>(from * 4096 + to), i);
+    std::memcpy(&d[i], &w, bytes - i < 8 ? bytes - i : 8);
+  }
+  return d;
+}
+
+cudaStream_t stream;
+
+MPT_CASE(on_stream) {
+  const int n = npes(), my = me(), next = (my + 1) % n, prev = (my + n - 1) % n;
+  const std::size_t N = static_cast<std::size_t>(n), B = 8192 + 24;
+  const std::uint64_t tag = tag_of("on_stream");
+  auto* sym = static_cast<unsigned char*>(gshmem_malloc(N * B));
+  auto* ints = static_cast<int*>(gshmem_malloc(N * sizeof(int)));
+  auto* sig = static_cast<std::uint64_t*>(gshmem_malloc((N + 1) * sizeof(std::uint64_t)));
+  require(sym && ints && sig, "gshmem_malloc");
+  unsigned char* dpriv = nullptr;
+  CK(cudaMalloc(&dpriv, N * B));
+  std::vector<unsigned char> got(N * B), want(N * B), pois(N * B);
+
+  // putmem_on_stream into slot `my` of every PE, barrier_all_on_stream, then check
+  for (int round = 0; round < 2; ++round) {
+    for (int s = 0; s < n; ++s) {
+      auto d = data_of(tag, round, s, my, B);
+      std::memcpy(&want[static_cast<std::size_t>(s) * B], d.data(), B);
+    }
+    poison_of(pois.data(), want.data(), N * B);
+    local_write(sym, pois.data(), N * B);
+    gshmem_barrier_all();
+    for (int j = 0; j < n; ++j) {
+      const int t = (my + j) % n;
+      auto d = data_of(tag, round, my, t, B);
+      CK(cudaMemcpyAsync(dpriv + static_cast<std::size_t>(t) * B, d.data(), B, cudaMemcpyHostToDevice, stream));
+      CK(cudaStreamSynchronize(stream));
+      gshmemx_putmem_on_stream(sym + static_cast<std::size_t>(my) * B, dpriv + static_cast<std::size_t>(t) * B, B, t, gs(stream));
+    }
+    if (round == 0) gshmemx_barrier_all_on_stream(gs(stream));
+    else {
+      gshmemx_quiet_on_stream(gs(stream));
+      gshmemx_sync_all_on_stream(gs(stream));
+    }
+    CK(cudaStreamSynchronize(stream));
+    local_read(got.data(), sym, N * B);
+    MPT_CHECK_MEM(round == 0 ? "putmem_on_stream + barrier_all_on_stream" : "putmem_on_stream + quiet + sync_all_on_stream",
+                  got.data(), want.data(), N * B);
+    gshmem_barrier_all();
+  }
+  // getmem_on_stream from every PE (each PE's slot `prev'` holds data from round 1)
+  for (int j = 0; j < n; ++j) {
+    const int t = (my + j) % n;
+    auto w = data_of(tag, 1, my, t, B);  // what I put into PE t's slot `my`
+    CK(cudaMemset(dpriv, 0xEE, B));
+    gshmemx_getmem_on_stream(dpriv, sym + static_cast<std::size_t>(my) * B, B, t, gs(stream));
+    CK(cudaStreamSynchronize(stream));
+    std::vector<unsigned char> g(B);
+    CK(cudaMemcpy(g.data(), dpriv, B, cudaMemcpyDeviceToHost));
+    MPT_CHECK_MEM("getmem_on_stream from PE " + std::to_string(t), g.data(), w.data(), B);
+  }
+  gshmem_barrier_all();
+  // p_on_stream
+  local_fill(ints, N, -1);
+  gshmem_barrier_all();
+  for (int j = 0; j < n; ++j) {
+    const int t = (my + j) % n;
+    gshmemx_int_p_on_stream(ints + my, static_cast<int>(rnd(tag, 5, static_cast<std::uint64_t>(my), static_cast<std::uint64_t>(t)) >> 33), t, gs(stream));
+  }
+  gshmemx_barrier_all_on_stream(gs(stream));
+  CK(cudaStreamSynchronize(stream));
+  for (int p = 0; p < n; ++p)
+    MPT_CHECK_EQ(local_get(ints + p), static_cast<int>(rnd(tag, 5, static_cast<std::uint64_t>(p), static_cast<std::uint64_t>(my)) >> 33));
+  gshmem_barrier_all();
+  // putmem_signal_on_stream SET and ADD + signal_wait_until_on_stream on the receiver's stream
+  for (int round = 0; round < 2; ++round) {
+    local_fill<std::uint64_t>(sig, N + 1, 0);
+    auto wdat = data_of(tag, 10 + round, prev, my, B);
+    std::vector<unsigned char> p2(B);
+    poison_of(p2.data(), wdat.data(), B);
+    local_write(sym, p2.data(), B);
+    gshmem_barrier_all();
+    auto d = data_of(tag, 10 + round, my, next, B);
+    CK(cudaMemcpy(dpriv, d.data(), B, cudaMemcpyHostToDevice));
+    const std::uint64_t sv = rnd(tag, 20 + static_cast<std::uint64_t>(round), static_cast<std::uint64_t>(my)) % 1000000 + 1;
+    const std::uint64_t sv_prev = rnd(tag, 20 + static_cast<std::uint64_t>(round), static_cast<std::uint64_t>(prev)) % 1000000 + 1;
+    gshmemx_putmem_signal_on_stream(sym, dpriv, B, sig, sv, round ? GSHMEM_SIGNAL_ADD : GSHMEM_SIGNAL_SET, next, gs(stream));
+    gshmemx_signal_wait_until_on_stream(sig, GSHMEM_CMP_EQ, sv_prev, gs(stream));
+    gshmemx_getmem_on_stream(dpriv + B, sym, B, my, gs(stream));  // ordered after the wait
+    CK(cudaStreamSynchronize(stream));
+    std::vector<unsigned char> g(B);
+    CK(cudaMemcpy(g.data(), dpriv + B, B, cudaMemcpyDeviceToHost));
+    MPT_CHECK_MEM(std::string("putmem_signal_on_stream ") + (round ? "ADD" : "SET"), g.data(), wdat.data(), B);
+    MPT_CHECK_EQ(gshmem_signal_fetch(sig), sv_prev);
+    gshmem_barrier_all();
+  }
+  // signal_op_on_stream: SET then ADD into my word at every PE; an ADD race into word N
+  local_fill<std::uint64_t>(sig, N + 1, 0);
+  gshmem_barrier_all();
+  for (int j = 0; j < n; ++j) {
+    const int t = (my + j) % n;
+    gshmemx_signal_op_on_stream(sig + my, 100 + static_cast<std::uint64_t>(my), GSHMEM_SIGNAL_SET, t, gs(stream));
+    gshmemx_signal_op_on_stream(sig + my, 7, GSHMEM_SIGNAL_ADD, t, gs(stream));
+    gshmemx_signal_op_on_stream(sig + N, static_cast<std::uint64_t>(my) + 1, GSHMEM_SIGNAL_ADD, t, gs(stream));
+  }
+  gshmemx_barrier_all_on_stream(gs(stream));
+  CK(cudaStreamSynchronize(stream));
+  for (int p = 0; p < n; ++p) MPT_CHECK_EQ(gshmem_signal_fetch(sig + p), 107 + static_cast<std::uint64_t>(p));
+  MPT_CHECK_EQ(gshmem_signal_fetch(sig + N), static_cast<std::uint64_t>(n) * (n + 1) / 2);
+  gshmem_barrier_all();
+  // team barrier/sync on stream over the x-axis teams of a 2d split
+  gshmem_team_t xt, yt;
+  MPT_CHECK_STATUS(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 2, nullptr, 0, &xt, nullptr, 0, &yt), GSHMEM_SUCCESS, "");
+  local_fill(ints, N, -1);
+  gshmem_barrier_all();
+  const int xs = gshmem_team_n_pes(xt);
+  for (int i = 0; i < xs; ++i)
+    gshmemx_int_p_on_stream(ints + my, my + 1000, gshmem_team_translate_pe(xt, i, GSHMEM_TEAM_WORLD), gs(stream));
+  MPT_CHECK_STATUS(gshmemx_barrier_on_stream(xt, gs(stream)), GSHMEM_SUCCESS, "");
+  CK(cudaStreamSynchronize(stream));
+  for (int i = 0; i < xs; ++i) {
+    const int pe = gshmem_team_translate_pe(xt, i, GSHMEM_TEAM_WORLD);
+    MPT_CHECK_EQ(local_get(ints + pe), pe + 1000);
+  }
+  MPT_CHECK_STATUS(gshmemx_team_sync_on_stream(yt, gs(stream)), GSHMEM_SUCCESS, "");
+  MPT_CHECK_STATUS(gshmemx_barrier_on_stream(4242, gs(stream)), GSHMEM_ERROR_INVALID_VALUE, "gshmemx_barrier_on_stream");
+  CK(cudaStreamSynchronize(stream));
+  gshmem_barrier_all();
+  gshmem_team_destroy(xt);
+  gshmem_team_destroy(yt);
+  CK(cudaFree(dpriv));
+  gshmem_free(sig);
+  gshmem_free(ints);
+  gshmem_free(sym);
+}
+
+// The same kind of sequence captured once into a CUDA graph and replayed 10 times; each replay reads fresh data
+// from pinned host memory and must deliver it.
+MPT_CASE(graph_replay) {
+  const int n = npes(), my = me(), next = (my + 1) % n, prev = (my + n - 1) % n;
+  const std::size_t B = 4096 + 8;
+  const std::uint64_t tag = tag_of("graph");
+  auto* sym = static_cast<unsigned char*>(gshmem_malloc(B));
+  auto* sig = static_cast<std::uint64_t*>(gshmem_malloc(sizeof(std::uint64_t)));
+  require(sym && sig, "gshmem_malloc");
+  local_set<std::uint64_t>(sig, 0);
+  unsigned char *hin = nullptr, *hout = nullptr, *din = nullptr, *dout = nullptr;
+  CK(cudaMallocHost(&hin, B));
+  CK(cudaMallocHost(&hout, B));
+  CK(cudaMalloc(&din, B));
+  CK(cudaMalloc(&dout, B));
+  gshmem_barrier_all();
+
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  CK(cudaMemcpyAsync(din, hin, B, cudaMemcpyHostToDevice, stream));
+  gshmemx_putmem_signal_on_stream(sym, din, B, sig, 1, GSHMEM_SIGNAL_SET, next, gs(stream));
+  gshmemx_signal_wait_until_on_stream(sig, GSHMEM_CMP_EQ, 1, gs(stream));
+  gshmemx_signal_op_on_stream(sig, 0, GSHMEM_SIGNAL_SET, my, gs(stream));  // reset my own word for the next replay
+  gshmemx_getmem_on_stream(dout, sym, B, my, gs(stream));
+  CK(cudaMemcpyAsync(hout, dout, B, cudaMemcpyDeviceToHost, stream));
+  gshmemx_quiet_on_stream(gs(stream));
+  gshmemx_barrier_all_on_stream(gs(stream));
+  CK(cudaStreamEndCapture(stream, &graph));
+  CK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int r = 0; r < 10; ++r) {
+    auto d = data_of(tag, r, my, next, B);
+    auto w = data_of(tag, r, prev, my, B);
+    std::memcpy(hin, d.data(), B);
+    poison_of(hout, w.data(), B);
+    gshmem_barrier_all();  // every PE's host buffers are ready before anyone's replay sends
+    CK(cudaGraphLaunch(exec, stream));
+    CK(cudaStreamSynchronize(stream));
+    MPT_CHECK_MEM("graph replay " + std::to_string(r), hout, w.data(), B);
+  }
+  CK(cudaGraphExecDestroy(exec));
+  CK(cudaGraphDestroy(graph));
+  CK(cudaFreeHost(hin));
+  CK(cudaFreeHost(hout));
+  CK(cudaFree(din));
+  CK(cudaFree(dout));
+  gshmem_barrier_all();
+  gshmem_free(sig);
+  gshmem_free(sym);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The cases use `stream`; create it once gshmem_init has selected this PE's device. mpt::main runs init and
+  // then the cases, so hook the creation in front of the first case.
+  static mpt::Registrar first("(create stream)", [] {
+    if (!st().gpu) {
+      std::fprintf(stderr, "[PE %d] FAIL: mp_stream_gpu needs GPU PEs but this is a CPU PE\n", me());
+      gshmem_global_exit(1);
+    }
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    MPT_CHECK(stream != nullptr);
+  });
+  // Registered last but must run first: rotate it to the front.
+  auto& c = mpt::cases();
+  std::rotate(c.begin(), c.end() - 1, c.end());
+  return mpt::main(argc, argv);
+}
