@@ -6,6 +6,7 @@
 // gshmem_barrier_all(): they must be ended too (the failing PE tells them), not hang.
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

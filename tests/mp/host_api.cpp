@@ -283,7 +283,7 @@ MPT_CASE(rma_sized) {
 MPT_CASE(putmem_getmem) {
   const int n = npes(), my = me();
   const std::size_t sizes[] = {0, 1, 2, 3, 7, 8, 63, 64, 65, 4093, 65536 + 5, (std::size_t(1) << 20) + 3};
-  const std::size_t maxb = (std::size_t(1) << 20) + 3 + 64;
+  const std::size_t maxb = (std::size_t(1) << 20) + 3 + 64 + 8;  // largest size + guard bytes + largest offset
   auto* buf = sym_alloc<unsigned char>(maxb);
   std::vector<unsigned char> want(maxb), pois(maxb), got(maxb), data(maxb);
   static const char* const vname[] = {"putmem", "putmem_nbi", "getmem", "getmem_nbi"};

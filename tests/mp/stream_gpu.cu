@@ -46,7 +46,7 @@ MPT_CASE(on_stream) {
   auto* sig = static_cast<std::uint64_t*>(gshmem_malloc((N + 1) * sizeof(std::uint64_t)));
   require(sym && ints && sig, "gshmem_malloc");
   unsigned char* dpriv = nullptr;
-  CK(cudaMalloc(&dpriv, N * B));
+  CK(cudaMalloc(&dpriv, (N + 1) * B));  // N slots plus one scratch block (dpriv + B is used with N = 1)
   std::vector<unsigned char> got(N * B), want(N * B), pois(N * B);
 
   // putmem_on_stream into slot `my` of every PE, barrier_all_on_stream, then check

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
