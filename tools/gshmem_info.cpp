@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
   fmt::print("\nSettings (environment; NVSHMEM_* aliases are read when the GSHMEM_* name is unset)\n");
   for (const auto& s : settings) {
     fmt::print("  {:<26} = {:<10}{}\n", s.name, s.current_value, s.from_env ? "  (from environment)" : "");
-    fmt::print("      {} {}; default {}{}\n", s.type, s.doc, s.default_value,
-               *s.alias ? fmt::format("; also read as {}", s.alias) : std::string());
+    fmt::print("      {} [{}, default {}{}]\n", s.doc, s.type, s.default_value,
+               *s.alias ? fmt::format(", also read as {}", s.alias) : std::string());
   }
   fmt::print("\nDevices\n");
   if (topo.gpus.empty()) fmt::print("  no GPU visible\n");

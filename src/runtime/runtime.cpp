@@ -82,6 +82,12 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
   log::set_pe(rt->my_pe);
   try {
     const auto& cfg = config::get();
+    for (const auto& row : config::describe())
+      if (row.from_env && std::string(row.name).rfind("NVSHMEM_", 0) == 0)
+        log::info("{}={} accepted for NVSHMEM compatibility: {}", row.name, row.current_value, row.doc);
+    if (cfg.nvshmem_remote_transport != "none" && !cfg.nvshmem_remote_transport.empty())
+      log::warn("NVSHMEM_REMOTE_TRANSPORT={} asks for a remote transport; gshmem runs PEs of one node only and "
+                "ignores it", cfg.nvshmem_remote_transport);
     // ---- mode ----
     std::string why = "GSHMEM_DEVICE=cpu was set";
     const bool gpu_ok = cfg.device != "cpu" && gpu::available(&why);
