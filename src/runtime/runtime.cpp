@@ -171,6 +171,7 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     phase("context");
     rt->boot->barrier();
     phase("barrier");
+    rt->watchdog = std::make_unique<Watchdog>(*rt);
     rt->init_ms = static_cast<double>(now_ns() - t0) / 1e6;
     log::info("initialised PE {} of {} on {} (device {}) via {} bootstrap in {:.1f} ms (ms per phase:{})",
               rt->my_pe, rt->n_pes, mode_name(me.mode), rt->device, rt->boot->kind(), rt->init_ms, phases);
@@ -187,6 +188,7 @@ void Runtime::finalize() {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (!g_runtime) return;
   Runtime& rt = *g_runtime;
+  rt.watchdog.reset();  // from here on, failures surface in the calls below
   // Work the program left on its streams may still touch the heap (a stream barrier polls flags in it).
   if (rt.gpu) gpu::synchronize_device(rt.gpu, "gshmem_finalize");
   rt.teams->barrier(GSHMEM_TEAM_WORLD, "gshmem_finalize");
@@ -194,6 +196,7 @@ void Runtime::finalize() {
 }
 
 Runtime::~Runtime() {
+  watchdog.reset();
   if (gpu) gpu::destroy_context(gpu);
   gpu = nullptr;
   teams.reset();

@@ -9,6 +9,7 @@
 #include "bootstrap/bootstrap.hpp"
 #include "heap/symmetric_heap.hpp"
 #include "runtime/control_segment.hpp"
+#include "runtime/watchdog.hpp"
 #include "team/team.hpp"
 
 namespace gshmem {
@@ -52,6 +53,7 @@ class Runtime {
   std::unique_ptr<heap::SymmetricHeap> heap;
   std::unique_ptr<ControlSegment> ctrl;
   std::unique_ptr<TeamTable> teams;
+  std::unique_ptr<Watchdog> watchdog;  // started last in init, stopped first in finalize
   gpu::Context* gpu = nullptr;
   double init_ms = 0;
   std::string cpu_reason;      // why this PE is a CPU PE (for error messages), empty on GPU PEs

@@ -100,11 +100,23 @@ __global__ void signal_kernel(unsigned long long* sig, unsigned long long v, int
   else ref.store(v, ::cuda::memory_order_release);
 }
 
-__global__ void wait_kernel(unsigned long long* sig, int cmp, unsigned long long v, unsigned long long timeout_ns) {
+// Set (through mapped pinned memory) by the host's watchdog when a peer PE died: spinning kernels give up at once.
+__device__ __forceinline__ bool peer_failed(const volatile int* abort_flag, unsigned iter) {
+  return (iter & 1023) == 0 && *abort_flag != 0;
+}
+
+__global__ void wait_kernel(unsigned long long* sig, int cmp, unsigned long long v, unsigned long long timeout_ns,
+                            const volatile int* abort_flag) {
   sys_atomic64 ref(*sig);
   const unsigned long long start = globaltimer();
   unsigned long long cur;
+  unsigned iter = 0;
   while (!cmp_u64(cur = ref.load(::cuda::memory_order_acquire), cmp, v)) {
+    if (peer_failed(abort_flag, ++iter)) {
+      printf("gshmem: gshmemx_signal_wait_until_on_stream: a peer PE died while this kernel waited for the signal "
+             "at %p; aborting the kernel\n", sig);
+      __trap();
+    }
     if (timeout_ns && globaltimer() - start > timeout_ns) {
       printf("gshmem: gshmemx_signal_wait_until_on_stream: signal at %p is %llu, waited %.0f s for (cmp %d, "
              "value %llu) (GSHMEM_WAIT_TIMEOUT); aborting the kernel. Fix: check that the peer sends the signal\n",
@@ -117,7 +129,8 @@ __global__ void wait_kernel(unsigned long long* sig, int cmp, unsigned long long
 
 // Dissemination barrier on the stream: one thread; flags live in each PE's heap (internal area).
 __global__ void barrier_kernel(char* const* peer_bases, unsigned long long* my_flags, unsigned long long* epochs,
-                               int slot, int start, int stride, int size, int me, unsigned long long timeout_ns) {
+                               int slot, int start, int stride, int size, int me, unsigned long long timeout_ns,
+                               const volatile int* abort_flag) {
   __threadfence_system();
   const unsigned long long epoch = ++epochs[slot];
   for (int k = 0; (1 << k) < size; ++k) {
@@ -126,7 +139,13 @@ __global__ void barrier_kernel(char* const* peer_bases, unsigned long long* my_f
     sys_atomic64(peer_flags[slot * kMaxRounds + k]).store(epoch, ::cuda::memory_order_release);
     sys_atomic64 mine(my_flags[slot * kMaxRounds + k]);
     const unsigned long long t0 = globaltimer();
+    unsigned iter = 0;
     while (mine.load(::cuda::memory_order_acquire) < epoch) {
+      if (peer_failed(abort_flag, ++iter)) {
+        printf("gshmem: barrier on stream (team slot %d): a peer PE died during the barrier; aborting the kernel\n",
+               slot);
+        __trap();
+      }
       if (timeout_ns && globaltimer() - t0 > timeout_ns) {
         printf("gshmem: barrier on stream (team slot %d, round %d): PE %d waited %.0f s for PE %d "
                "(GSHMEM_WAIT_TIMEOUT); aborting the kernel. Fix: every team member must call the barrier\n",
@@ -146,6 +165,7 @@ struct Context {
   char** d_peer_bases = nullptr;           // device copy of the peer base table
   char* heap_base = nullptr;
   unsigned long long timeout_ns = 0;
+  int* abort_flag = nullptr;               // mapped pinned word: non-zero once a peer PE died
 };
 
 bool available(std::string* why) {
@@ -218,6 +238,9 @@ Context* create_context(Runtime& rt) {
     check(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     check(cudaHostAlloc(reinterpret_cast<void**>(&c->result), sizeof(unsigned long long), cudaHostAllocMapped),
           "cudaHostAlloc (atomic result word)");
+    check(cudaHostAlloc(reinterpret_cast<void**>(&c->abort_flag), sizeof(int), cudaHostAllocMapped),
+          "cudaHostAlloc (peer-failure flag)");
+    *c->abort_flag = 0;
     const auto& bases = rt.heap->peer_bases();
     check(cudaMalloc(reinterpret_cast<void**>(&c->d_peer_bases), bases.size() * sizeof(char*)),
           "cudaMalloc (peer table)");
@@ -239,6 +262,7 @@ void destroy_context(Context* c) noexcept {
     cudaStreamDestroy(c->stream);
   }
   if (c->result) cudaFreeHost(c->result);
+  if (c->abort_flag) cudaFreeHost(c->abort_flag);
   if (c->d_peer_bases) cudaFree(c->d_peer_bases);
   delete c;
 }
@@ -262,6 +286,12 @@ void memset_zero(Context* c, void* dst, std::size_t bytes) {
 }
 
 void quiet(Context* c) { check(cudaStreamSynchronize(c->stream), "gshmem_quiet: cudaStreamSynchronize"); }
+
+void signal_peer_failure(Context* c) noexcept {
+  if (c && c->abort_flag) __atomic_store_n(c->abort_flag, 1, __ATOMIC_SEQ_CST);
+}
+
+int* peer_failure_flag(Context* c) { return c ? c->abort_flag : nullptr; }
 
 void synchronize_device(Context*, const char* call) {
   std::string what = std::string(call) + ": cudaDeviceSynchronize";
@@ -303,7 +333,7 @@ void signal_on_stream(Context*, std::uint64_t* sig, std::uint64_t value, int sig
 
 void wait_on_stream(Context* c, std::uint64_t* sig, int cmp, std::uint64_t value, gshmem_stream_t s) {
   wait_kernel<<<1, 1, 0, reinterpret_cast<cudaStream_t>(s)>>>(reinterpret_cast<unsigned long long*>(sig), cmp,
-                                                             value, c->timeout_ns);
+                                                             value, c->timeout_ns, c->abort_flag);
   check(cudaGetLastError(), "launching the signal-wait kernel");
 }
 
@@ -317,7 +347,7 @@ void barrier_on_stream(Context* c, int slot, int start, int stride, int size, in
   auto* flags = reinterpret_cast<unsigned long long*>(c->heap_base + kFlagsOffset);
   auto* epochs = reinterpret_cast<unsigned long long*>(c->heap_base + kEpochOffset);
   barrier_kernel<<<1, 1, 0, reinterpret_cast<cudaStream_t>(s)>>>(c->d_peer_bases, flags, epochs, slot, start,
-                                                                stride, size, me, c->timeout_ns);
+                                                                stride, size, me, c->timeout_ns, c->abort_flag);
   check(cudaGetLastError(), "launching the barrier kernel");
 }
 

@@ -32,6 +32,10 @@ void copy_strided(Context* ctx, void* dst, const void* src, std::size_t elem, st
                   std::ptrdiff_t src_stride, std::size_t n, bool nbi);
 void memset_zero(Context* ctx, void* dst, std::size_t bytes);
 void quiet(Context* ctx);  // completes every nbi operation this PE issued from the host
+// Called by the runtime's watchdog when a peer PE died: library kernels spinning on peers stop (trap) at once.
+void signal_peer_failure(Context* ctx) noexcept;
+// The mapped pinned word behind signal_peer_failure (host address == device address), for device-side waits.
+int* peer_failure_flag(Context* ctx);
 // cudaDeviceSynchronize with a checked result naming `call`: waits for the program's stream work as well.
 void synchronize_device(Context* ctx, const char* call);
 // A team slot is being (re)used by a new team: zero this PE's stream-barrier flags and epoch for it.

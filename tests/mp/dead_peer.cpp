@@ -2,6 +2,8 @@
 // gshmem_barrier_all(); the others must end non-zero by themselves, with a message, in bounded time.
 //   exit  - the victim calls _exit(9)
 //   kill  - the victim raises SIGKILL
+//   busy  - the victim raises SIGKILL while the others compute (sleep 60 s) outside any gshmem call: their
+//           watchdog must end them (GSHMEM_PEER_FAILURE_EXIT, default 10 s) with status 3
 //   hang  - the victim sleeps SECONDS (default 20) before the barrier; run with GSHMEM_WAIT_TIMEOUT=3 so the
 //           others fail with a timeout (and the victim, on waking, finds them gone)
 // A survivor whose barrier returns reports it and exits 0, which fails the test.
@@ -44,13 +46,18 @@ int main(int argc, char** argv) {
     timespec ts{0, 300 * 1000 * 1000};  // let the others get into the barrier first
     nanosleep(&ts, nullptr);
     if (mode == "exit") _exit(9);
-    if (mode == "kill") raise(SIGKILL);
+    if (mode == "kill" || mode == "busy") raise(SIGKILL);
     if (mode == "hang") {
       sleep(static_cast<unsigned>(hang_s));
       std::fprintf(stderr, "dead_peer: PE %d woke up after %d s and enters the barrier\n", me, hang_s);
     }
   }
   const auto t0 = std::chrono::steady_clock::now();
+  if (mode == "busy") {
+    sleep(60);  // "computing": no gshmem call could notice the dead peer
+    std::fprintf(stderr, "dead_peer: PE %d: UNCAUGHT: computed 60 s although PE %d died\n", me, victim);
+    return 0;
+  }
   gshmem_barrier_all();
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "dead_peer: PE %d: UNCAUGHT: gshmem_barrier_all returned after %.1f s although PE %d %s\n", me,
