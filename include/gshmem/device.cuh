@@ -21,7 +21,13 @@
 //   uint64_t signal_wait_until(h, const uint64_t* sig, int cmp, uint64_t v)
 //   AMOs, T of 4 or 8 bytes: atomic_fetch, atomic_set, atomic_swap, atomic_compare_swap(h, dst, cond, v, pe),
 //        atomic_fetch_add / add, fetch_inc / inc, fetch_and / and, fetch_or / or, fetch_xor / xor
+//   void iput<Coop>(h, T* dst, const T* src, ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t n, int pe)  (+ iget)
 //   void wait_until(h, const T* ivar, int cmp, T v);  int test(h, const T* ivar, int cmp, T v)   (T: 2, 4, 8 bytes)
+//   wait_until_all/any/some(h, ivars, n, [indices,] status, cmp, v) (+ _vector: const T* values), test_all/any/some
+//        (+ _vector): OpenSHMEM 1.5 semantics (status NULL or status[i] != 0 excludes i; any -> index or SIZE_MAX;
+//        some -> count, indices ascending)
+//   int team_my_pe(h, team); int team_n_pes(h, team); int team_translate_pe(h, src_team, src_pe, dest_team)  (-1:
+//        not a member / invalid)
 //   void quiet();  void fence();
 //   void barrier_all<Coop>(h);  sync_all<Coop>(h);  barrier<Coop>(h, team);  team_sync<Coop>(h, team)
 //        (one thread / warp / block per PE calls them)
@@ -34,7 +40,15 @@
 // GSHMEM_WAIT_TYPES. Warp and block forms (device only, as NVSHMEM names them): gshmemx_putmem[_nbi]_{warp,block},
 // gshmemx_getmem[_nbi]_{warp,block}, gshmemx_putmem_signal[_nbi]_{warp,block}, gshmemx_<T>_{put,get,put_nbi,
 // get_nbi,put_signal,put_signal_nbi}_{warp,block}, gshmemx_{barrier_all,sync_all}_{warp,block},
-// gshmemx_{barrier,team_sync}_{warp,block}(team).
+// gshmemx_{barrier,team_sync}_{warp,block}(team). Also: gshmem_team_my_pe/n_pes/translate_pe; sized
+// gshmem_{put,get}{8,16,32,64,128}[_nbi], gshmem_{iput,iget}{8..128}, gshmemx_{put,get}{8..128}[_nbi]_{warp,block};
+// gshmem_<T>_iput/iget; gshmem_<T>_wait_until_{all,any,some}[_vector] and gshmem_<T>_test_{all,any,some}[_vector]
+// (device only); the half and bfloat16 types (gshmem_half_p, gshmem_bfloat16_put, gshmemx_half_put_block, ...;
+// host forms too, on the sized host calls).
+//
+// Host (inline, through the program's CUDA runtime): gshmemx_collective_launch(func, grid, block, args, shmem,
+// stream) -- cooperative launch after an occupancy check (GSHMEM_ERROR_INVALID_VALUE naming grid and maximum if the
+// grid cannot be co-resident) -- and gshmemx_collective_launch_query_gridsize(func, block, args, shmem, &grid).
 #ifndef GSHMEM_DEVICE_CUH
 #define GSHMEM_DEVICE_CUH
 
@@ -48,7 +62,9 @@
 #include "gshmem/device/impl/rma.cuh"
 #include "gshmem/device/impl/amo.cuh"
 #include "gshmem/device/impl/sync.cuh"
+#include "gshmem/device/impl/team.cuh"
 #include "gshmem/device/impl/free.cuh"
+#include "gshmem/device/impl/launch.cuh"
 
 #include <stdexcept>
 #include <string>

@@ -61,8 +61,13 @@ const MpiLib& load() {
     if (!h)
       fail(GSHMEM_ERROR_NOT_SUPPORTED, "mpi bootstrap: cannot load libmpi (tried {}, {}, {}):{}\nFix: {}", kNames[0],
            kNames[1], kNames[2], errors, kFix);
-    l.comm_world = ::dlsym(h, "ompi_mpi_comm_world");
-    l.byte = ::dlsym(h, "ompi_mpi_byte");
+    // A program that links libmpi and names MPI_COMM_WORLD gets a copy relocation of these objects in its own
+    // image, and libmpi then uses that copy: find the process-wide definition first, libmpi's own only if the
+    // program has none.
+    l.comm_world = ::dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world");
+    if (!l.comm_world) l.comm_world = ::dlsym(h, "ompi_mpi_comm_world");
+    l.byte = ::dlsym(RTLD_DEFAULT, "ompi_mpi_byte");
+    if (!l.byte) l.byte = ::dlsym(h, "ompi_mpi_byte");
     if (!l.comm_world || !l.byte)
       fail(GSHMEM_ERROR_NOT_SUPPORTED,
            "mpi bootstrap: {} is not Open MPI (it has no ompi_mpi_comm_world): gshmem's "

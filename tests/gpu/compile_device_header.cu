@@ -19,6 +19,8 @@ __device__ void scoped(const gshmem::DeviceHandle& h, char* buf, uint64_t* sig, 
   dev::sync_all<Coop>(h);
   dev::barrier<Coop>(h, GSHMEM_TEAM_WORLD);
   dev::team_sync<Coop>(h, GSHMEM_TEAM_WORLD);
+  dev::iput<Coop>(h, reinterpret_cast<short*>(buf), reinterpret_cast<const short*>(buf + 64), 2, 3, 4, pe);
+  dev::iget<Coop>(h, reinterpret_cast<__half*>(buf), reinterpret_cast<const __half*>(buf + 64), 1, 2, 4, pe);
 }
 
 template <typename T>
@@ -35,6 +37,18 @@ __device__ void amos(const gshmem::DeviceHandle& h, T* p, int pe) {
   dev::atomic_xor(h, p, r, pe);
   dev::wait_until(h, p, GSHMEM_CMP_GE, r);
   if (dev::test(h, p, GSHMEM_CMP_NE, r)) dev::quiet();
+  int status[2] = {0, 1};
+  size_t idx[2];
+  dev::wait_until_all(h, p, 2, status, GSHMEM_CMP_EQ, r);
+  r += static_cast<T>(dev::wait_until_any(h, p, 2, nullptr, GSHMEM_CMP_GT, r));
+  r += static_cast<T>(dev::wait_until_some(h, p, 2, idx, status, GSHMEM_CMP_LE, r));
+  dev::wait_until_all_vector(h, p, 2, status, GSHMEM_CMP_EQ, p);
+  r += static_cast<T>(dev::wait_until_any_vector(h, p, 2, nullptr, GSHMEM_CMP_GT, p));
+  r += static_cast<T>(dev::wait_until_some_vector(h, p, 2, idx, status, GSHMEM_CMP_LE, p));
+  r += static_cast<T>(dev::test_all(h, p, 2, status, GSHMEM_CMP_LT, r) + dev::test_any(h, p, 2, status, 0, r) +
+                      dev::test_some(h, p, 2, idx, status, 0, r) + dev::test_all_vector(h, p, 2, status, 0, p) +
+                      dev::test_any_vector(h, p, 2, status, 0, p) + dev::test_some_vector(h, p, 2, idx, status, 0, p));
+  if (r == T(7)) dev::quiet();
 }
 
 __global__ void native_kernel(gshmem::DeviceHandle h, char* buf, uint64_t* sig) {
@@ -50,6 +64,7 @@ __global__ void native_kernel(gshmem::DeviceHandle h, char* buf, uint64_t* sig) 
   dev::signal_wait_until(h, sig, GSHMEM_CMP_GE, dev::signal_fetch(h, sig));
   dev::wait_until(h, reinterpret_cast<short*>(buf), GSHMEM_CMP_EQ, short(1));
   if (dev::ptr(h, buf, pe) == nullptr) dev::fence();
+  buf[2] = static_cast<char>(dev::team_my_pe(h, 5) + dev::team_n_pes(h, 0) + dev::team_translate_pe(h, 0, 1, 4));
 }
 
 __global__ void free_kernel(char* buf, uint64_t* sig) {
@@ -75,10 +90,39 @@ __global__ void free_kernel(char* buf, uint64_t* sig) {
   gshmemx_barrier_all_block();
   gshmemx_sync_all_warp();
   gshmem_team_sync(GSHMEM_TEAM_WORLD);
+  gshmem_put128(buf, buf + 64, 2, pe);
+  gshmem_iget32(buf, buf + 64, 2, 1, 3, pe);
+  gshmemx_get64_nbi_warp(buf, buf + 64, 2, pe);
+  gshmemx_put8_block(buf, buf + 64, 2, pe);
+  gshmem_int_iput(i, i + 8, 1, 2, 3, pe);
+  __half* hp = reinterpret_cast<__half*>(buf);
+  gshmem_half_p(hp, gshmem_half_g(hp + 1, pe), pe);
+  gshmemx_bfloat16_put_signal_nbi_block(reinterpret_cast<__nv_bfloat16*>(buf), reinterpret_cast<__nv_bfloat16*>(buf),
+                                        3, sig, 1, GSHMEM_SIGNAL_ADD, pe);
+  size_t idx[4];
+  long* l = reinterpret_cast<long*>(buf);
+  gshmem_long_wait_until_all(l, 4, nullptr, GSHMEM_CMP_EQ, 0L);
+  if (gshmem_long_wait_until_any_vector(l, 4, nullptr, GSHMEM_CMP_EQ, l) + gshmem_long_test_some(l, 4, idx, nullptr,
+      GSHMEM_CMP_EQ, 1L) + gshmem_ushort_test_any(reinterpret_cast<unsigned short*>(buf), 2, nullptr, 0, 1) > 2)
+    gshmem_quiet();
+  buf[3] = static_cast<char>(gshmem_team_my_pe(GSHMEM_TEAM_WORLD) + gshmem_team_n_pes(1) +
+                             gshmem_team_translate_pe(0, 1, 2));
+  gshmemx_barrier_block(GSHMEM_TEAM_WORLD);
+  gshmemx_team_sync_warp(GSHMEM_TEAM_WORLD);
 }
 
 int main() {
   native_kernel<<<1, 32>>>(gshmem::DeviceHandle{}, nullptr, nullptr);
   free_kernel<<<1, 32>>>(nullptr, nullptr);
+  // Host side of the header: collective launch and the half/bfloat16 host forms.
+  int grid = 0;
+  char* buf = nullptr;
+  uint64_t* sig = nullptr;
+  void* args[] = {&buf, &sig};
+  if (gshmemx_collective_launch_query_gridsize(free_kernel, dim3(32), args, 0, &grid) == GSHMEM_SUCCESS)
+    (void)gshmemx_collective_launch(reinterpret_cast<const void*>(free_kernel), dim3(grid), dim3(32), args, 0, 0);
+  __half hv = gshmem_half_g(reinterpret_cast<__half*>(buf), 0);
+  gshmem_half_p(reinterpret_cast<__half*>(buf), hv, 0);
+  gshmem_bfloat16_iput(nullptr, nullptr, 1, 1, 0, 0);
   return 0;
 }

@@ -78,6 +78,19 @@ __device__ __noinline__ inline void trap_unreachable(const DeviceHandle& h, cons
   __trap();
 }
 
+// Element types of the sized RMA calls (put8 ... put128): 1, 2, 4, 8 and 16 bytes. The 16-byte element needs only
+// 8-byte alignment, as OpenSHMEM's 128-bit calls do (the bulk copy still uses 16-byte vectors where it can).
+struct Bits128 {
+  uint64_t lo, hi;
+};
+static_assert(sizeof(Bits128) == 16 && alignof(Bits128) == 8, "Bits128 is the 16-byte element of put128/iput128");
+template <int BITS> struct SizedElem;
+template <> struct SizedElem<8> { using type = uint8_t; };
+template <> struct SizedElem<16> { using type = uint16_t; };
+template <> struct SizedElem<32> { using type = uint32_t; };
+template <> struct SizedElem<64> { using type = uint64_t; };
+template <> struct SizedElem<128> { using type = Bits128; };
+
 // Translates symmetric address p (valid on this PE) to PE pe's copy. No checks: the fast path of every RMA.
 template <typename T>
 __device__ __forceinline__ T* peer(const DeviceHandle& h, T* p, int pe) {

@@ -11,12 +11,20 @@
 // redeclared for the device pass only, which makes them __host__ __device__ as in NVSHMEM; the host pass keeps
 // the library's host function. Device-only names (the _warp/_block forms, gshmemx_*) are plain device functions.
 #pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <nv/target>
 
 #include "gshmem/device/impl/amo.cuh"
 #include "gshmem/device/impl/common.cuh"
 #include "gshmem/device/impl/rma.cuh"
 #include "gshmem/device/impl/sync.cuh"
+#include "gshmem/device/impl/team.cuh"
+
+// The 16-bit floating-point RMA types NVSHMEM adds to OpenSHMEM's list (X(TYPE, TYPENAME)); device.cuh only, since
+// the C host header knows no CUDA types.
+#define GSHMEM_HALF_RMA_TYPES(X) X(__half, half) X(__nv_bfloat16, bfloat16)
 
 // This translation unit's device state (constant bank: uniform reads from every thread are cached).
 static __constant__ gshmem_device_state_t gshmemi_dstate;
@@ -101,6 +109,47 @@ GSHMEMI_DEV int gshmem_team_sync(gshmem_team_t team) {
   return 0;
 }
 
+GSHMEMI_DEV int gshmem_team_my_pe(gshmem_team_t team) {
+  return gshmem::dev::team_my_pe(GSHMEMI_S("gshmem_team_my_pe"), team);
+}
+GSHMEMI_DEV int gshmem_team_n_pes(gshmem_team_t team) {
+  return gshmem::dev::team_n_pes(GSHMEMI_S("gshmem_team_n_pes"), team);
+}
+GSHMEMI_DEV int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team) {
+  return gshmem::dev::team_translate_pe(GSHMEMI_S("gshmem_team_translate_pe"), src_team, src_pe, dest_team);
+}
+
+// Sized RMA (element size in bits): thread scope, device pass.
+#define GSHMEMI_DEV_SIZED(BITS)                                                                                \
+  GSHMEMI_DEV void gshmem_put##BITS(void* d, const void* s, size_t n, int pe) {                               \
+    gshmem::dev::putmem<gshmem::dev::Thread>(GSHMEMI_S("gshmem_put" #BITS), d, s, n * (BITS / 8), pe);         \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_get##BITS(void* d, const void* s, size_t n, int pe) {                               \
+    gshmem::dev::getmem<gshmem::dev::Thread>(GSHMEMI_S("gshmem_get" #BITS), d, s, n * (BITS / 8), pe);         \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_put##BITS##_nbi(void* d, const void* s, size_t n, int pe) {                         \
+    gshmem::dev::putmem_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_put" #BITS "_nbi"), d, s, n * (BITS / 8), pe); \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_get##BITS##_nbi(void* d, const void* s, size_t n, int pe) {                         \
+    gshmem::dev::getmem_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_get" #BITS "_nbi"), d, s, n * (BITS / 8), pe); \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_iput##BITS(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
+    using E = gshmem::dev::detail::SizedElem<BITS>::type;                                                      \
+    gshmem::dev::iput<gshmem::dev::Thread>(GSHMEMI_S("gshmem_iput" #BITS), static_cast<E*>(d),                 \
+                                           static_cast<const E*>(s), dst, sst, n, pe);                         \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_iget##BITS(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) { \
+    using E = gshmem::dev::detail::SizedElem<BITS>::type;                                                      \
+    gshmem::dev::iget<gshmem::dev::Thread>(GSHMEMI_S("gshmem_iget" #BITS), static_cast<E*>(d),                 \
+                                           static_cast<const E*>(s), dst, sst, n, pe);                         \
+  }
+GSHMEMI_DEV_SIZED(8)
+GSHMEMI_DEV_SIZED(16)
+GSHMEMI_DEV_SIZED(32)
+GSHMEMI_DEV_SIZED(64)
+GSHMEMI_DEV_SIZED(128)
+#undef GSHMEMI_DEV_SIZED
+
 #define GSHMEMI_DEV_RMA(T, N)                                                                                  \
   GSHMEMI_DEV void gshmem_##N##_p(T* d, T v, int pe) { gshmem::dev::p(GSHMEMI_S("gshmem_" #N "_p"), d, v, pe); } \
   GSHMEMI_DEV T gshmem_##N##_g(const T* s, int pe) { return gshmem::dev::g(GSHMEMI_S("gshmem_" #N "_g"), s, pe); } \
@@ -125,6 +174,15 @@ GSHMEMI_DEV int gshmem_team_sync(gshmem_team_t team) {
   }
 GSHMEM_RMA_TYPES(GSHMEMI_DEV_RMA)
 #undef GSHMEMI_DEV_RMA
+#define GSHMEMI_DEV_IRMA(T, N)                                                                                 \
+  GSHMEMI_DEV void gshmem_##N##_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {       \
+    gshmem::dev::iput<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_iput"), d, s, dst, sst, n, pe);            \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_##N##_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {       \
+    gshmem::dev::iget<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_iget"), d, s, dst, sst, n, pe);            \
+  }
+GSHMEM_RMA_TYPES(GSHMEMI_DEV_IRMA)
+#undef GSHMEMI_DEV_IRMA
 
 #define GSHMEMI_DEV_AMO_STANDARD(T, N)                                                                         \
   GSHMEMI_DEV T gshmem_##N##_atomic_fetch_inc(T* d, int pe) {                                                 \
@@ -232,6 +290,93 @@ GSHMEMI_DEVX_SCOPED(_warp, gshmem::dev::Warp)
 GSHMEMI_DEVX_SCOPED(_block, gshmem::dev::Block)
 #undef GSHMEMI_DEVX_SCOPED
 
+#define GSHMEMI_DEVX_SIZED_SCOPED(BITS, SUFFIX, COOP)                                                          \
+  GSHMEMI_DEVX void gshmemx_put##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                     \
+    gshmem::dev::putmem<COOP>(GSHMEMI_S("gshmemx_put" #BITS #SUFFIX), d, s, n * (BITS / 8), pe);               \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_get##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                     \
+    gshmem::dev::getmem<COOP>(GSHMEMI_S("gshmemx_get" #BITS #SUFFIX), d, s, n * (BITS / 8), pe);               \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_put##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {               \
+    gshmem::dev::putmem_nbi<COOP>(GSHMEMI_S("gshmemx_put" #BITS "_nbi" #SUFFIX), d, s, n * (BITS / 8), pe);    \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_get##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {               \
+    gshmem::dev::getmem_nbi<COOP>(GSHMEMI_S("gshmemx_get" #BITS "_nbi" #SUFFIX), d, s, n * (BITS / 8), pe);    \
+  }
+#define GSHMEMI_DEVX_SIZED(BITS)                                                                               \
+  GSHMEMI_DEVX_SIZED_SCOPED(BITS, _warp, gshmem::dev::Warp) GSHMEMI_DEVX_SIZED_SCOPED(BITS, _block, gshmem::dev::Block)
+GSHMEMI_DEVX_SIZED(8)
+GSHMEMI_DEVX_SIZED(16)
+GSHMEMI_DEVX_SIZED(32)
+GSHMEMI_DEVX_SIZED(64)
+GSHMEMI_DEVX_SIZED(128)
+#undef GSHMEMI_DEVX_SIZED
+#undef GSHMEMI_DEVX_SIZED_SCOPED
+
+// wait_until_{all,any,some}[_vector] and test_{all,any,some}[_vector] for the wait types (device only; the host
+// API has no such calls). Semantics: gshmem/device/impl/sync.cuh.
+#define GSHMEMI_DEVX_WAIT(T, N)                                                                                \
+  GSHMEMI_DEVX void gshmem_##N##_wait_until_all(T* ivars, size_t n, const int* status, int cmp, T v) {        \
+    gshmem::dev::detail::wait_until_all(GSHMEMI_S("gshmem_" #N "_wait_until_all"), ivars, n, status, cmp,      \
+                                        gshmem::dev::detail::OneValue<T>{v}, "gshmem_" #N "_wait_until_all");  \
+  }                                                                                                            \
+  GSHMEMI_DEVX size_t gshmem_##N##_wait_until_any(T* ivars, size_t n, const int* status, int cmp, T v) {      \
+    return gshmem::dev::detail::wait_until_any(GSHMEMI_S("gshmem_" #N "_wait_until_any"), ivars, n, status,    \
+                                               cmp, gshmem::dev::detail::OneValue<T>{v},                       \
+                                               "gshmem_" #N "_wait_until_any");                                \
+  }                                                                                                            \
+  GSHMEMI_DEVX size_t gshmem_##N##_wait_until_some(T* ivars, size_t n, size_t* indices, const int* status,    \
+                                                   int cmp, T v) {                                             \
+    return gshmem::dev::detail::wait_until_some(GSHMEMI_S("gshmem_" #N "_wait_until_some"), ivars, n, indices, \
+                                                status, cmp, gshmem::dev::detail::OneValue<T>{v},              \
+                                                "gshmem_" #N "_wait_until_some");                              \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmem_##N##_wait_until_all_vector(T* ivars, size_t n, const int* status, int cmp,        \
+                                                       T* values) {                                            \
+    gshmem::dev::detail::wait_until_all(GSHMEMI_S("gshmem_" #N "_wait_until_all_vector"), ivars, n, status,    \
+                                        cmp, gshmem::dev::detail::PerElement<T>{values},                       \
+                                        "gshmem_" #N "_wait_until_all_vector");                                \
+  }                                                                                                            \
+  GSHMEMI_DEVX size_t gshmem_##N##_wait_until_any_vector(T* ivars, size_t n, const int* status, int cmp,      \
+                                                         T* values) {                                          \
+    return gshmem::dev::detail::wait_until_any(GSHMEMI_S("gshmem_" #N "_wait_until_any_vector"), ivars, n,     \
+                                               status, cmp, gshmem::dev::detail::PerElement<T>{values},        \
+                                               "gshmem_" #N "_wait_until_any_vector");                         \
+  }                                                                                                            \
+  GSHMEMI_DEVX size_t gshmem_##N##_wait_until_some_vector(T* ivars, size_t n, size_t* indices,                \
+                                                          const int* status, int cmp, T* values) {             \
+    return gshmem::dev::detail::wait_until_some(GSHMEMI_S("gshmem_" #N "_wait_until_some_vector"), ivars, n,   \
+                                                indices, status, cmp,                                          \
+                                                gshmem::dev::detail::PerElement<T>{values},                    \
+                                                "gshmem_" #N "_wait_until_some_vector");                       \
+  }                                                                                                            \
+  GSHMEMI_DEVX int gshmem_##N##_test_all(T* ivars, size_t n, const int* status, int cmp, T v) {               \
+    return gshmem::dev::test_all(GSHMEMI_S("gshmem_" #N "_test_all"), ivars, n, status, cmp, v);               \
+  }                                                                                                            \
+  GSHMEMI_DEVX size_t gshmem_##N##_test_any(T* ivars, size_t n, const int* status, int cmp, T v) {            \
+    return gshmem::dev::test_any(GSHMEMI_S("gshmem_" #N "_test_any"), ivars, n, status, cmp, v);               \
+  }                                                                                                            \
+  GSHMEMI_DEVX size_t gshmem_##N##_test_some(T* ivars, size_t n, size_t* indices, const int* status, int cmp, \
+                                             T v) {                                                            \
+    return gshmem::dev::test_some(GSHMEMI_S("gshmem_" #N "_test_some"), ivars, n, indices, status, cmp, v);    \
+  }                                                                                                            \
+  GSHMEMI_DEVX int gshmem_##N##_test_all_vector(T* ivars, size_t n, const int* status, int cmp, T* values) {  \
+    return gshmem::dev::test_all_vector(GSHMEMI_S("gshmem_" #N "_test_all_vector"), ivars, n, status, cmp,     \
+                                        values);                                                               \
+  }                                                                                                            \
+  GSHMEMI_DEVX size_t gshmem_##N##_test_any_vector(T* ivars, size_t n, const int* status, int cmp,            \
+                                                   T* values) {                                                \
+    return gshmem::dev::test_any_vector(GSHMEMI_S("gshmem_" #N "_test_any_vector"), ivars, n, status, cmp,     \
+                                        values);                                                               \
+  }                                                                                                            \
+  GSHMEMI_DEVX size_t gshmem_##N##_test_some_vector(T* ivars, size_t n, size_t* indices, const int* status,   \
+                                                    int cmp, T* values) {                                      \
+    return gshmem::dev::test_some_vector(GSHMEMI_S("gshmem_" #N "_test_some_vector"), ivars, n, indices,       \
+                                         status, cmp, values);                                                 \
+  }
+GSHMEM_WAIT_TYPES(GSHMEMI_DEVX_WAIT)
+#undef GSHMEMI_DEVX_WAIT
+
 #define GSHMEMI_DEVX_RMA_SCOPED(T, N, SUFFIX, COOP)                                                            \
   GSHMEMI_DEVX void gshmemx_##N##_put##SUFFIX(T* d, const T* s, size_t n, int pe) {                           \
     gshmem::dev::put<COOP>(GSHMEMI_S("gshmemx_" #N "_put" #SUFFIX), d, s, n, pe);                              \
@@ -258,6 +403,67 @@ GSHMEMI_DEVX_SCOPED(_block, gshmem::dev::Block)
   GSHMEMI_DEVX_RMA_SCOPED(T, N, _block, gshmem::dev::Block)
 GSHMEM_RMA_TYPES(GSHMEMI_DEVX_RMA)
 #undef GSHMEMI_DEVX_RMA
+// ---- half and bfloat16 (NVSHMEM's gshmem_half_* / gshmem_bfloat16_*) ----
+// The host library's C API has no CUDA types, so these are defined here for both sides: on the device they are the
+// native calls, on the host the sized host calls of the same element size (gshmem_put16, gshmem_iput16, ...).
+#define GSHMEMI_HD static __host__ __device__ __forceinline__
+#define GSHMEMI_HALF_RMA(T, N)                                                                                 \
+  GSHMEMI_HD void gshmem_##N##_p(T* d, T v, int pe) {                                                         \
+    NV_IF_TARGET(NV_IS_DEVICE, (gshmem::dev::p(GSHMEMI_S("gshmem_" #N "_p"), d, v, pe);),                     \
+                 (gshmem_putmem(d, &v, sizeof(T), pe);))                                                       \
+  }                                                                                                            \
+  GSHMEMI_HD T gshmem_##N##_g(const T* s, int pe) {                                                           \
+    NV_IF_TARGET(NV_IS_DEVICE, (return gshmem::dev::g(GSHMEMI_S("gshmem_" #N "_g"), s, pe);),                 \
+                 (T v; gshmem_getmem(&v, s, sizeof(T), pe); return v;))                                        \
+  }                                                                                                            \
+  GSHMEMI_HD void gshmem_##N##_put(T* d, const T* s, size_t n, int pe) {                                      \
+    NV_IF_TARGET(NV_IS_DEVICE, (gshmem::dev::put<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_put"), d, s, n, pe);), \
+                 (gshmem_put16(d, s, n, pe);))                                                                 \
+  }                                                                                                            \
+  GSHMEMI_HD void gshmem_##N##_get(T* d, const T* s, size_t n, int pe) {                                      \
+    NV_IF_TARGET(NV_IS_DEVICE, (gshmem::dev::get<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_get"), d, s, n, pe);), \
+                 (gshmem_get16(d, s, n, pe);))                                                                 \
+  }                                                                                                            \
+  GSHMEMI_HD void gshmem_##N##_put_nbi(T* d, const T* s, size_t n, int pe) {                                  \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (gshmem::dev::put_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_put_nbi"), d, s, n, pe);), \
+                 (gshmem_put16_nbi(d, s, n, pe);))                                                             \
+  }                                                                                                            \
+  GSHMEMI_HD void gshmem_##N##_get_nbi(T* d, const T* s, size_t n, int pe) {                                  \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (gshmem::dev::get_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_get_nbi"), d, s, n, pe);), \
+                 (gshmem_get16_nbi(d, s, n, pe);))                                                             \
+  }                                                                                                            \
+  GSHMEMI_HD void gshmem_##N##_iput(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {        \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (gshmem::dev::iput<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_iput"), d, s, dst, sst, n, pe);), \
+                 (gshmem_iput16(d, s, dst, sst, n, pe);))                                                      \
+  }                                                                                                            \
+  GSHMEMI_HD void gshmem_##N##_iget(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) {        \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (gshmem::dev::iget<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_iget"), d, s, dst, sst, n, pe);), \
+                 (gshmem_iget16(d, s, dst, sst, n, pe);))                                                      \
+  }                                                                                                            \
+  GSHMEMI_HD void gshmem_##N##_put_signal(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op,      \
+                                          int pe) {                                                            \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (gshmem::dev::put_signal<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_put_signal"), d, s, n, sig, \
+                                                              v, op, pe);),                                    \
+                 (gshmem_putmem_signal(d, s, n * sizeof(T), sig, v, op, pe);))                                 \
+  }                                                                                                            \
+  GSHMEMI_HD void gshmem_##N##_put_signal_nbi(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, int op,  \
+                                              int pe) {                                                        \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (gshmem::dev::put_signal_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_" #N "_put_signal_nbi"), d, s, \
+                                                                  n, sig, v, op, pe);),                        \
+                 (gshmem_putmem_signal_nbi(d, s, n * sizeof(T), sig, v, op, pe);))                             \
+  }                                                                                                            \
+  GSHMEMI_DEVX_RMA_SCOPED(T, N, _warp, gshmem::dev::Warp)                                                      \
+  GSHMEMI_DEVX_RMA_SCOPED(T, N, _block, gshmem::dev::Block)
+GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_RMA)
+#undef GSHMEMI_HALF_RMA
+#undef GSHMEMI_HD
 #undef GSHMEMI_DEVX_RMA_SCOPED
+
 #undef GSHMEMI_DEVX
 #undef GSHMEMI_S

@@ -66,6 +66,25 @@ __device__ __forceinline__ void get_nbi(const DeviceHandle& h, T* dst, const T* 
   getmem_nbi<Coop>(h, dst, src, n * sizeof(T), pe);
 }
 
+// Strided forms (OpenSHMEM iput/iget): element i goes from src[i * src_stride] to dst[i * dst_stride]; strides
+// are in elements and may be any non-zero value. The group's threads split the elements.
+template <typename Coop, typename T>
+__device__ __forceinline__ void iput(const DeviceHandle& h, T* dst, const T* src, ptrdiff_t dst_stride,
+                                     ptrdiff_t src_stride, size_t n, int pe) {
+  T* d = detail::peer(h, dst, pe);
+  for (size_t i = static_cast<size_t>(Coop::rank()); i < n; i += static_cast<size_t>(Coop::size()))
+    d[static_cast<ptrdiff_t>(i) * dst_stride] = src[static_cast<ptrdiff_t>(i) * src_stride];
+  Coop::sync();
+}
+template <typename Coop, typename T>
+__device__ __forceinline__ void iget(const DeviceHandle& h, T* dst, const T* src, ptrdiff_t dst_stride,
+                                     ptrdiff_t src_stride, size_t n, int pe) {
+  const T* s = detail::peer(h, src, pe);
+  for (size_t i = static_cast<size_t>(Coop::rank()); i < n; i += static_cast<size_t>(Coop::size()))
+    dst[static_cast<ptrdiff_t>(i) * dst_stride] = s[static_cast<ptrdiff_t>(i) * src_stride];
+  Coop::sync();
+}
+
 // ---- signals ----
 
 // SIGNAL_SET or SIGNAL_ADD on PE pe's signal word, with release order at system scope: every write this thread

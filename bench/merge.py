@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Join gshmem-bench JSON files of two (or more) libraries into one side-by-side file and print the table.
+
+  merge.py --lib gshmem g1.json [g2.json ...] --lib nvshmem n1.json [...] -o merged.json
+
+Rows are matched on (name, bytes, unit). Where one library has several files (e.g. init measured in several
+processes), its value is the median over them and `repeats` adds up. `ratio` is first library / second library;
+`advantage` is how many times better the first library is (ratio for GB/s and Mop/s, 1/ratio for us and ms)."""
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+
+HIGHER_BETTER = {"GB/s", "Mop/s"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lib", nargs="+", action="append", required=True, metavar=("NAME", "FILE"),
+                    help="a library name and its JSON files")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--device", help="device text for the merged file (default: the first file's)")
+    a = ap.parse_args()
+
+    libs, sources, order = [], [], []
+    values = {}  # key -> lib -> [values]
+    meta = {}  # key -> (repeats per lib, how)
+    first = None
+    for spec in a.lib:
+        if len(spec) < 2:
+            sys.exit("merge: --lib needs a name and at least one file")
+        lib, files = spec[0], spec[1:]
+        libs.append(lib)
+        for path in files:
+            with open(path) as f:
+                doc = json.load(f)
+            first = first or doc
+            sources.append({"library": lib, "file": os.path.basename(path), "device": doc.get("device"), "date": doc.get("date"),
+                            "commit": doc.get("commit"), "argv": doc.get("argv")})
+            col = doc.get("library", lib)
+            for row in doc["rows"]:
+                key = (row["name"], row["bytes"], row["unit"])
+                if key not in values:
+                    values[key] = {}
+                    meta[key] = {"repeats": {}, "how": row.get("how", "")}
+                    order.append(key)
+                v = row.get(col, row.get(lib))
+                if v is None:
+                    continue
+                values[key].setdefault(lib, []).append(v)
+                meta[key]["repeats"][lib] = meta[key]["repeats"].get(lib, 0) + row.get("repeats", 1)
+
+    rows = []
+    for key in order:
+        name, nbytes, unit = key
+        out = {"name": name, "bytes": nbytes, "unit": unit}
+        for lib in libs:
+            if lib in values[key]:
+                out[lib] = statistics.median(values[key][lib])
+        if len(libs) >= 2 and libs[0] in out and libs[1] in out and out[libs[1]] > 0 and out[libs[0]] > 0:
+            ratio = out[libs[0]] / out[libs[1]]
+            out["ratio"] = ratio
+            out["advantage"] = ratio if unit in HIGHER_BETTER else 1 / ratio
+        out["repeats"] = meta[key]["repeats"]
+        out["how"] = meta[key]["how"]
+        rows.append(out)
+
+    merged = {
+        "device": a.device or first.get("device"),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": next((s["commit"] for s in sources if s["library"] == libs[0]), first.get("commit")),
+        "libraries": libs,
+        "ratio": f"{libs[0]} / {libs[1]}" if len(libs) >= 2 else None,
+        "advantage": f"times {libs[0]} is better than {libs[1]} (>1: {libs[0]} ahead)" if len(libs) >= 2 else None,
+        "sources": sources,
+        "rows": rows,
+    }
+    with open(a.output, "w") as f:
+        json.dump(merged, f, indent=1)
+        f.write("\n")
+
+    w = max(len(r["name"]) for r in rows)
+    head = f"{'name':<{w}} {'bytes':>10} {'unit':<6}" + "".join(f" {lib:>10}" for lib in libs)
+    if len(libs) >= 2:
+        head += f" {'advantage':>10}"
+    print(head)
+    for r in rows:
+        line = f"{r['name']:<{w}} {r['bytes'] or '-':>10} {r['unit']:<6}"
+        line += "".join(f" {r[lib]:>10.4g}" if lib in r else f" {'-':>10}" for lib in libs)
+        if "advantage" in r:
+            line += f" {r['advantage']:>9.2f}x"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

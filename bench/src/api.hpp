@@ -1,0 +1,55 @@
+// gshmem-bench: which SHMEM library this build measures. The benchmark calls only NVSHMEM names; this header
+// supplies them:
+//   BENCH_BACKEND_GSHMEM  gshmem through its NVSHMEM compatibility headers (include/gshmem/nvshmem/)
+//   BENCH_BACKEND_NVSHMEM NVIDIA NVSHMEM (standalone build on the GPU machine; needs -rdc)
+//   BENCH_BACKEND_OSHMEM  Open MPI's OSHMEM, host rows only (bench/oshmem_names.hpp)
+// Feature macros (0/1): BENCH_HAVE_CUDA (device and stream rows), BENCH_HAVE_UID (unique-id bootstrap),
+// BENCH_HOST_WAIT (host wait_until: host ping-pong), BENCH_HOST_AMO (host atomics). NVSHMEM has p/g on the host
+// but wait_until and atomics only in device code, so its build has no host ping-pong or host atomic rows.
+#pragma once
+
+#if defined(BENCH_BACKEND_GSHMEM)
+#include <nvshmem.h>
+#include <nvshmemx.h>
+#include <cstdlib>
+#include <cstring>
+#define BENCH_LIBRARY "gshmem"
+#define BENCH_HAVE_UID 1
+#define BENCH_HOST_WAIT 1
+#define BENCH_HOST_AMO 1
+// gshmem runs CPU PEs where there is no GPU or GSHMEM_DEVICE=cpu; the benchmark must then make no CUDA call.
+inline bool bench_want_gpu_pes() {
+  const char* d = std::getenv("GSHMEM_DEVICE");
+  return !(d && std::strcmp(d, "cpu") == 0);
+}
+inline bool bench_pe_is_gpu() {
+  int ordinal = -1;
+  return gshmemx_query_device(&ordinal, nullptr) == GSHMEM_SUCCESS && ordinal >= 0;
+}
+
+#elif defined(BENCH_BACKEND_NVSHMEM)
+#include <nvshmem.h>
+#include <nvshmemx.h>
+#define BENCH_LIBRARY "nvshmem"
+#define BENCH_HAVE_UID 1
+#define BENCH_HOST_WAIT 0
+#define BENCH_HOST_AMO 0
+inline bool bench_want_gpu_pes() { return true; }
+inline bool bench_pe_is_gpu() { return true; }
+
+#elif defined(BENCH_BACKEND_OSHMEM)
+#include "../oshmem_names.hpp"
+#define BENCH_LIBRARY "oshmem"
+#define BENCH_HAVE_UID 0
+#define BENCH_HOST_WAIT 1
+#define BENCH_HOST_AMO 1
+inline bool bench_want_gpu_pes() { return false; }
+inline bool bench_pe_is_gpu() { return false; }
+
+#else
+#error "define one of BENCH_BACKEND_GSHMEM, BENCH_BACKEND_NVSHMEM, BENCH_BACKEND_OSHMEM (bench/CMakeLists.txt does)"
+#endif
+
+#ifndef BENCH_HAVE_CUDA
+#define BENCH_HAVE_CUDA 0
+#endif

@@ -1,0 +1,421 @@
+// gshmem-bench: rows that run on GPU PEs: device-initiated put/get bandwidth by scope, p/g latency, p and
+// put+signal ping-pong, atomics and barriers in kernels, plus stream-ordered transfers and barriers. Written
+// against the NVSHMEM names (api.hpp). Timing: CUDA events on the PE's stream around the timed launch (or the
+// stream calls), each sample after cudaStreamSynchronize + nvshmem_barrier_all; a row is the median of
+// Options::repeats samples after Options::warmup untimed ones. Figures are PE 0's.
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "api.hpp"
+#include "common.hpp"
+
+namespace bench {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", what, cudaGetErrorString(e)));
+}
+#define CK(x) check((x), #x)
+
+enum class Scope { Thread, Warp, Block };
+
+Scope parse_scope(const std::string& s) {
+  if (s == "thread") return Scope::Thread;
+  if (s == "warp") return Scope::Warp;
+  if (s == "block") return Scope::Block;
+  throw std::invalid_argument("scope must be thread, warp or block, not " + s);
+}
+
+// ---- kernels ----
+
+// Each unit (a thread, a warp or a CTA) moves its own slice [unit*chunk, +chunk) `iters` times, then quiet.
+template <Scope S, bool GET>
+__global__ void rma_bw_kernel(char* dst, const char* src, size_t bytes, size_t chunk, int peer, uint64_t iters) {
+  size_t unit;
+  if constexpr (S == Scope::Block) unit = blockIdx.x;
+  else if constexpr (S == Scope::Warp) unit = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  else unit = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t off = unit * chunk;
+  if (off < bytes) {
+    const size_t n = chunk < bytes - off ? chunk : bytes - off;
+    for (uint64_t i = 0; i < iters; ++i) {
+      if constexpr (S == Scope::Block) {
+        if constexpr (GET) nvshmemx_getmem_nbi_block(dst + off, src + off, n, peer);
+        else nvshmemx_putmem_nbi_block(dst + off, src + off, n, peer);
+      } else if constexpr (S == Scope::Warp) {
+        if constexpr (GET) nvshmemx_getmem_nbi_warp(dst + off, src + off, n, peer);
+        else nvshmemx_putmem_nbi_warp(dst + off, src + off, n, peer);
+      } else {
+        if constexpr (GET) nvshmem_getmem_nbi(dst + off, src + off, n, peer);
+        else nvshmem_putmem_nbi(dst + off, src + off, n, peer);
+      }
+    }
+  }
+  nvshmem_quiet();
+}
+
+__global__ void p_kernel(int* target, int peer, uint64_t iters) {
+  for (uint64_t i = 0; i < iters; ++i) nvshmem_int_p(target, int(i), peer);
+  nvshmem_quiet();
+}
+
+__global__ void g_kernel(const int* source, int peer, uint64_t iters, long long* out) {
+  long long sum = 0;
+  for (uint64_t i = 0; i < iters; ++i) sum += nvshmem_int_g(const_cast<int*>(source), peer);
+  *out = sum;
+}
+
+// PE 0 sets the peer's flag and waits for its answer; the peer waits, then answers. Values rise from `base`.
+__global__ void p_pingpong_kernel(int* flag, int base, int peer, int me, uint64_t iters) {
+  for (uint64_t i = 0; i < iters; ++i) {
+    const int v = base + int(i) + 1;
+    if (me == 0) {
+      nvshmem_int_p(flag, v, peer);
+      nvshmem_int_wait_until(flag, NVSHMEM_CMP_GE, v);
+    } else {
+      nvshmem_int_wait_until(flag, NVSHMEM_CMP_GE, v);
+      nvshmem_int_p(flag, v, peer);
+    }
+  }
+}
+
+// One CTA: put `bytes` with a signal (block scope), the other side waits for the signal and answers the same way.
+__global__ void signal_pingpong_kernel(char* dst, const char* src, size_t bytes, uint64_t* sig, uint64_t base,
+                                       int peer, int me, uint64_t iters) {
+  for (uint64_t i = 0; i < iters; ++i) {
+    const uint64_t v = base + i + 1;
+    if (me == 0) {
+      nvshmemx_putmem_signal_nbi_block(dst, src, bytes, sig, v, NVSHMEM_SIGNAL_SET, peer);
+      if (threadIdx.x == 0) nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, v);
+      __syncthreads();
+    } else {
+      if (threadIdx.x == 0) nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, v);
+      __syncthreads();
+      nvshmemx_putmem_signal_nbi_block(dst, src, bytes, sig, v, NVSHMEM_SIGNAL_SET, peer);
+    }
+  }
+  nvshmem_quiet();
+}
+
+__global__ void amo_latency_kernel(unsigned long long* a, int peer, uint64_t iters, unsigned long long* out) {
+  unsigned long long acc = 0;
+  for (uint64_t i = 0; i < iters; ++i) acc += nvshmem_ulonglong_atomic_fetch_add(a, 1ull, peer);
+  *out = acc;
+}
+
+// Every thread adds to its own word on the peer.
+__global__ void amo_rate_kernel(unsigned long long* a, int peer, uint64_t iters) {
+  unsigned long long* mine = a + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (uint64_t i = 0; i < iters; ++i) nvshmem_ulonglong_atomic_add(mine, 1ull, peer);
+  nvshmem_quiet();
+}
+
+__global__ void barrier_all_block_kernel(uint64_t iters) {
+  for (uint64_t i = 0; i < iters; ++i) nvshmemx_barrier_all_block();
+}
+__global__ void sync_all_block_kernel(uint64_t iters) {
+  for (uint64_t i = 0; i < iters; ++i) nvshmemx_sync_all_block();
+}
+__global__ void barrier_all_thread_kernel(uint64_t iters) {
+  for (uint64_t i = 0; i < iters; ++i) nvshmem_barrier_all();
+}
+
+// ---- host side ----
+
+struct Pair {
+  int me, npes, peer;
+  bool sends(bool bi) const { return me == 0 || (bi && me == 1 && npes > 1); }
+};
+Pair pair() {
+  Pair p{nvshmem_my_pe(), nvshmem_n_pes(), 0};
+  p.peer = p.npes > 1 ? (p.me ^ 1) : p.me;
+  if (p.peer >= p.npes) p.peer = p.me;
+  return p;
+}
+
+struct Sym {
+  void* p = nullptr;
+  explicit Sym(std::uint64_t bytes) {
+    p = nvshmem_malloc(bytes);
+    if (!p) throw std::runtime_error(fmt::format("nvshmem_malloc({}) returned NULL: raise the symmetric heap size "
+                                                 "(NVSHMEM_SYMMETRIC_SIZE / GSHMEM_SYMMETRIC_SIZE)", bytes));
+    CK(cudaMemset(p, 0, bytes));
+    CK(cudaDeviceSynchronize());
+  }
+  ~Sym() { nvshmem_free(p); }
+  Sym(const Sym&) = delete;
+  Sym& operator=(const Sym&) = delete;
+  template <class T>
+  T* as() const { return static_cast<T*>(p); }
+};
+
+struct Stream {
+  cudaStream_t s{};
+  cudaEvent_t a{}, b{};
+  Stream() {
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+  }
+  ~Stream() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cudaStreamDestroy(s);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+// Median seconds between two events around `launch(stream)`, each sample after a stream sync and a barrier.
+template <class L>
+double time_events(const Options& o, Stream& st, L&& launch) {
+  std::vector<double> t;
+  for (int r = 0; r < o.warmup + o.repeats; ++r) {
+    CK(cudaStreamSynchronize(st.s));
+    nvshmem_barrier_all();
+    CK(cudaEventRecord(st.a, st.s));
+    launch(st.s);
+    CK(cudaGetLastError());
+    CK(cudaEventRecord(st.b, st.s));
+    CK(cudaEventSynchronize(st.b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, st.a, st.b));
+    if (r >= o.warmup) t.push_back(ms * 1e-3);
+  }
+  CK(cudaStreamSynchronize(st.s));
+  nvshmem_barrier_all();
+  return median(t);
+}
+
+std::uint64_t max_size(const std::vector<std::uint64_t>& v) {
+  std::uint64_t m = 0;
+  for (auto b : v) m = std::max(m, b);
+  return m;
+}
+
+template <Scope S, bool GET>
+void launch_bw(cudaStream_t s, int ctas, int threads, char* dst, const char* src, size_t bytes, int peer,
+               uint64_t iters) {
+  const size_t units = S == Scope::Block  ? size_t(ctas)
+                       : S == Scope::Warp ? size_t(ctas) * threads / 32
+                                          : size_t(ctas) * threads;
+  size_t chunk = (bytes + units - 1) / units;
+  chunk = (chunk + 15) / 16 * 16;  // 16-byte aligned slices
+  rma_bw_kernel<S, GET><<<ctas, threads, 0, s>>>(dst, src, bytes, chunk, peer, iters);
+}
+
+void device_bw(const Options& o, bool get, Rows& out) {
+  const Pair pr = pair();
+  const std::uint64_t maxb = max_size(o.sizes);
+  Sym src(maxb), dst(maxb);
+  CK(cudaMemset(src.p, 0x5a, maxb));
+  CK(cudaDeviceSynchronize());
+  Stream st;
+  if (o.threads % 32 != 0 || o.threads < 32 || o.threads > 1024)
+    throw std::invalid_argument("--threads must be a multiple of 32 in [32, 1024]");
+  for (const auto& scope_name : o.scopes) {
+    const Scope scope = parse_scope(scope_name);
+    for (const int ctas : o.ctas) {
+      for (const auto& dir : o.dirs) {
+        const bool bi = dir == "bi";
+        if (bi && pr.npes < 2) continue;
+        for (const std::uint64_t bytes : o.sizes) {
+          const std::uint64_t it = bw_iters(o, bytes);
+          char* d = dst.as<char>();
+          const char* s = src.as<char>();
+          const double sec = time_events(o, st, [&](cudaStream_t cs) {
+            if (!pr.sends(bi)) return;
+            switch (scope) {
+              case Scope::Thread:
+                get ? launch_bw<Scope::Thread, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it)
+                    : launch_bw<Scope::Thread, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it);
+                break;
+              case Scope::Warp:
+                get ? launch_bw<Scope::Warp, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it)
+                    : launch_bw<Scope::Warp, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it);
+                break;
+              case Scope::Block:
+                get ? launch_bw<Scope::Block, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it)
+                    : launch_bw<Scope::Block, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it);
+                break;
+            }
+          });
+          const double moved = double(bytes) * double(it) * (bi ? 2 : 1);
+          out.push_back({fmt::format("{}_bw/{}/ctas={}/threads={}/{}", get ? "get" : "put", scope_name, ctas,
+                                     o.threads, dir),
+                         bytes, "GB/s", gbps(moved, sec), o.repeats, it,
+                         fmt::format("{}mem_nbi ({} scope) in one kernel, each unit its slice x{}, then quiet{}",
+                                     get ? "get" : "put", scope_name, it,
+                                     bi ? "; PEs 0 and 1 at once, both directions counted" : "")});
+        }
+      }
+    }
+  }
+}
+
+void stream_bw(const Options& o, Rows& out) {
+  const Pair pr = pair();
+  const std::uint64_t maxb = max_size(o.sizes);
+  Sym src(maxb), dst(maxb);
+  CK(cudaMemset(src.p, 0x5a, maxb));
+  CK(cudaDeviceSynchronize());
+  Stream st;
+  for (const bool get : {false, true}) {
+    for (const auto& dir : o.dirs) {
+      const bool bi = dir == "bi";
+      if (bi && pr.npes < 2) continue;
+      for (const std::uint64_t bytes : o.sizes) {
+        const std::uint64_t it = bw_iters(o, bytes);
+        const double sec = time_events(o, st, [&](cudaStream_t cs) {
+          if (!pr.sends(bi)) return;
+          for (std::uint64_t i = 0; i < it; ++i) {
+            if (get) nvshmemx_getmem_on_stream(dst.p, src.p, bytes, pr.peer, cs);
+            else nvshmemx_putmem_on_stream(dst.p, src.p, bytes, pr.peer, cs);
+          }
+        });
+        const double moved = double(bytes) * double(it) * (bi ? 2 : 1);
+        out.push_back({fmt::format("stream_{}_bw/{}", get ? "get" : "put", dir), bytes, "GB/s", gbps(moved, sec),
+                       o.repeats, it,
+                       fmt::format("nvshmemx_{}mem_on_stream x{} between two events{}", get ? "get" : "put", it,
+                                   bi ? "; PEs 0 and 1 at once, both directions counted" : "")});
+      }
+    }
+  }
+}
+
+void p_lat(const Options& o, Rows& out) {
+  const Pair pr = pair();
+  const std::uint64_t it = o.lat_iters;
+  Sym ints(64 * sizeof(int));
+  Sym sink(sizeof(long long));
+  Stream st;
+  double s = time_events(o, st, [&](cudaStream_t cs) {
+    if (pr.me == 0) p_kernel<<<1, 1, 0, cs>>>(ints.as<int>(), pr.peer, it);
+  });
+  out.push_back({"p", sizeof(int), "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmem_int_p by one thread x{} then quiet, one kernel; time per p", it)});
+  s = time_events(o, st, [&](cudaStream_t cs) {
+    if (pr.me == 0) g_kernel<<<1, 1, 0, cs>>>(ints.as<int>(), pr.peer, it, sink.as<long long>());
+  });
+  out.push_back({"g", sizeof(int), "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmem_int_g by one thread x{}, one kernel; time per g (a round trip)", it)});
+}
+
+void pingpong(const Options& o, Rows& out) {
+  const Pair pr = pair();
+  const std::uint64_t it = o.lat_iters;
+  const bool active = pr.me <= 1 && !(pr.npes > 1 && pr.peer == pr.me);
+  Stream st;
+  {
+    Sym flag(64 * sizeof(int));
+    int base = 0;
+    const double s = time_events(o, st, [&](cudaStream_t cs) {
+      if (active) p_pingpong_kernel<<<1, 1, 0, cs>>>(flag.as<int>(), base, pr.peer, pr.me, it);
+      base += int(it);
+    });
+    out.push_back({"p_pingpong", sizeof(int), "us", s / double(2 * it) * 1e6, o.repeats, it,
+                   fmt::format("int_p + int_wait_until, one thread per PE, {} round trips in one kernel; half "
+                               "round trip", it)});
+  }
+  const std::uint64_t maxb = std::max<std::uint64_t>(max_size(o.signal_sizes), 8);
+  Sym src(maxb), dst(maxb), sig(64 * sizeof(uint64_t));
+  uint64_t base = 0;
+  for (const std::uint64_t bytes : o.signal_sizes) {
+    const double s = time_events(o, st, [&](cudaStream_t cs) {
+      if (active)
+        signal_pingpong_kernel<<<1, o.threads, 0, cs>>>(dst.as<char>(), src.as<char>(), bytes, sig.as<uint64_t>(),
+                                                          base, pr.peer, pr.me, it);
+      base += it;
+    });
+    out.push_back({fmt::format("put_signal_pingpong/threads={}", o.threads), bytes, "us",
+                   s / double(2 * it) * 1e6, o.repeats, it,
+                   fmt::format("putmem_signal_nbi_block + signal_wait_until, one CTA per PE, {} round trips in one "
+                               "kernel; half round trip", it)});
+  }
+}
+
+void amo(const Options& o, Rows& out) {
+  const Pair pr = pair();
+  const std::uint64_t it = o.lat_iters;
+  const size_t words = size_t(o.amo_ctas) * o.amo_threads;
+  Sym a(words * sizeof(unsigned long long)), sink(sizeof(unsigned long long));
+  Stream st;
+  double s = time_events(o, st, [&](cudaStream_t cs) {
+    if (pr.me == 0) amo_latency_kernel<<<1, 1, 0, cs>>>(a.as<unsigned long long>(), pr.peer, it,
+                                                        sink.as<unsigned long long>());
+  });
+  out.push_back({"amo_fetch_add", 8, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("ulonglong_atomic_fetch_add by one thread x{}, one kernel; time per op", it)});
+  s = time_events(o, st, [&](cudaStream_t cs) {
+    if (pr.me == 0) amo_rate_kernel<<<o.amo_ctas, o.amo_threads, 0, cs>>>(a.as<unsigned long long>(), pr.peer, it);
+  });
+  out.push_back({fmt::format("amo_add_rate/ctas={}/threads={}", o.amo_ctas, o.amo_threads), 8, "Mop/s",
+                 double(words) * double(it) / s / 1e6, o.repeats, it,
+                 fmt::format("ulonglong_atomic_add, every thread x{} to its own word, then quiet", it)});
+}
+
+void barriers(const Options& o, Rows& out) {
+  const std::uint64_t it = o.lat_iters;
+  const int bt = 128;
+  Stream st;
+  double s = time_events(o, st, [&](cudaStream_t cs) { barrier_all_block_kernel<<<1, bt, 0, cs>>>(it); });
+  out.push_back({fmt::format("barrier_all_block/threads={}", bt), 0, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmemx_barrier_all_block x{} in one CTA per PE; time per barrier", it)});
+  s = time_events(o, st, [&](cudaStream_t cs) { sync_all_block_kernel<<<1, bt, 0, cs>>>(it); });
+  out.push_back({fmt::format("sync_all_block/threads={}", bt), 0, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmemx_sync_all_block x{} in one CTA per PE; time per sync", it)});
+  s = time_events(o, st, [&](cudaStream_t cs) { barrier_all_thread_kernel<<<1, 1, 0, cs>>>(it); });
+  out.push_back({"barrier_all_thread", 0, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmem_barrier_all x{} by one thread per PE; time per barrier", it)});
+  s = time_events(o, st, [&](cudaStream_t cs) {
+    for (std::uint64_t i = 0; i < it; ++i) nvshmemx_barrier_all_on_stream(cs);
+  });
+  out.push_back({"barrier_all_on_stream", 0, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmemx_barrier_all_on_stream x{} between two events; time per barrier", it)});
+  s = time_events(o, st, [&](cudaStream_t cs) {
+    for (std::uint64_t i = 0; i < it; ++i) nvshmemx_sync_all_on_stream(cs);
+  });
+  out.push_back({"sync_all_on_stream", 0, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmemx_sync_all_on_stream x{} between two events; time per sync", it)});
+}
+
+}  // namespace
+
+void device_suite(const std::string& suite, const Options& o, Rows& out) {
+  if (suite == "put-bw") device_bw(o, false, out);
+  else if (suite == "get-bw") device_bw(o, true, out);
+  else if (suite == "stream-bw") stream_bw(o, out);
+  else if (suite == "p-lat") p_lat(o, out);
+  else if (suite == "pingpong") pingpong(o, out);
+  else if (suite == "amo") amo(o, out);
+  else if (suite == "barrier") barriers(o, out);
+  else throw std::invalid_argument("unknown device suite " + suite);
+}
+
+int device_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+void device_select(int ordinal) { CK(cudaSetDevice(ordinal)); }
+void device_warm_up_context() { CK(cudaFree(nullptr)); }
+std::string device_name(int npes) {
+  int dev = 0;
+  CK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, dev));
+  return fmt::format("{} x{}", prop.name, npes);
+}
+void device_fill(void* p, int byte, std::uint64_t bytes, bool gpu) {
+  if (gpu) {
+    CK(cudaMemset(p, byte, bytes));
+    CK(cudaDeviceSynchronize());
+  } else {
+    std::memset(p, byte, bytes);
+  }
+}
+bool device_rows_available() { return true; }
+
+}  // namespace bench

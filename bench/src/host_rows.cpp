@@ -1,0 +1,220 @@
+// gshmem-bench: rows driven from the host (CPU PEs and GPU PEs alike), written against the NVSHMEM names
+// (api.hpp maps them onto gshmem, NVIDIA NVSHMEM or Open MPI's OSHMEM). Timed with std::chrono::steady_clock on
+// PE 0; every sample starts after nvshmem_barrier_all(); a row is the median of Options::repeats samples after
+// Options::warmup untimed ones.
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "api.hpp"
+#include "common.hpp"
+
+namespace bench {
+namespace {
+
+// PE 0 talks to PE 1 (to itself when alone). Uni: PE 0 alone issues; bi: PEs 0 and 1 both do.
+struct Pair {
+  int me, npes, peer;
+  bool sends(bool bi) const { return me == 0 || (bi && me == 1 && npes > 1); }
+};
+Pair pair() {
+  Pair p{nvshmem_my_pe(), nvshmem_n_pes(), 0};
+  p.peer = p.npes > 1 ? (p.me ^ 1) : p.me;
+  if (p.peer >= p.npes) p.peer = p.me;
+  return p;
+}
+
+// Median seconds of `body` over the samples (each after a barrier).
+template <class F>
+double time_samples(const Options& o, F&& body) {
+  std::vector<double> t;
+  for (int r = 0; r < o.warmup + o.repeats; ++r) {
+    nvshmem_barrier_all();
+    const auto t0 = Clock::now();
+    body();
+    const double s = seconds_since(t0);
+    if (r >= o.warmup) t.push_back(s);
+  }
+  nvshmem_barrier_all();
+  return median(t);
+}
+
+// Symmetric scratch that every PE allocates with the same size (collective).
+struct Sym {
+  void* p = nullptr;
+  explicit Sym(std::uint64_t bytes) {
+    p = nvshmem_malloc(bytes);
+    if (!p) throw std::runtime_error(fmt::format("nvshmem_malloc({}) returned NULL: raise the symmetric heap size "
+                                                 "(NVSHMEM_SYMMETRIC_SIZE / GSHMEM_SYMMETRIC_SIZE)", bytes));
+  }
+  ~Sym() { nvshmem_free(p); }
+  Sym(const Sym&) = delete;
+  Sym& operator=(const Sym&) = delete;
+  template <class T>
+  T* as() const { return static_cast<T*>(p); }
+};
+
+void host_bw(const Options& o, Rows& out) {
+  const Pair pr = pair();
+  const bool gpu = bench_pe_is_gpu();
+  std::uint64_t max_bytes = 0;
+  for (auto b : o.sizes) max_bytes = std::max(max_bytes, b);
+  Sym src(max_bytes), dst(max_bytes);
+  device_fill(src.p, 0x5a, max_bytes, gpu);
+  device_fill(dst.p, 0, max_bytes, gpu);
+  for (const bool get : {false, true}) {
+    for (const auto& dir : o.dirs) {
+      const bool bi = dir == "bi";
+      if (bi && pr.npes < 2) continue;
+      for (const std::uint64_t bytes : o.sizes) {
+        const std::uint64_t it = bw_iters(o, bytes);
+        const double s = time_samples(o, [&] {
+          if (!pr.sends(bi)) return;
+          for (std::uint64_t i = 0; i < it; ++i) {
+            if (get) nvshmem_getmem(dst.p, src.p, bytes, pr.peer);
+            else nvshmem_putmem(dst.p, src.p, bytes, pr.peer);
+          }
+          nvshmem_quiet();
+        });
+        const double moved = double(bytes) * double(it) * (bi ? 2 : 1);
+        out.push_back({fmt::format("host_{}_bw/{}", get ? "get" : "put", dir), bytes, "GB/s", gbps(moved, s),
+                       o.repeats, it,
+                       fmt::format("nvshmem_{}mem from the host x{} then quiet{}", get ? "get" : "put", it,
+                                   bi ? "; PEs 0 and 1 at once, both directions counted" : "")});
+      }
+    }
+  }
+}
+
+void host_lat(const Options& o, Rows& out) {
+  const Pair pr = pair();
+  const bool gpu = bench_pe_is_gpu();
+  const std::uint64_t it = o.lat_iters;
+  Sym ints(64 * sizeof(int)), ulls(64 * sizeof(unsigned long long));
+  device_fill(ints.p, 0, 64 * sizeof(int), gpu);
+  device_fill(ulls.p, 0, 64 * sizeof(unsigned long long), gpu);
+  int* target = ints.as<int>();
+  int* flag = ints.as<int>() + 16;
+
+  double s = time_samples(o, [&] {
+    if (pr.me != 0) return;
+    for (std::uint64_t i = 0; i < it; ++i) nvshmem_int_p(target, int(i), pr.peer);
+    nvshmem_quiet();
+  });
+  out.push_back({"host_p", sizeof(int), "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmem_int_p from the host x{} then one quiet; time per p", it)});
+
+  long long sink = 0;
+  s = time_samples(o, [&] {
+    if (pr.me != 0) return;
+    for (std::uint64_t i = 0; i < it; ++i) sink += nvshmem_int_g(target, pr.peer);
+  });
+  out.push_back({"host_g", sizeof(int), "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmem_int_g from the host x{}; time per g (a round trip)", it)});
+  if (sink == -1) fmt::print("");  // keeps the loads
+
+#if BENCH_HOST_WAIT
+  // Host p ping-pong: PE 0 sets PE 1's flag, PE 1 answers; half a round trip per exchange. Flag values keep
+  // rising across samples, so nothing is reset between them.
+  if (!gpu) {
+    static int seq = 0;
+    s = time_samples(o, [&] {
+      if (pr.me > 1 || (pr.npes > 1 && pr.peer == pr.me)) return;
+      for (std::uint64_t i = 0; i < it; ++i) {
+        const int v = ++seq;
+        if (pr.me == 0) {
+          nvshmem_int_p(flag, v, pr.peer);
+          nvshmem_int_wait_until(flag, NVSHMEM_CMP_GE, v);
+        } else {
+          nvshmem_int_wait_until(flag, NVSHMEM_CMP_GE, v);
+          nvshmem_int_p(flag, v, pr.peer);
+        }
+      }
+    });
+    out.push_back({"host_p_pingpong", sizeof(int), "us", s / double(2 * it) * 1e6, o.repeats, it,
+                   fmt::format("int_p + int_wait_until from the host, {} round trips; half round trip", it)});
+  }
+#else
+  (void)flag;
+#endif
+
+#if BENCH_HOST_AMO
+  if (!gpu) {
+    unsigned long long* a = ulls.as<unsigned long long>();
+    unsigned long long acc = 0;
+    s = time_samples(o, [&] {
+      if (pr.me != 0) return;
+      for (std::uint64_t i = 0; i < it; ++i) acc += nvshmem_ulonglong_atomic_fetch_add(a, 1, pr.peer);
+    });
+    out.push_back({"host_amo_fetch_add", 8, "us", s / double(it) * 1e6, o.repeats, it,
+                   fmt::format("ulonglong_atomic_fetch_add from the host x{}; time per op", it)});
+    s = time_samples(o, [&] {
+      if (pr.me != 0) return;
+      for (std::uint64_t i = 0; i < it; ++i) nvshmem_ulonglong_atomic_add(a + 1, 1, pr.peer);
+      nvshmem_quiet();
+    });
+    out.push_back({"host_amo_add_rate", 8, "Mop/s", double(it) / s / 1e6, o.repeats, it,
+                   fmt::format("ulonglong_atomic_add from one host thread x{} then quiet", it)});
+    if (acc == ~0ull) fmt::print("");
+  }
+#endif
+}
+
+void host_barrier(const Options& o, Rows& out) {
+  const std::uint64_t it = o.lat_iters;
+  double s = time_samples(o, [&] {
+    for (std::uint64_t i = 0; i < it; ++i) nvshmem_barrier_all();
+  });
+  out.push_back({"host_barrier_all", 0, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmem_barrier_all from the host x{} on every PE; time per barrier", it)});
+  s = time_samples(o, [&] {
+    for (std::uint64_t i = 0; i < it; ++i) nvshmem_sync_all();
+  });
+  out.push_back({"host_sync_all", 0, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmem_sync_all from the host x{} on every PE; time per sync", it)});
+}
+
+void malloc_free(const Options& o, Rows& out) {
+  for (const std::uint64_t bytes : o.malloc_sizes) {
+    std::vector<double> tm, tf;
+    for (int r = 0; r < o.warmup + o.repeats; ++r) {
+      nvshmem_barrier_all();
+      auto t0 = Clock::now();
+      void* p = nvshmem_malloc(bytes);
+      const double m = seconds_since(t0);
+      if (!p) throw std::runtime_error(fmt::format("nvshmem_malloc({}) returned NULL", bytes));
+      nvshmem_barrier_all();
+      t0 = Clock::now();
+      nvshmem_free(p);
+      const double f = seconds_since(t0);
+      if (r >= o.warmup) {
+        tm.push_back(m);
+        tf.push_back(f);
+      }
+    }
+    nvshmem_barrier_all();
+    out.push_back({"malloc", bytes, "us", median(tm) * 1e6, o.repeats, 1,
+                   "nvshmem_malloc (collective) on PE 0, after a barrier"});
+    out.push_back({"free", bytes, "us", median(tf) * 1e6, o.repeats, 1,
+                   "nvshmem_free (collective) on PE 0, after a barrier"});
+  }
+}
+
+}  // namespace
+
+std::string size_label(std::uint64_t b) {
+  if (b >= (1ull << 30) && b % (1ull << 30) == 0) return fmt::format("{}G", b >> 30);
+  if (b >= (1ull << 20) && b % (1ull << 20) == 0) return fmt::format("{}M", b >> 20);
+  if (b >= (1ull << 10) && b % (1ull << 10) == 0) return fmt::format("{}K", b >> 10);
+  return fmt::format("{}", b);
+}
+
+void host_suite(const std::string& suite, const Options& o, Rows& out) {
+  if (suite == "host-bw") host_bw(o, out);
+  else if (suite == "host-lat") host_lat(o, out);
+  else if (suite == "host-barrier") host_barrier(o, out);
+  else if (suite == "malloc") malloc_free(o, out);
+  else throw std::invalid_argument("unknown host suite " + suite);
+}
+
+}  // namespace bench

@@ -1,0 +1,325 @@
+// gshmem-bench: NVSHMEM's perftests in one binary, written against the NVSHMEM API names so that the same source
+// measures gshmem, NVIDIA NVSHMEM or (host rows) Open MPI's OSHMEM. Prints a table on PE 0 and writes JSON
+// ({"device","date","commit","library","rows":[{"name","bytes","unit",<library>: value, ...}]}); bench/merge.py
+// joins two libraries' files and bench/plot.py draws them. bench/README.md describes every row.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "api.hpp"
+#include "common.hpp"
+
+#ifndef BENCH_GIT_COMMIT
+#define BENCH_GIT_COMMIT "unknown"
+#endif
+
+namespace {
+
+using bench::Options;
+using bench::Row;
+
+std::uint64_t parse_bytes(const std::string& s) {
+  std::size_t pos = 0;
+  const unsigned long long v = std::stoull(s, &pos);
+  std::string suf = s.substr(pos);
+  if (!suf.empty() && (suf.back() == 'B' || suf.back() == 'b')) suf.pop_back();
+  if (suf.empty()) return v;
+  if (suf == "K" || suf == "k" || suf == "Ki") return v << 10;
+  if (suf == "M" || suf == "m" || suf == "Mi") return v << 20;
+  if (suf == "G" || suf == "g" || suf == "Gi") return v << 30;
+  throw std::invalid_argument("bad size '" + s + "' (a number with an optional K, M or G suffix, binary)");
+}
+
+// "8,4K,1M" (a list) or "8:1G" (powers of two) or "8:1G:4" (every size times 4).
+std::vector<std::uint64_t> parse_sizes(const std::string& spec) {
+  std::vector<std::uint64_t> out;
+  if (spec.find(':') != std::string::npos) {
+    std::vector<std::string> parts;
+    std::stringstream ss(spec);
+    for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
+    if (parts.size() < 2 || parts.size() > 3) throw std::invalid_argument("size range is MIN:MAX[:FACTOR]");
+    const std::uint64_t lo = parse_bytes(parts[0]), hi = parse_bytes(parts[1]);
+    const std::uint64_t f = parts.size() == 3 ? std::stoull(parts[2]) : 2;
+    if (lo == 0 || f < 2 || lo > hi) throw std::invalid_argument("size range needs 0 < MIN <= MAX and FACTOR >= 2");
+    for (std::uint64_t b = lo; b <= hi; b *= f) out.push_back(b);
+  } else {
+    std::stringstream ss(spec);
+    for (std::string p; std::getline(ss, p, ',');)
+      if (!p.empty()) out.push_back(parse_bytes(p));
+  }
+  for (auto b : out)
+    if (b == 0) throw std::invalid_argument("sizes must be at least 1 byte");
+  if (out.empty()) throw std::invalid_argument("empty size list '" + spec + "'");
+  return out;
+}
+
+int env_int(std::initializer_list<const char*> names, int fallback) {
+  for (const char* n : names)
+    if (const char* v = std::getenv(n); v && *v) return std::atoi(v);
+  return fallback;
+}
+
+std::string iso_date() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string cpu_name(int npes) {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  return fmt::format("CPU PEs x{}: {} ({} cores)", npes, model, std::thread::hardware_concurrency());
+}
+
+#if BENCH_HAVE_UID
+// Unique-id bootstrap through a file: rank 0 writes the id (atomically, by rename), the others poll for it.
+void init_with_uid_file(const std::string& path, int rank, int nranks) {
+  nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+  if (rank == 0) {
+    if (nvshmemx_get_uniqueid(&id) != 0) throw std::runtime_error("nvshmemx_get_uniqueid failed");
+    const std::string tmp = path + ".tmp";
+    {
+      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+      f.write(reinterpret_cast<const char*>(&id), sizeof id);
+      if (!f) throw std::runtime_error("cannot write the unique id to " + tmp);
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp);
+  } else {
+    const auto t0 = bench::Clock::now();
+    for (;;) {
+      std::ifstream f(path, std::ios::binary);
+      if (f && f.read(reinterpret_cast<char*>(&id), sizeof id)) break;
+      if (bench::seconds_since(t0) > 120)
+        throw std::runtime_error("no unique id in " + path + " after 120 s (did rank 0 start?)");
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+  if (nvshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr) != 0)
+    throw std::runtime_error("nvshmemx_set_attr_uniqueid_args failed");
+  if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0)
+    throw std::runtime_error("nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID) failed");
+}
+#endif
+
+void print_table(const std::vector<Row>& rows) {
+  std::size_t w = 4;
+  for (const auto& r : rows) w = std::max(w, r.name.size());
+  fmt::print("{:<{}} {:>8} {:>12} {:<6} {:>8} {:>8}\n", "name", w, "bytes", "value", "unit", "samples", "ops");
+  for (const auto& r : rows)
+    fmt::print("{:<{}} {:>8} {:>12.4g} {:<6} {:>8} {:>8}\n", r.name, w, r.bytes ? bench::size_label(r.bytes) : "-",
+               r.value, r.unit, r.repeats, r.iters);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto t_start = bench::Clock::now();
+  CLI::App app{"gshmem-bench (" BENCH_LIBRARY "): NVSHMEM perftest rows; see bench/README.md"};
+  Options o;
+  std::string suites = "all", sizes, signal_sizes = "8,64,512,4K,32K,64K,256K,1M", malloc_sizes, json_path,
+              uid_file, commit = BENCH_GIT_COMMIT, ctas = "1,8,32", scopes = "thread,warp,block", dirs = "uni,bi";
+  int uid_rank = -1, uid_nranks = -1;
+  bool cuda_preinit = false, no_table = false;
+  app.add_option("--suite", suites,
+                 "comma list of: all, init, host-bw, host-lat, host-barrier, malloc, put-bw, get-bw, stream-bw, "
+                 "p-lat, pingpong, amo, barrier (device suites run on GPU PEs only)")
+      ->capture_default_str();
+  app.add_option("--sizes", sizes, "bandwidth sizes: MIN:MAX[:FACTOR] or a list (default 8:1G on GPU PEs, "
+                                   "8:16M:4 on CPU PEs)");
+  app.add_option("--signal-sizes", signal_sizes, "put+signal ping-pong sizes")->capture_default_str();
+  app.add_option("--malloc-sizes", malloc_sizes, "malloc/free sizes (default 1M,64M,1G on GPU PEs, 4K,1M,64M on CPU)");
+  app.add_option("--ctas", ctas, "device bandwidth: CTA counts")->capture_default_str();
+  app.add_option("--threads", o.threads, "threads per CTA (device bandwidth, put+signal)")->capture_default_str();
+  app.add_option("--scopes", scopes, "device bandwidth scopes: thread, warp, block")->capture_default_str();
+  app.add_option("--dirs", dirs, "uni (PE 0 to PE 1), bi (both at once)")->capture_default_str();
+  app.add_option("--repeats", o.repeats, "timed samples per row (median reported)")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--warmup", o.warmup, "untimed samples before them")->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--iters", o.iters, "ops per bandwidth sample (0: about 256 MiB worth, 1..1000)")
+      ->capture_default_str();
+  app.add_option("--lat-iters", o.lat_iters, "ops per latency/rate sample")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--amo-ctas", o.amo_ctas, "atomic rate: CTAs")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--amo-threads", o.amo_threads, "atomic rate: threads per CTA")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--json", json_path, "write the rows as JSON here (PE 0)");
+  app.add_option("--commit", commit, "commit recorded in the JSON")->capture_default_str();
+  app.add_flag("--cuda-preinit", cuda_preinit,
+               "create the CUDA context before timing init (init row then shows the library's own cost)");
+  app.add_flag("--no-table", no_table, "do not print the table");
+#if BENCH_HAVE_UID
+  app.add_option("--uid-file", uid_file, "bootstrap with a unique id passed through this file (rank 0 writes it) "
+                                         "instead of nvshmem_init()");
+  app.add_option("--rank", uid_rank, "with --uid-file: this process's rank (default $BENCH_RANK)");
+  app.add_option("--nranks", uid_nranks, "with --uid-file: number of ranks (default $BENCH_NRANKS)");
+#endif
+  CLI11_PARSE(app, argc, argv);
+#if !BENCH_HAVE_UID
+  (void)uid_nranks;
+#endif
+
+  auto split = [](const std::string& s) {
+    std::vector<std::string> v;
+    std::stringstream ss(s);
+    for (std::string p; std::getline(ss, p, ',');)
+      if (!p.empty()) v.push_back(p);
+    return v;
+  };
+  std::vector<std::string> wanted;
+  try {
+    o.ctas.clear();
+    for (const auto& c : split(ctas)) o.ctas.push_back(std::stoi(c));
+    o.scopes = split(scopes);
+    o.dirs = split(dirs);
+    for (const auto& d : o.dirs)
+      if (d != "uni" && d != "bi") throw std::invalid_argument("--dirs takes uni and/or bi, not " + d);
+    for (const auto& c : o.ctas)
+      if (c < 1) throw std::invalid_argument("--ctas must be positive");
+    wanted = split(suites);
+  } catch (const std::exception& e) {
+    std::cerr << "gshmem-bench: " << e.what() << "\n";
+    return 2;
+  }
+
+  // ---- init, timed: on GPU PEs the device choice (and, without --cuda-preinit, the CUDA context) is inside ----
+  const bool want_gpu = bench_want_gpu_pes();
+  const int local_rank = uid_rank >= 0 ? uid_rank
+                                       : env_int({"GSHMEM_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK",
+                                                  "BENCH_RANK"}, 0);
+  if (want_gpu && cuda_preinit) {
+    const int n = bench::device_count();
+    if (n > 0) {
+      bench::device_select(local_rank % n);
+      bench::device_warm_up_context();
+    }
+  }
+  const auto t_init = bench::Clock::now();
+  try {
+    if (want_gpu && !cuda_preinit) {
+      const int n = bench::device_count();
+      if (n > 0) bench::device_select(local_rank % n);
+    }
+#if BENCH_HAVE_UID
+    if (!uid_file.empty()) {
+      const int rank = uid_rank >= 0 ? uid_rank : env_int({"BENCH_RANK"}, -1);
+      const int nranks = uid_nranks >= 0 ? uid_nranks : env_int({"BENCH_NRANKS"}, -1);
+      if (rank < 0 || nranks < 1 || rank >= nranks)
+        throw std::invalid_argument("--uid-file needs --rank and --nranks (or BENCH_RANK, BENCH_NRANKS)");
+      init_with_uid_file(uid_file, rank, nranks);
+    } else {
+      nvshmem_init();
+    }
+#else
+    nvshmem_init();
+#endif
+  } catch (const std::exception& e) {
+    std::cerr << "gshmem-bench: init: " << e.what() << "\n";
+    return 1;
+  }
+  const double init_s = bench::seconds_since(t_init);
+  const double since_start_s = bench::seconds_since(t_start);
+
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  const bool gpu = bench_pe_is_gpu();
+  std::vector<Row> rows;
+  int status = 0;
+  try {
+    // Defaults that depend on the PE kind.
+    o.sizes = parse_sizes(!sizes.empty() ? sizes : gpu ? "8:1G" : "8:16M:4");
+    o.signal_sizes = parse_sizes(signal_sizes);
+    o.malloc_sizes = parse_sizes(!malloc_sizes.empty() ? malloc_sizes : gpu ? "1M,64M,1G" : "4K,1M,64M");
+
+    std::vector<std::string> run;
+    for (const auto& s : wanted) {
+      if (s == "init") continue;
+      if (s == "all") {
+        for (const auto& h : bench::host_suites()) run.push_back(h);
+        if (gpu)
+          for (const auto& d : bench::device_suites()) run.push_back(d);
+        continue;
+      }
+      const auto& hs = bench::host_suites();
+      const auto& ds = bench::device_suites();
+      if (std::find(hs.begin(), hs.end(), s) != hs.end()) run.push_back(s);
+      else if (std::find(ds.begin(), ds.end(), s) != ds.end()) {
+        if (!gpu) {
+          if (me == 0) fmt::print(stderr, "gshmem-bench: suite {} skipped: needs GPU PEs (these are CPU PEs)\n", s);
+          continue;
+        }
+        if (!bench::device_rows_available()) throw std::invalid_argument("this build has no device rows (no CUDA)");
+        run.push_back(s);
+      } else {
+        throw std::invalid_argument("unknown suite '" + s + "' (see --help)");
+      }
+    }
+    const std::string init_name = !gpu ? "init" : cuda_preinit ? "init/cuda-preinit" : "init";
+    rows.push_back({init_name, 0, "ms", init_s * 1e3, 1, 1,
+                    gpu ? (cuda_preinit ? "device choice + init, CUDA context made before (untimed)"
+                                        : "device choice + CUDA context + init (process cold)")
+                        : "init on CPU PEs"});
+    for (const auto& s : run) {
+      const auto h = bench::host_suites();
+      if (std::find(h.begin(), h.end(), s) != h.end()) bench::host_suite(s, o, rows);
+      else bench::device_suite(s, o, rows);
+    }
+
+    if (me == 0) {
+      if (!no_table) {
+        fmt::print("gshmem-bench, library {}, {} PEs ({}), median of {} samples after {} warm-up; init {:.1f} ms "
+                   "({:.1f} ms since main)\n",
+                   BENCH_LIBRARY, npes, gpu ? "GPU" : "CPU", o.repeats, o.warmup, init_s * 1e3,
+                   since_start_s * 1e3);
+        print_table(rows);
+      }
+      if (!json_path.empty()) {
+        nlohmann::json j;
+        j["device"] = gpu ? bench::device_name(npes) : cpu_name(npes);
+        j["date"] = iso_date();
+        j["commit"] = commit;
+        j["library"] = BENCH_LIBRARY;
+        j["pes"] = npes;
+        j["pe_kind"] = gpu ? "gpu" : "cpu";
+        j["method"] = fmt::format("median of {} samples after {} warm-up; GPU rows: CUDA events; host rows: "
+                                  "steady_clock; figures from PE 0", o.repeats, o.warmup);
+        j["argv"] = std::vector<std::string>(argv, argv + argc);
+        nlohmann::json jr = nlohmann::json::array();
+        for (const auto& r : rows)
+          jr.push_back({{"name", r.name}, {"bytes", r.bytes}, {"unit", r.unit}, {BENCH_LIBRARY, r.value},
+                        {"repeats", r.repeats}, {"iters", r.iters}, {"how", r.how}});
+        j["rows"] = jr;
+        std::ofstream f(json_path);
+        f << j.dump(1) << "\n";
+        if (!f) throw std::runtime_error("cannot write " + json_path);
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "gshmem-bench: PE " << me << ": " << e.what() << "\n";
+    nvshmem_global_exit(1);
+    status = 1;
+  }
+  nvshmem_barrier_all();
+  nvshmem_finalize();
+  return status;
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# NVSHMEM compatibility check for the GPU machine: builds the API-compatibility programs of tests/compat (written
+# against NVIDIA NVSHMEM's API only) against NVIDIA NVSHMEM 3.4.5 (pip package nvidia-nvshmem-cu13) and against
+# gshmem, runs both on 2 GPUs, and prints a table program x library -> PASS/FAIL. Logs go to $OUT (or
+# ./nvshmem-compat-out).
+#   columns: nvshmem      NVIDIA NVSHMEM, nvcc -rdc=true, unique id shared over MPI_Bcast (COMPAT_INIT=uid)
+#            gshmem       gshmem with NVSHMEM's exact nvcc line (-rdc=true), same launch
+#            gshmem-nordc gshmem without -rdc, started with gshmemrun and plain nvshmem_init
+#   extra rows: seed000 (ring_p with seed 000's environment: NVSHMEM_BOOTSTRAP=MPI, plain nvshmem_init, mpirun)
+#               and mpi_comm (ring_p with NVSHMEMX_INIT_WITH_MPI_COMM).
+# Also compares name lists: NVSHMEM names our headers define that NVSHMEM lacks (should be none), and NVSHMEM's
+# public functions we do not provide ($OUT/names_missing.txt).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+final=${OUT:-$root/nvshmem-compat-out}
+mkdir -p "$final"
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+export PATH=/usr/local/cuda/bin:$PATH
+arch=${ARCH:-sm_90}
+jobs=$(nproc)
+work=${WORK:-/tmp/nvshmem-compat}
+rm -rf "$work" && mkdir -p "$work"/{nv,gs,gsn,lib,logs}
+out=$work/logs  # every log; $final gets the table, the name lists and logs.tar.gz (the device tool brings 8 files)
+finish() {
+  cp "$out"/table.txt "$out"/setup.txt "$out"/names_missing.txt "$out"/names_not_in_nvshmem.txt "$out"/signatures.txt \
+    "$final"/ 2>/dev/null
+  tar czf "$final/logs.tar.gz" -C "$work" logs
+}
+trap finish EXIT
+programs=(ring_p put_signal_ring block_put atomics wait_until teams host_ring host_atomics)
+
+# ---- NVIDIA NVSHMEM from the pip package ----
+pkg=$(python3 -c 'import nvidia.nvshmem, os; print(nvidia.nvshmem.__path__[0])' 2>/dev/null) || pkg=
+if [ -z "$pkg" ] || [ ! -d "$pkg/include" ]; then
+  echo "nvidia-nvshmem-cu13 is not installed here (python3 -c 'import nvidia.nvshmem' failed)"; exit 1
+fi
+ln -sf "$pkg"/lib/libnvshmem_host.so.3 "$work/lib/libnvshmem_host.so"
+ln -sf "$pkg"/lib/libnvshmem_device.a "$work/lib/libnvshmem_device.a"
+echo "NVSHMEM package: $pkg" | tee "$out/setup.txt"
+grep -hE '#define NVSHMEM_(VENDOR_)?(MAJOR|MINOR|PATCH)_VERSION|#define NVSHMEM_VENDOR_STRING' -r "$pkg/include" \
+  | sort -u | tee -a "$out/setup.txt"
+mpi_cflags=$(mpicc --showme:compile 2>/dev/null)
+mpi_libs=$(mpicc --showme:link 2>/dev/null)
+
+# ---- gshmem: the library and gshmemrun ----
+echo "=== building gshmem ($(git -C "$root" rev-parse --short HEAD 2>/dev/null))"
+cmake -S "$root" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_CUDA_ARCHITECTURES=90 -DGSHMEM_BUILD_TESTS=OFF \
+  -DGSHMEM_BUILD_EXAMPLES=OFF >"$out/gshmem_configure.log" 2>&1 || { tail -30 "$out/gshmem_configure.log"; exit 1; }
+cmake --build "$work/build" -j"$jobs" --target gshmem gshmemrun >"$out/gshmem_build.log" 2>&1 \
+  || { grep -E 'error' -A3 "$out/gshmem_build.log" | head -60; exit 1; }
+gsinc="-I$root/include/gshmem/nvshmem -I$root/include -I$work/build/include"
+gslib="-L$work/build/lib -lgshmem -Xlinker -rpath=$work/build/lib"
+
+# ---- compile every program three ways, in parallel ----
+src=$root/tests/compat
+build_one() {  # $1 lib (nv|gs|gsn) $2 program
+  local lib=$1 p=$2 f rdc="-rdc=true" inc libs
+  f=$src/$p.cu; [ -f "$f" ] || f=$src/$p.cpp
+  case $lib in
+    nv) inc="-I$pkg/include"; libs="-L$work/lib -lnvshmem_host -lnvshmem_device -lcuda -Xlinker -rpath=$pkg/lib" ;;
+    gs) inc=$gsinc; libs=$gslib ;;
+    gsn) inc=$gsinc; libs=$gslib; rdc="-rdc=false" ;;
+  esac
+  local xflags=""
+  [ "${f##*.}" = "cpp" ] && xflags="-x cu"
+  # shellcheck disable=SC2086
+  nvcc $rdc -arch=$arch -std=c++17 -O2 $xflags $inc -I$src $mpi_cflags -DCOMPAT_WITH_MPI=1 -DOMPI_SKIP_MPICXX=1 \
+    "$f" "$src/compat_mpi.cpp" -o "$work/$lib/$p" $libs $mpi_libs >"$out/build_${lib}_$p.log" 2>&1
+}
+export -f build_one
+export src work pkg gsinc gslib arch mpi_cflags mpi_libs out
+echo "=== compiling ${#programs[@]} programs x 3 builds"
+t0=$(date +%s)
+for lib in nv gs gsn; do for p in "${programs[@]}"; do echo "$lib $p"; done; done \
+  | xargs -P "$jobs" -n 2 bash -c 'build_one "$0" "$1" || echo "build FAIL $0 $1"'
+echo "compiled in $(( $(date +%s) - t0 )) s"
+
+# ---- run ----
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2)
+declare -A result
+run_one() {  # $1 row  $2 column  $3 log name  $4.. command (env via `env`)
+  local row=$1 col=$2 log=$out/run_${3}.log; shift 3
+  local bin=${*: -1}
+  if [ ! -x "$bin" ]; then result[$row,$col]="NOBUILD"; return; fi
+  timeout 60 "$@" >"$log" 2>&1
+  local rc=$? n
+  n=$(grep -c ': PASS (' "$log")
+  if [ $rc -eq 0 ] && [ "$n" -ge 2 ]; then result[$row,$col]=PASS
+  elif [ $rc -eq 124 ]; then result[$row,$col]="FAIL(timeout)"
+  else result[$row,$col]="FAIL(rc=$rc)"; fi
+}
+uid_env=(env COMPAT_INIT=uid NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none)
+seed_env=(env COMPAT_INIT=plain NVSHMEM_BOOTSTRAP=MPI NVSHMEM_DISABLE_IBRC=1 NVSHMEM_DISABLE_IBGDA=1
+          NVSHMEM_DISABLE_IBDEVX=1 NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_SYMMETRIC_SIZE=256M NVSHMEM_DEBUG=WARN
+          NVSHMEM_DISABLE_NVLS=1)
+for p in "${programs[@]}"; do
+  echo "=== $p"
+  run_one "$p" nvshmem "nv_$p" "${uid_env[@]}" "${MPIRUN[@]}" "$work/nv/$p"
+  run_one "$p" gshmem "gs_$p" "${uid_env[@]}" "${MPIRUN[@]}" "$work/gs/$p"
+  run_one "$p" gshmem-nordc "gsn_$p" env COMPAT_INIT=plain GSHMEM_WAIT_TIMEOUT=40 \
+    "$work/build/bin/gshmemrun" -n 2 -- "$work/gsn/$p"
+done
+echo "=== ring_p: seed 000's environment, and an MPI communicator"
+for lib in nv gs; do
+  col=nvshmem; [ $lib = gs ] && col=gshmem
+  run_one "ring_p[seed000]" $col "${lib}_seed000" "${seed_env[@]}" "${MPIRUN[@]}" "$work/$lib/ring_p"
+  run_one "ring_p[mpi_comm]" $col "${lib}_mpi_comm" env COMPAT_INIT=mpi_comm NVSHMEM_REMOTE_TRANSPORT=none \
+    "${MPIRUN[@]}" "$work/$lib/ring_p"
+done
+if grep -q WARN "$out/run_gs_seed000.log" 2>/dev/null; then result["ring_p[seed000]",gshmem]="FAIL(WARN)"; fi
+
+# ---- table ----
+{
+  printf "%-20s %-14s %-14s %-14s\n" program nvshmem gshmem gshmem-nordc
+  for row in "${programs[@]}" "ring_p[seed000]" "ring_p[mpi_comm]"; do
+    printf "%-20s %-14s %-14s %-14s\n" "$row" "${result[$row,nvshmem]:--}" "${result[$row,gshmem]:--}" \
+      "${result[$row,gshmem-nordc]:--}"
+  done
+} | tee "$out/table.txt"
+
+# ---- names: ours vs NVSHMEM's ----
+grep -ohE '\b(nvshmemx?_[A-Za-z0-9_]+|NVSHMEMX?_[A-Z0-9_]+)\b' -r "$pkg/include" | sort -u >"$work/nv_all_names.txt"
+grep -ohE '^#define (nvshmemx?_[A-Za-z0-9_]+|NVSHMEMX?_[A-Z0-9_]+)' "$root"/include/gshmem/nvshmem/*.h \
+  | awk '{print $2}' | sort -u >"$out/names_ours.txt"
+grep -ohE '\b(nvshmemx?_[A-Za-z0-9_]+|NVSHMEMX?_[A-Z0-9_]+)\s*(=|,)' "$root"/include/gshmem/nvshmem/nvshmem_host.h \
+  | grep -oE '^[A-Za-z0-9_]+' >>"$out/names_ours.txt"
+sort -u -o "$out/names_ours.txt" "$out/names_ours.txt"
+comm -23 "$out/names_ours.txt" "$work/nv_all_names.txt" >"$out/names_not_in_nvshmem.txt"
+# NVSHMEM's public functions: names followed by '(' in its headers, without internal (nvshmemi_) ones
+grep -ohE '\b(nvshmemx?_[A-Za-z0-9_]+)\s*\(' -r "$pkg/include" | grep -oE '^[A-Za-z0-9_]+' | sort -u \
+  >"$out/names_nvshmem_functions.txt"
+comm -23 "$out/names_nvshmem_functions.txt" "$out/names_ours.txt" >"$out/names_missing.txt"
+echo "names: ours $(wc -l <"$out/names_ours.txt"), not in NVSHMEM's headers $(wc -l <"$out/names_not_in_nvshmem.txt")," \
+     "NVSHMEM functions $(wc -l <"$out/names_nvshmem_functions.txt"), of which we lack $(wc -l <"$out/names_missing.txt")"
+head -50 "$out/names_not_in_nvshmem.txt"
+for f in nvshmem_team_get_config nvshmem_barrier nvshmem_team_sync nvshmem_info_get_version nvshmem_init \
+         nvshmem_int_wait_until_any nvshmem_signal_fetch nvshmem_int_atomic_fetch_add; do
+  grep -rhE "\b$f\s*\(" "$pkg/include" | head -2
+done >"$out/signatures.txt"
+cat "$out/signatures.txt" | cut -c1-200
+for f in "$out"/build_*.log; do [ -s "$f" ] && grep -l -E 'error' "$f"; done | head
+! grep -q FAIL "$out/table.txt"

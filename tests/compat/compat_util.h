@@ -1,0 +1,218 @@
+// Shared by the API-compatibility programs. Written against NVIDIA NVSHMEM's API only (no gshmem name), so the
+// same sources build against NVSHMEM 3.4.5 (scripts/nvshmem-compat.sh) and against gshmem (this directory's
+// CMakeLists.txt). Checks: fresh random data (a seed PE 0 draws and sends to all), poisoned outputs, exact
+// comparison, non-zero exit on any mismatch; exit 77 where a GPU program finds no GPU.
+//
+// How a program starts is chosen by COMPAT_INIT (default plain):
+//   plain     nvshmem_init()                                     (under gshmemrun, mpirun, torchrun, or alone)
+//   uid       nvshmemx_get_uniqueid on rank 0, MPI_Bcast, nvshmemx_set_attr_uniqueid_args,
+//             nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID)   (under mpirun)
+//   mpi_comm  nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM) with MPI_COMM_WORLD (under mpirun)
+// MPI is reached through compat_mpi.cpp so that no .cu file includes mpi.h.
+#pragma once
+
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+
+// compat_mpi.cpp
+bool compat_mpi_available();
+void compat_mpi_init(int* argc, char*** argv);
+int compat_mpi_rank();
+int compat_mpi_size();
+void compat_mpi_bcast(void* buf, int bytes, int root);
+void* compat_mpi_comm_world();  // pointer to an MPI_Comm holding MPI_COMM_WORLD
+void compat_mpi_finalize();
+
+#if defined(__CUDACC__)
+#define COMPAT_HD __host__ __device__
+#else
+#define COMPAT_HD
+#endif
+// CUDA runtime calls only where its header is there (a host-only program on a machine without CUDA runs CPU PEs).
+#if defined(__CUDACC__) || defined(CUDART_VERSION)
+#define COMPAT_HAVE_CUDART 1
+#else
+#define COMPAT_HAVE_CUDART 0
+#endif
+
+namespace compat {
+
+inline const char*& prog_name() {
+  static const char* name = "compat";
+  return name;
+}
+inline int& failures() {
+  static int n = 0;
+  return n;
+}
+inline int& my_pe_cache() {
+  static int pe = -1;
+  return pe;
+}
+
+// A mismatch: printed with the PE and counted; the program ends non-zero.
+inline void fail(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  std::fprintf(stderr, "[PE %d] %s: FAIL %s\n", my_pe_cache(), prog_name(), buf);
+  ++failures();
+}
+
+#if COMPAT_HAVE_CUDART
+#define COMPAT_CUDA(call)                                                                                      \
+  do {                                                                                                         \
+    cudaError_t e_ = (call);                                                                                   \
+    if (e_ != cudaSuccess) {                                                                                   \
+      std::fprintf(stderr, "[PE %d] %s: %s failed: %s (%s:%d)\n", compat::my_pe_cache(), compat::prog_name(), \
+                   #call, cudaGetErrorString(e_), __FILE__, __LINE__);                                         \
+      std::exit(1);                                                                                            \
+    }                                                                                                          \
+  } while (0)
+#endif
+
+inline const char* env_or(const char* name, const char* dflt) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : dflt;
+}
+
+// The node-local rank a launcher gives (seed 000 picks its GPU from it before init), or -1.
+inline int launcher_local_rank() {
+  for (const char* n : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "LOCAL_RANK", "SLURM_LOCALID"}) {
+    const char* v = std::getenv(n);
+    if (v && *v) return std::atoi(v);
+  }
+  return -1;
+}
+
+struct Options {
+  bool gpu = true;  // the program needs a GPU (exit 77 without one)
+};
+
+// Starts MPI if the init mode needs it, picks this process's GPU (before init, as NVSHMEM requires), and
+// initialises with the chosen mode. Returns this PE.
+inline int init(int* argc, char*** argv, const char* name, Options opt = Options{}) {
+  prog_name() = name;
+  const std::string mode = env_or("COMPAT_INIT", "plain");
+  const bool mpi = mode == "uid" || mode == "mpi_comm";
+  if (mode != "plain" && !mpi) {
+    std::fprintf(stderr, "%s: COMPAT_INIT=%s is not one of plain, uid, mpi_comm\n", name, mode.c_str());
+    std::exit(2);
+  }
+  if (mpi) {
+    if (!compat_mpi_available()) {
+      std::fprintf(stderr, "%s: COMPAT_INIT=%s needs MPI, and this program was built without it\n", name,
+                   mode.c_str());
+      std::exit(2);
+    }
+    compat_mpi_init(argc, argv);
+  }
+  int ndev = 0;
+#if COMPAT_HAVE_CUDART
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess) ndev = 0;
+#endif
+  if (opt.gpu && ndev == 0) {
+    std::printf("%s: SKIP: no usable GPU\n", name);
+    if (mpi) compat_mpi_finalize();
+    std::exit(77);
+  }
+  const int local = mpi ? compat_mpi_rank() : launcher_local_rank();
+#if COMPAT_HAVE_CUDART
+  if (ndev > 0 && local >= 0) {
+    COMPAT_CUDA(cudaSetDevice(local % ndev));
+    if (opt.gpu) std::printf("[Rank %d] Set GPU %d (of %d GPUs)\n", local, local % ndev, ndev);
+  }
+#endif
+  if (mode == "plain") {
+    nvshmem_init();
+  } else if (mode == "uid") {
+    nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+    if (compat_mpi_rank() == 0 && nvshmemx_get_uniqueid(&id) != 0) {
+      std::fprintf(stderr, "%s: nvshmemx_get_uniqueid failed\n", name);
+      std::exit(1);
+    }
+    compat_mpi_bcast(&id, static_cast<int>(sizeof id), 0);
+    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+    if (nvshmemx_set_attr_uniqueid_args(compat_mpi_rank(), compat_mpi_size(), &id, &attr) != 0 ||
+        nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0) {
+      std::fprintf(stderr, "%s: init with a unique id failed\n", name);
+      std::exit(1);
+    }
+  } else {
+    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+    attr.mpi_comm = compat_mpi_comm_world();
+    if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
+      std::fprintf(stderr, "%s: init with an MPI communicator failed\n", name);
+      std::exit(1);
+    }
+  }
+  const int pe = nvshmem_my_pe();
+  my_pe_cache() = pe;
+  if (nvshmemx_init_status() != NVSHMEM_STATUS_IS_INITIALIZED)
+    fail("nvshmemx_init_status() is %d after init, expected NVSHMEM_STATUS_IS_INITIALIZED", nvshmemx_init_status());
+#if COMPAT_HAVE_CUDART
+  // No launcher rank before init (gshmemrun): NVSHMEM's documented pattern, the PE's rank in the node team.
+  if (opt.gpu && local < 0) COMPAT_CUDA(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE) % ndev));
+#endif
+  return pe;
+}
+
+// Ends the program: 0 if no PE saw a mismatch, else 1. Each PE writes its count into every PE's table (host-side
+// nvshmem_int_p), so every PE knows whether the run passed everywhere.
+inline int finish() {
+  const int pe = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  int* counts = static_cast<int*>(nvshmem_malloc(npes * sizeof(int)));
+  nvshmem_barrier_all();
+  for (int q = 0; q < npes; ++q) nvshmem_int_p(&counts[pe], failures(), q);
+  nvshmem_quiet();
+  nvshmem_barrier_all();
+  int total = 0;
+  for (int q = 0; q < npes; ++q) total += nvshmem_int_g(&counts[q], pe);
+  nvshmem_barrier_all();
+  nvshmem_free(counts);
+  if (failures() == 0 && total == 0)
+    std::printf("[PE %d] %s: PASS (%d PEs)\n", pe, prog_name(), npes);
+  else
+    std::printf("[PE %d] %s: FAIL (%d mismatches here, %d on all PEs)\n", pe, prog_name(), failures(), total);
+  std::fflush(stdout);
+  nvshmem_finalize();
+  if (std::string(env_or("COMPAT_INIT", "plain")) != "plain") compat_mpi_finalize();
+  return total == 0 && failures() == 0 ? 0 : 1;
+}
+
+// A seed every PE shares, fresh each run: PE 0 draws it and puts it into every PE's symmetric copy.
+inline uint64_t shared_seed() {
+  uint64_t* s = static_cast<uint64_t*>(nvshmem_malloc(sizeof(uint64_t)));
+  nvshmem_barrier_all();
+  if (nvshmem_my_pe() == 0) {
+    std::random_device rd;
+    const uint64_t seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+    for (int pe = 0; pe < nvshmem_n_pes(); ++pe) nvshmem_uint64_p(s, seed, pe);
+    nvshmem_quiet();
+  }
+  nvshmem_barrier_all();
+  const uint64_t seed = nvshmem_uint64_g(s, nvshmem_my_pe());
+  nvshmem_barrier_all();
+  nvshmem_free(s);
+  return seed;
+}
+
+// Deterministic values from (seed, stream, index): every PE can compute what any other PE sent.
+COMPAT_HD inline uint64_t mix(uint64_t seed, uint64_t stream, uint64_t i) {
+  uint64_t z = seed ^ (stream * 0x9E3779B97F4A7C15ull) ^ (i * 0xBF58476D1CE4E5B9ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace compat
