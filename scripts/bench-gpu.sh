@@ -29,7 +29,8 @@ export GSHMEM_DEVICE=gpu GSHMEM_WAIT_TIMEOUT=${GSHMEM_WAIT_TIMEOUT:-60}
 
 gbuild=$root/build-bench-gshmem
 nbuild=$root/build-bench-nvshmem
-commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)
+# The device machine gets the tree without .git: pass GSHMEM_COMMIT=<hash> there.
+commit=${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --verify -q HEAD 2>/dev/null || echo unknown)}
 echo "bench-gpu.sh: $(date -u +%FT%TZ) commit $commit on $(hostname)"
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
 
