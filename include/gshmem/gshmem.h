@@ -279,6 +279,15 @@ GSHMEM_API void gshmemx_putmem_on_stream(void *dest, const void *source, size_t 
                                          gshmem_stream_t stream);
 GSHMEM_API void gshmemx_getmem_on_stream(void *dest, const void *source, size_t bytes, int pe,
                                          gshmem_stream_t stream);
+/* The _nbi_on_stream forms: every stream-ordered call already completes in stream order without blocking the host,
+ * so these behave exactly like the forms above (as NVSHMEM documents them for NVLink peers). */
+GSHMEM_API void gshmemx_putmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                             gshmem_stream_t stream);
+GSHMEM_API void gshmemx_getmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                             gshmem_stream_t stream);
+GSHMEM_API void gshmemx_putmem_signal_nbi_on_stream(void *dest, const void *source, size_t bytes,
+                                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                                    gshmem_stream_t stream);
 GSHMEM_API void gshmemx_putmem_signal_on_stream(void *dest, const void *source, size_t bytes, uint64_t *sig_addr,
                                                 uint64_t signal, int sig_op, int pe, gshmem_stream_t stream);
 GSHMEM_API void gshmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,

@@ -402,6 +402,23 @@ void gshmemx_getmem_on_stream(void* dest, const void* source, size_t bytes, int 
   fatal_on_error("gshmemx_getmem_on_stream",
                  [&] { host::getmem_on_stream(dest, source, bytes, pe, stream, "gshmemx_getmem_on_stream"); });
 }
+void gshmemx_putmem_nbi_on_stream(void* dest, const void* source, size_t bytes, int pe, gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_putmem_nbi_on_stream", [&] {
+    host::putmem_on_stream(dest, source, bytes, pe, stream, "gshmemx_putmem_nbi_on_stream");
+  });
+}
+void gshmemx_getmem_nbi_on_stream(void* dest, const void* source, size_t bytes, int pe, gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_getmem_nbi_on_stream", [&] {
+    host::getmem_on_stream(dest, source, bytes, pe, stream, "gshmemx_getmem_nbi_on_stream");
+  });
+}
+void gshmemx_putmem_signal_nbi_on_stream(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
+                                         uint64_t signal, int sig_op, int pe, gshmem_stream_t stream) {
+  fatal_on_error("gshmemx_putmem_signal_nbi_on_stream", [&] {
+    host::putmem_signal_on_stream(dest, source, bytes, sig_addr, signal, sig_op, pe, stream,
+                                  "gshmemx_putmem_signal_nbi_on_stream");
+  });
+}
 void gshmemx_putmem_signal_on_stream(void* dest, const void* source, size_t bytes, uint64_t* sig_addr,
                                      uint64_t signal, int sig_op, int pe, gshmem_stream_t stream) {
   fatal_on_error("gshmemx_putmem_signal_on_stream", [&] {

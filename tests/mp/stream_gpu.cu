@@ -50,7 +50,7 @@ MPT_CASE(on_stream) {
   std::vector<unsigned char> got(N * B), want(N * B), pois(N * B);
 
   // putmem_on_stream into slot `my` of every PE, barrier_all_on_stream, then check
-  for (int round = 0; round < 2; ++round) {
+  for (int round = 0; round < 3; ++round) {  // round 2: the _nbi_on_stream form
     for (int s = 0; s < n; ++s) {
       auto d = data_of(tag, round, s, my, B);
       std::memcpy(&want[static_cast<std::size_t>(s) * B], d.data(), B);
@@ -63,29 +63,37 @@ MPT_CASE(on_stream) {
       auto d = data_of(tag, round, my, t, B);
       CK(cudaMemcpyAsync(dpriv + static_cast<std::size_t>(t) * B, d.data(), B, cudaMemcpyHostToDevice, stream));
       CK(cudaStreamSynchronize(stream));
-      gshmemx_putmem_on_stream(sym + static_cast<std::size_t>(my) * B, dpriv + static_cast<std::size_t>(t) * B, B, t, gs(stream));
+      if (round < 2)
+        gshmemx_putmem_on_stream(sym + static_cast<std::size_t>(my) * B, dpriv + static_cast<std::size_t>(t) * B, B, t, gs(stream));
+      else
+        gshmemx_putmem_nbi_on_stream(sym + static_cast<std::size_t>(my) * B, dpriv + static_cast<std::size_t>(t) * B, B, t, gs(stream));
     }
-    if (round == 0) gshmemx_barrier_all_on_stream(gs(stream));
+    if (round != 1) gshmemx_barrier_all_on_stream(gs(stream));
     else {
       gshmemx_quiet_on_stream(gs(stream));
       gshmemx_sync_all_on_stream(gs(stream));
     }
     CK(cudaStreamSynchronize(stream));
     local_read(got.data(), sym, N * B);
-    MPT_CHECK_MEM(round == 0 ? "putmem_on_stream + barrier_all_on_stream" : "putmem_on_stream + quiet + sync_all_on_stream",
+    MPT_CHECK_MEM(round == 0   ? "putmem_on_stream + barrier_all_on_stream"
+                  : round == 1 ? "putmem_on_stream + quiet + sync_all_on_stream"
+                               : "putmem_nbi_on_stream + barrier_all_on_stream",
                   got.data(), want.data(), N * B);
     gshmem_barrier_all();
   }
-  // getmem_on_stream from every PE (each PE's slot `prev'` holds data from round 1)
+  // getmem_on_stream (odd j: the _nbi form) from every PE (each PE's slot holds data from the last round, which
+  // wrote the same data as round 1: data_of is keyed by round, so compare with round 2's)
   for (int j = 0; j < n; ++j) {
     const int t = (my + j) % n;
-    auto w = data_of(tag, 1, my, t, B);  // what I put into PE t's slot `my`
+    auto w = data_of(tag, 2, my, t, B);  // what I put into PE t's slot `my` in the last round
     CK(cudaMemset(dpriv, 0xEE, B));
-    gshmemx_getmem_on_stream(dpriv, sym + static_cast<std::size_t>(my) * B, B, t, gs(stream));
+    if (j % 2 == 0) gshmemx_getmem_on_stream(dpriv, sym + static_cast<std::size_t>(my) * B, B, t, gs(stream));
+    else gshmemx_getmem_nbi_on_stream(dpriv, sym + static_cast<std::size_t>(my) * B, B, t, gs(stream));
     CK(cudaStreamSynchronize(stream));
     std::vector<unsigned char> g(B);
     CK(cudaMemcpy(g.data(), dpriv, B, cudaMemcpyDeviceToHost));
-    MPT_CHECK_MEM("getmem_on_stream from PE " + std::to_string(t), g.data(), w.data(), B);
+    MPT_CHECK_MEM(std::string(j % 2 ? "getmem_nbi_on_stream" : "getmem_on_stream") + " from PE " + std::to_string(t),
+                  g.data(), w.data(), B);
   }
   gshmem_barrier_all();
   // p_on_stream
@@ -112,13 +120,14 @@ MPT_CASE(on_stream) {
     CK(cudaMemcpy(dpriv, d.data(), B, cudaMemcpyHostToDevice));
     const std::uint64_t sv = rnd(tag, 20 + static_cast<std::uint64_t>(round), static_cast<std::uint64_t>(my)) % 1000000 + 1;
     const std::uint64_t sv_prev = rnd(tag, 20 + static_cast<std::uint64_t>(round), static_cast<std::uint64_t>(prev)) % 1000000 + 1;
-    gshmemx_putmem_signal_on_stream(sym, dpriv, B, sig, sv, round ? GSHMEM_SIGNAL_ADD : GSHMEM_SIGNAL_SET, next, gs(stream));
+    if (round == 0) gshmemx_putmem_signal_on_stream(sym, dpriv, B, sig, sv, GSHMEM_SIGNAL_SET, next, gs(stream));
+    else gshmemx_putmem_signal_nbi_on_stream(sym, dpriv, B, sig, sv, GSHMEM_SIGNAL_ADD, next, gs(stream));
     gshmemx_signal_wait_until_on_stream(sig, GSHMEM_CMP_EQ, sv_prev, gs(stream));
     gshmemx_getmem_on_stream(dpriv + B, sym, B, my, gs(stream));  // ordered after the wait
     CK(cudaStreamSynchronize(stream));
     std::vector<unsigned char> g(B);
     CK(cudaMemcpy(g.data(), dpriv + B, B, cudaMemcpyDeviceToHost));
-    MPT_CHECK_MEM(std::string("putmem_signal_on_stream ") + (round ? "ADD" : "SET"), g.data(), wdat.data(), B);
+    MPT_CHECK_MEM(round ? "putmem_signal_nbi_on_stream ADD" : "putmem_signal_on_stream SET", g.data(), wdat.data(), B);
     MPT_CHECK_EQ(gshmem_signal_fetch(sig), sv_prev);
     gshmem_barrier_all();
   }

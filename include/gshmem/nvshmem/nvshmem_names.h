@@ -2,7 +2,7 @@
  *   python3 include/gshmem/nvshmem/gen_names.py
  * after changing a public gshmem header (CTest compat.names_current fails while this file is stale).
  *
- * NVSHMEM name -> gshmem name, by the prefix rule: 1146 names (1120 functions, 4 types, 22 constants).
+ * NVSHMEM name -> gshmem name, by the prefix rule: 1149 names (1123 functions, 4 types, 22 constants).
  * Mapped by hand in nvshmem_host.h (different signature or value): GSHMEM_ERROR_INTERNAL, GSHMEM_ERROR_INVALID_VALUE, GSHMEM_ERROR_MISMATCH, GSHMEM_ERROR_NOT_SUPPORTED, GSHMEM_ERROR_OUT_OF_MEMORY, GSHMEM_MAX_NAME_LEN, GSHMEM_SUCCESS, GSHMEM_VENDOR_STRING, gshmem_info_get_version, gshmem_init.
  * Not mapped (gshmem extensions, no NVSHMEM name): 31 names. */
 #ifndef GSHMEM_NVSHMEM_NAMES_H
@@ -781,6 +781,7 @@
 #define nvshmemx_get_uniqueid gshmemx_get_uniqueid
 #define nvshmemx_getmem_block gshmemx_getmem_block
 #define nvshmemx_getmem_nbi_block gshmemx_getmem_nbi_block
+#define nvshmemx_getmem_nbi_on_stream gshmemx_getmem_nbi_on_stream
 #define nvshmemx_getmem_nbi_warp gshmemx_getmem_nbi_warp
 #define nvshmemx_getmem_on_stream gshmemx_getmem_on_stream
 #define nvshmemx_getmem_warp gshmemx_getmem_warp
@@ -948,10 +949,12 @@
 #define nvshmemx_put8_warp gshmemx_put8_warp
 #define nvshmemx_putmem_block gshmemx_putmem_block
 #define nvshmemx_putmem_nbi_block gshmemx_putmem_nbi_block
+#define nvshmemx_putmem_nbi_on_stream gshmemx_putmem_nbi_on_stream
 #define nvshmemx_putmem_nbi_warp gshmemx_putmem_nbi_warp
 #define nvshmemx_putmem_on_stream gshmemx_putmem_on_stream
 #define nvshmemx_putmem_signal_block gshmemx_putmem_signal_block
 #define nvshmemx_putmem_signal_nbi_block gshmemx_putmem_signal_nbi_block
+#define nvshmemx_putmem_signal_nbi_on_stream gshmemx_putmem_signal_nbi_on_stream
 #define nvshmemx_putmem_signal_nbi_warp gshmemx_putmem_signal_nbi_warp
 #define nvshmemx_putmem_signal_on_stream gshmemx_putmem_signal_on_stream
 #define nvshmemx_putmem_signal_warp gshmemx_putmem_signal_warp
