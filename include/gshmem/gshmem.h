@@ -29,17 +29,18 @@ struct CUstream_st;
 typedef struct CUstream_st *gshmem_stream_t; /* == cudaStream_t */
 
 /* ---- status codes ---- */
+/* Values shared with NVSHMEM's nvshmemx_status where the meaning is the same (0-4, 7); gshmem's own from 8. */
 enum gshmem_status {
   GSHMEM_SUCCESS = 0,
   GSHMEM_ERROR_INVALID_VALUE = 1,   /* a bad argument: the message names it */
-  GSHMEM_ERROR_NOT_INITIALIZED = 2, /* call needs gshmem_init first */
-  GSHMEM_ERROR_OUT_OF_MEMORY = 3,   /* symmetric heap or device memory exhausted */
-  GSHMEM_ERROR_PEER_FAILED = 4,     /* another PE died or aborted */
-  GSHMEM_ERROR_TIMEOUT = 5,         /* a wait passed its limit */
-  GSHMEM_ERROR_NOT_SUPPORTED = 6,   /* not available in this mode (e.g. stream calls on CPU PEs) */
-  GSHMEM_ERROR_SYSTEM = 7,          /* an OS, network or CUDA call failed */
-  GSHMEM_ERROR_MISMATCH = 8,        /* PEs made a collective call with different arguments */
-  GSHMEM_ERROR_INTERNAL = 9
+  GSHMEM_ERROR_OUT_OF_MEMORY = 2,   /* symmetric heap or device memory exhausted */
+  GSHMEM_ERROR_NOT_SUPPORTED = 3,   /* not available in this mode (e.g. stream calls on CPU PEs) */
+  GSHMEM_ERROR_MISMATCH = 4,        /* PEs made a collective call with different arguments (NVSHMEM: SYMMETRY) */
+  GSHMEM_ERROR_INTERNAL = 7,
+  GSHMEM_ERROR_NOT_INITIALIZED = 8, /* call needs gshmem_init first */
+  GSHMEM_ERROR_PEER_FAILED = 9,     /* another PE died or aborted */
+  GSHMEM_ERROR_TIMEOUT = 10,        /* a wait passed its limit */
+  GSHMEM_ERROR_SYSTEM = 11          /* an OS, network or CUDA call failed */
 };
 
 /* Text of the last error this thread saw from a status-returning call ("" if none). */
@@ -168,7 +169,8 @@ enum gshmem_cmp {
   GSHMEM_CMP_LT = 4,
   GSHMEM_CMP_GE = 5
 };
-enum gshmem_signal_op { GSHMEM_SIGNAL_SET = 0, GSHMEM_SIGNAL_ADD = 5 };
+/* Same values as NVSHMEM 3.x, so code and bindings that pass the numbers (not the names) behave the same. */
+enum gshmem_signal_op { GSHMEM_SIGNAL_SET = 9, GSHMEM_SIGNAL_ADD = 10 };
 
 /* ---- RMA: untyped ---- */
 GSHMEM_API void gshmem_putmem(void *dest, const void *source, size_t bytes, int pe);

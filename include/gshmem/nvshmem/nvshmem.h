@@ -10,6 +10,12 @@
 
 #if defined(__CUDACC__)
 #include "gshmem/device.cuh"
+#elif defined(__cplusplus) && defined(__has_include)
+/* Host-only C++ (g++/clang++ with the CUDA headers on the include path) may launch kernels collectively, as with
+ * NVSHMEM: nvshmemx_collective_launch and _query_gridsize are inline host code over the program's CUDA runtime. */
+#if __has_include(<cuda_runtime.h>)
+#include "gshmem/device/impl/launch.cuh"
+#endif
 #endif
 
 #endif /* GSHMEM_NVSHMEM_H */

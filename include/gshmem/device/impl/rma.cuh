@@ -27,26 +27,33 @@ __device__ __forceinline__ T g(const DeviceHandle& h, const T* src, int pe) {
 
 template <typename Coop>
 __device__ __forceinline__ void putmem(const DeviceHandle& h, void* dst, const void* src, size_t bytes, int pe) {
+  Coop::sync();  // the group's writes to src (e.g. shared memory) are done before anyone copies them
   detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
   Coop::sync();
 }
 
 template <typename Coop>
 __device__ __forceinline__ void getmem(const DeviceHandle& h, void* dst, const void* src, size_t bytes, int pe) {
+  Coop::sync();  // the group is done reading dst before it is overwritten
   detail::copy<Coop>(dst, detail::peer(h, src, pe), bytes);
   Coop::sync();
 }
 
-// Non-blocking forms: on NVLink peers a store is complete once issued, so they differ from the blocking ones only
-// in not synchronising the group on return; quiet() makes them visible at the target.
+// Non-blocking forms: on NVLink peers a store is complete once issued; quiet() makes them visible at the target.
+// Like NVSHMEM's, the group synchronises before and after, so one thread may fence and signal right after the
+// call and the signal still follows every thread's data.
 template <typename Coop>
 __device__ __forceinline__ void putmem_nbi(const DeviceHandle& h, void* dst, const void* src, size_t bytes, int pe) {
+  Coop::sync();
   detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
+  Coop::sync();
 }
 
 template <typename Coop>
 __device__ __forceinline__ void getmem_nbi(const DeviceHandle& h, void* dst, const void* src, size_t bytes, int pe) {
+  Coop::sync();
   detail::copy<Coop>(dst, detail::peer(h, src, pe), bytes);
+  Coop::sync();
 }
 
 template <typename Coop, typename T>
@@ -71,6 +78,7 @@ __device__ __forceinline__ void get_nbi(const DeviceHandle& h, T* dst, const T* 
 template <typename Coop, typename T>
 __device__ __forceinline__ void iput(const DeviceHandle& h, T* dst, const T* src, ptrdiff_t dst_stride,
                                      ptrdiff_t src_stride, size_t n, int pe) {
+  Coop::sync();
   T* d = detail::peer(h, dst, pe);
   for (size_t i = static_cast<size_t>(Coop::rank()); i < n; i += static_cast<size_t>(Coop::size()))
     d[static_cast<ptrdiff_t>(i) * dst_stride] = src[static_cast<ptrdiff_t>(i) * src_stride];
@@ -79,6 +87,7 @@ __device__ __forceinline__ void iput(const DeviceHandle& h, T* dst, const T* src
 template <typename Coop, typename T>
 __device__ __forceinline__ void iget(const DeviceHandle& h, T* dst, const T* src, ptrdiff_t dst_stride,
                                      ptrdiff_t src_stride, size_t n, int pe) {
+  Coop::sync();
   const T* s = detail::peer(h, src, pe);
   for (size_t i = static_cast<size_t>(Coop::rank()); i < n; i += static_cast<size_t>(Coop::size()))
     dst[static_cast<ptrdiff_t>(i) * dst_stride] = s[static_cast<ptrdiff_t>(i) * src_stride];
@@ -91,8 +100,15 @@ __device__ __forceinline__ void iget(const DeviceHandle& h, T* dst, const T* src
 // made before (and, through a group barrier, its group's) is visible at the target before the signal is.
 __device__ __forceinline__ void signal_op(const DeviceHandle& h, uint64_t* sig, uint64_t value, int op, int pe) {
   detail::sys_ref<uint64_t> ref(*detail::peer(h, sig, pe));
-  if (op == GSHMEM_SIGNAL_ADD) ref.fetch_add(value, ::cuda::memory_order_release);
-  else ref.store(value, ::cuda::memory_order_release);
+  if (op == GSHMEM_SIGNAL_ADD) {
+    ref.fetch_add(value, ::cuda::memory_order_release);
+  } else if (op == GSHMEM_SIGNAL_SET) {
+    ref.store(value, ::cuda::memory_order_release);
+  } else {
+    printf("gshmem: signal operation on PE %d: sig_op=%d is neither GSHMEM_SIGNAL_SET (%d) nor GSHMEM_SIGNAL_ADD (%d); "
+           "aborting the kernel. Fix: pass one of those constants\n", pe, op, GSHMEM_SIGNAL_SET, GSHMEM_SIGNAL_ADD);
+    __trap();
+  }
 }
 
 __device__ __forceinline__ uint64_t signal_fetch(const DeviceHandle&, const uint64_t* sig) {
@@ -115,17 +131,18 @@ __device__ __forceinline__ uint64_t signal_wait_until(const DeviceHandle& h, con
 template <typename Coop>
 __device__ __forceinline__ void putmem_signal_nbi(const DeviceHandle& h, void* dst, const void* src, size_t bytes,
                                                   uint64_t* sig, uint64_t value, int op, int pe) {
+  Coop::sync();
   detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
   __threadfence_system();
   Coop::sync();
   if (Coop::rank() == 0) signal_op(h, sig, value, op, pe);
+  Coop::sync();
 }
 
 template <typename Coop>
 __device__ __forceinline__ void putmem_signal(const DeviceHandle& h, void* dst, const void* src, size_t bytes,
                                               uint64_t* sig, uint64_t value, int op, int pe) {
-  putmem_signal_nbi<Coop>(h, dst, src, bytes, sig, value, op, pe);
-  Coop::sync();
+  putmem_signal_nbi<Coop>(h, dst, src, bytes, sig, value, op, pe);  // synchronises the group on return
 }
 
 template <typename Coop, typename T>
