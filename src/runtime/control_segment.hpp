@@ -13,6 +13,7 @@ namespace gshmem {
 inline constexpr int kMaxTeams = 64;    // team slots (0..3 are the predefined teams)
 inline constexpr int kMaxRounds = 32;   // dissemination rounds: up to 2^32 PEs
 inline constexpr int kMailboxBytes = 256;
+inline constexpr int kExchangeBytes = 1024;  // node-local allgather payload per PE (NodeExchange)
 
 struct alignas(64) ControlBlock {
   // barrier[t][k]: epoch written by this PE's round-k sender in team slot t.
@@ -21,9 +22,15 @@ struct alignas(64) ControlBlock {
   struct alignas(64) Mailbox {
     unsigned char data[kMailboxBytes];
   } mailbox[kMaxTeams];
+  // Node-local allgather of the symmetric heap's collective checks (runtime/node_exchange): this PE publishes
+  // exchange number xchg_seq in xchg, and xchg_done says up to which exchange it has read everybody's data.
+  alignas(64) std::atomic<std::uint64_t> xchg_seq;
+  alignas(64) std::atomic<std::uint64_t> xchg_done;
+  alignas(64) std::uint64_t xchg_len;
+  unsigned char xchg[kExchangeBytes];
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "cross-process flags need lock-free atomics");
-static_assert(sizeof(ControlBlock) == kMaxTeams * kMaxRounds * 8 + kMaxTeams * kMailboxBytes,
+static_assert(sizeof(ControlBlock) == kMaxTeams * kMaxRounds * 8 + kMaxTeams * kMailboxBytes + 3 * 64 + kExchangeBytes,
               "ControlBlock is shared between processes: keep its layout fixed");
 
 class ControlSegment {

@@ -12,6 +12,7 @@
 #include "runtime/device_state.hpp"
 #include "runtime/error.hpp"
 #include "runtime/log.hpp"
+#include "runtime/node_exchange.hpp"
 #include "transport/gpu.hpp"
 
 namespace gshmem {
@@ -163,7 +164,9 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     hp.my_pe = rt->my_pe;
     hp.n_pes = rt->n_pes;
     hp.local_pes = rt->local_pes;
-    rt->heap = std::make_unique<heap::SymmetricHeap>(hp, *rt->boot, *rt->fdx);
+    // All PEs are on this node (checked above): the heap's collective steps go through shared memory.
+    rt->node_boot = std::make_unique<NodeExchange>(*rt, *rt->boot);
+    rt->heap = std::make_unique<heap::SymmetricHeap>(hp, *rt->node_boot, *rt->fdx);
     phase("heap");
     rt->teams = std::make_unique<TeamTable>(*rt);
     if (rt->mode == Mode::Gpu) rt->gpu = gpu::create_context(*rt);
@@ -201,6 +204,7 @@ Runtime::~Runtime() {
   gpu = nullptr;
   teams.reset();
   heap.reset();
+  node_boot.reset();
   ctrl.reset();
   fdx.reset();
   if (boot && finalize_boot) {

@@ -50,6 +50,7 @@ class Runtime {
   std::vector<int> local_index; // per global PE: index in local_pes or -1
   std::unique_ptr<bootstrap::Bootstrap> boot;
   std::unique_ptr<bootstrap::FdExchange> fdx;
+  std::unique_ptr<bootstrap::Bootstrap> node_boot;  // NodeExchange over ctrl, for the heap's collectives
   std::unique_ptr<heap::SymmetricHeap> heap;
   std::unique_ptr<ControlSegment> ctrl;
   std::unique_ptr<TeamTable> teams;
