@@ -3,6 +3,7 @@
 #include "runtime/device_state.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -26,7 +27,9 @@ struct Registry {
   gshmem_device_state_t state{};                  // version 0 until the first publish
   const Runtime* owner = nullptr;                 // runtime the tables below belong to
   char** d_peer_bases = nullptr;                  // device tables (cudaMalloc'd by the library)
-  gshmem_device_team_t* d_teams = nullptr;
+  gshmem_device_team_t* d_teams[2] = {nullptr, nullptr};  // double-buffered: kernels in flight keep their table
+  int teams_buf = 0;                              // which of d_teams the state points at
+  void* stream = nullptr;                         // private non-blocking stream (cudaStream_t) for table copies
   gshmem_device_team_t teams[kMaxTeams] = {};     // host copy of what d_teams holds
 };
 
@@ -43,14 +46,38 @@ void check(cudaError_t e, const char* what) {
        cudaGetErrorString(e));
 }
 
-// Calls one setter with the PE's device current, restoring the caller's device after.
+// Calls one setter (it makes the PE's device current and restores the caller's). A failure is a warning, not an
+// error: a translation unit without code for this GPU (built for other architectures) cannot take the state, but
+// it may never launch a kernel; if it does, its kernels trap with "device state not published".
 void call_setter(gshmemi_device_state_setter_t setter, const gshmem_device_state_t& s) {
   const int rc = setter(&s);
-  if (rc != 0)
-    fail(GSHMEM_ERROR_SYSTEM, "device state: copying the state into a translation unit's gshmemi_dstate "
-         "(cudaMemcpyToSymbol in code that includes <gshmem/device.cuh>) failed with cudaError {} ({}). Fix: "
-         "build that code for this GPU's architecture (CMAKE_CUDA_ARCHITECTURES / -arch) and check that no "
-         "earlier kernel faulted", rc, cudaGetErrorString(static_cast<cudaError_t>(rc)));
+  if (rc != 0) {
+    log::warn("device state: copying the state into a translation unit's gshmemi_dstate (cudaMemcpyToSymbol in "
+              "code that includes <gshmem/device.cuh>) failed with cudaError {} ({}); kernels of that code will "
+              "trap if they use gshmem. Fix: build it for this GPU's architecture (CMAKE_CUDA_ARCHITECTURES / "
+              "-arch) and check that no earlier kernel faulted", rc,
+              cudaGetErrorString(static_cast<cudaError_t>(rc)));
+    (void)cudaGetLastError();
+  }
+}
+
+// Everything in the state except heap_size (growth changes only that, and kernels bound addresses by heap_max):
+// when nothing else changed, the translation units' copies stay as they are.
+bool same_but_heap_size(const gshmem_device_state_t& a, const gshmem_device_state_t& b) {
+  gshmem_device_state_t x = a, y = b;
+  x.heap_size = y.heap_size = 0;
+  return std::memcmp(&x, &y, sizeof x) == 0;
+}
+
+void free_tables(Registry& r) {
+  if (r.d_peer_bases) cudaFree(r.d_peer_bases);
+  for (auto*& t : r.d_teams) {
+    if (t) cudaFree(t);
+    t = nullptr;
+  }
+  if (r.stream) cudaStreamDestroy(static_cast<cudaStream_t>(r.stream));
+  r.d_peer_bases = nullptr;
+  r.stream = nullptr;
 }
 #endif
 
@@ -75,22 +102,28 @@ void publish(Runtime& rt) {
   const bool first = Runtime::current() != &rt || r.owner != &rt;
   if (first) {
     // A new runtime (first init, or init after finalize): fresh tables, zeroed device-barrier area.
-    if (r.d_peer_bases) cudaFree(r.d_peer_bases);
-    if (r.d_teams) cudaFree(r.d_teams);
-    r.d_peer_bases = nullptr;
-    r.d_teams = nullptr;
+    free_tables(r);
     r.owner = &rt;
+    r.state = {};
     std::fill(std::begin(r.teams), std::end(r.teams), gshmem_device_team_t{});
+    cudaStream_t st = nullptr;
+    check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cudaStreamCreateWithFlags (device state)");
+    r.stream = st;
     check(cudaMalloc(reinterpret_cast<void**>(&r.d_peer_bases), sizeof(char*) * static_cast<size_t>(rt.n_pes)),
           "cudaMalloc (device peer-base table)");
-    check(cudaMalloc(reinterpret_cast<void**>(&r.d_teams), sizeof(gshmem_device_team_t) * kMaxTeams),
-          "cudaMalloc (device team table)");
-    check(cudaMemset(base + kDeviceBarrierOffset, 0, kDeviceInternalEnd - kDeviceBarrierOffset),
-          "cudaMemset (device-barrier flags)");
+    for (auto*& t : r.d_teams)
+      check(cudaMalloc(reinterpret_cast<void**>(&t), sizeof(gshmem_device_team_t) * kMaxTeams),
+            "cudaMalloc (device team table)");
+    check(cudaMemsetAsync(base + kDeviceBarrierOffset, 0, kDeviceInternalEnd - kDeviceBarrierOffset, st),
+          "cudaMemsetAsync (device-barrier flags)");
+    // Peers' heaps sit at fixed slots of the reservation: the table never changes after this.
+    const auto& bases = rt.heap->peer_bases();
+    check(cudaMemcpyAsync(r.d_peer_bases, bases.data(), sizeof(char*) * static_cast<size_t>(rt.n_pes),
+                          cudaMemcpyHostToDevice, st), "cudaMemcpyAsync (device peer-base table)");
   }
-  const auto& bases = rt.heap->peer_bases();
-  check(cudaMemcpy(r.d_peer_bases, bases.data(), sizeof(char*) * static_cast<size_t>(rt.n_pes),
-                   cudaMemcpyHostToDevice), "cudaMemcpy (device peer-base table)");
+  // Library copies go on a private non-blocking stream, so a kernel of the program that runs on (and waits for)
+  // another PE never blocks this call: no device-wide synchronisation here.
+  cudaStream_t st = static_cast<cudaStream_t>(r.stream);
 
   // Teams: a slot that went from live to unused gets its device-barrier flags and epoch zeroed, so that a team
   // later created in that slot starts from epoch 0 on every member. (Team destroy is collective and follows the
@@ -108,15 +141,25 @@ void publish(Runtime& rt) {
     const bool same = was.start == now.start && was.stride == now.stride && was.size == now.size &&
                       was.my_rank == now.my_rank;
     if (!first && !same && was.size > 0) {
-      check(cudaMemset(base + kDeviceBarrierOffset + sizeof(std::uint64_t) * kMaxRounds * slot, 0,
-                       sizeof(std::uint64_t) * kMaxRounds), "cudaMemset (device-barrier flags of a freed team)");
-      check(cudaMemset(base + kDeviceEpochOffset + sizeof(std::uint64_t) * slot, 0, sizeof(std::uint64_t)),
-            "cudaMemset (device-barrier epoch of a freed team)");
+      check(cudaMemsetAsync(base + kDeviceBarrierOffset + sizeof(std::uint64_t) * kMaxRounds * slot, 0,
+                            sizeof(std::uint64_t) * kMaxRounds, st),
+            "cudaMemsetAsync (device-barrier flags of a freed team)");
+      check(cudaMemsetAsync(base + kDeviceEpochOffset + sizeof(std::uint64_t) * slot, 0, sizeof(std::uint64_t), st),
+            "cudaMemsetAsync (device-barrier epoch of a freed team)");
     }
   }
+  const bool teams_changed = first || !std::equal(std::begin(teams), std::end(teams), std::begin(r.teams),
+                                                   [](const gshmem_device_team_t& a, const gshmem_device_team_t& b) {
+                                                     return std::memcmp(&a, &b, sizeof a) == 0;
+                                                   });
+  if (teams_changed) {
+    // Write the other buffer: kernels still running keep reading the table they were given.
+    if (!first) r.teams_buf ^= 1;
+    check(cudaMemcpyAsync(r.d_teams[r.teams_buf], teams, sizeof teams, cudaMemcpyHostToDevice, st),
+          "cudaMemcpyAsync (device team table)");
+  }
   std::copy(std::begin(teams), std::end(teams), std::begin(r.teams));
-  check(cudaMemcpy(r.d_teams, teams, sizeof teams, cudaMemcpyHostToDevice), "cudaMemcpy (device team table)");
-  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (device state tables)");
+  check(cudaStreamSynchronize(st), "cudaStreamSynchronize (device state tables)");
 
   gshmem_device_state_t s{};
   s.version = GSHMEM_DEVICE_STATE_VERSION;
@@ -127,15 +170,37 @@ void publish(Runtime& rt) {
   s.heap_size = rt.heap->size();
   s.heap_max = rt.heap->usage().max_size;
   s.peer_bases = r.d_peer_bases;
-  s.teams = r.d_teams;
+  s.teams = r.d_teams[r.teams_buf];
   s.barrier_offset = kDeviceBarrierOffset;
   s.barrier_epochs = reinterpret_cast<std::uint64_t*>(base + kDeviceEpochOffset);
   const double t = config::get().wait_timeout;
   s.timeout_ns = t > 0 ? static_cast<std::uint64_t>(t * 1e9) : 0;
+  const bool unchanged = !first && same_but_heap_size(s, r.state);
   r.state = s;
-  for (auto setter : r.setters) call_setter(setter, s);
+  if (!unchanged)
+    for (auto setter : r.setters) call_setter(setter, s);
   check(cudaSetDevice(prev_device), "cudaSetDevice (restoring the caller's device)");
   log::info("device state published: {} PEs, {} translation unit(s) registered", rt.n_pes, r.setters.size());
+#else
+  (void)rt;
+#endif
+}
+
+void reset(Runtime& rt) noexcept {
+#if GSHMEM_HAVE_CUDA
+  if (rt.mode != Mode::Gpu) return;
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (r.owner != &rt) return;
+  // Kernels of a finalized PE must trap ("not published"), not dereference the freed heap and tables.
+  gshmem_device_state_t s{};
+  s.device = rt.device;  // the setters switch to this device; version 0 marks the state unusable
+  r.state = s;
+  for (auto setter : r.setters) call_setter(setter, s);
+  free_tables(r);
+  r.state = {};
+  r.owner = nullptr;
+  std::fill(std::begin(r.teams), std::end(r.teams), gshmem_device_team_t{});
 #else
   (void)rt;
 #endif

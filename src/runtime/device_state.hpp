@@ -35,6 +35,10 @@ static_assert(kMaxTeams == GSHMEM_DEVICE_MAX_TEAMS && kMaxRounds == GSHMEM_DEVIC
 // state: team split/destroy, heap growth. No-op for CPU PEs. Throws Error naming the failing CUDA call.
 void publish(Runtime& rt);
 
+// At finalize, before the heap goes: every registered translation unit gets a state of version 0 (its kernels then
+// trap with a clear message instead of touching freed memory), and the device tables are freed. Never throws.
+void reset(Runtime& rt) noexcept;
+
 // The state last published (version 0 if none, or on CPU PEs).
 gshmem_device_state_t current();
 

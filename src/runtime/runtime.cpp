@@ -195,6 +195,7 @@ void Runtime::finalize() {
   // Work the program left on its streams may still touch the heap (a stream barrier polls flags in it).
   if (rt.gpu) gpu::synchronize_device(rt.gpu, "gshmem_finalize");
   rt.teams->barrier(GSHMEM_TEAM_WORLD, "gshmem_finalize");
+  device_state::reset(rt);
   g_runtime.reset();  // ~Runtime releases everything and ends the bootstrap in order
 }
 

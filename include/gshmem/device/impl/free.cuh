@@ -60,6 +60,7 @@ gshmemi_dstate_registrar gshmemi_dstate_registrar_instance;
 
 // ---- names shared with the host API: device pass only ----
 #if defined(__CUDA_ARCH__)
+#pragma nv_diagnostic push
 #pragma nv_diag_suppress 20039
 extern "C" {
 #define GSHMEMI_DEV extern "C" __device__ __forceinline__
@@ -247,7 +248,7 @@ GSHMEM_WAIT_TYPES(GSHMEMI_DEV_WAIT)
 #undef GSHMEMI_DEV_WAIT
 #undef GSHMEMI_DEV
 }  // extern "C"
-#pragma nv_diag_default 20039
+#pragma nv_diagnostic pop
 #endif  // __CUDA_ARCH__
 
 // ---- device-only names (warp and block forms): both passes ----
