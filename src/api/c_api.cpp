@@ -13,10 +13,6 @@ using namespace gshmem;
 using gshmem::api::fatal_on_error;
 using gshmem::api::status_on_error;
 
-namespace gshmem::api {
-const char* last_error();
-}
-
 namespace {
 template <typename T>
 std::uint64_t bits(T v) {

@@ -10,6 +10,7 @@
 namespace gshmem::api {
 
 void set_last_error(int status, const std::string& message);
+const char* last_error();  // this thread's last message from a status-returning call ("" after a success)
 [[noreturn]] void fatal(const char* call, int status, const std::string& message) noexcept;
 
 template <typename F>
