@@ -31,17 +31,22 @@ Scope parse_scope(const std::string& s) {
 
 // ---- kernels ----
 
-// Each unit (a thread, a warp or a CTA) moves its own slice [unit*chunk, +chunk) `iters` times, then quiet.
+// Each unit (a thread, a warp or a CTA) moves its own slice [unit*chunk, +chunk) of a `bytes` message `iters`
+// times, then quiet. Message i lies at (i % slots) * slot_stride in both buffers, so consecutive messages touch
+// fresh memory (no cache reuse: reading the same remote slice again is served from this GPU's L1 and would
+// report more than the link carries).
 template <Scope S, bool GET>
-__global__ void rma_bw_kernel(char* dst, const char* src, size_t bytes, size_t chunk, int peer, uint64_t iters) {
+__global__ void rma_bw_kernel(char* dst, const char* src, size_t bytes, size_t chunk, int peer, uint64_t iters,
+                              size_t slot_stride, uint64_t slots) {
   size_t unit;
   if constexpr (S == Scope::Block) unit = blockIdx.x;
   else if constexpr (S == Scope::Warp) unit = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   else unit = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const size_t off = unit * chunk;
-  if (off < bytes) {
-    const size_t n = chunk < bytes - off ? chunk : bytes - off;
+  const size_t first = unit * chunk;
+  if (first < bytes) {
+    const size_t n = chunk < bytes - first ? chunk : bytes - first;
     for (uint64_t i = 0; i < iters; ++i) {
+      const size_t off = first + size_t(i % slots) * slot_stride;
       if constexpr (S == Scope::Block) {
         if constexpr (GET) nvshmemx_getmem_nbi_block(dst + off, src + off, n, peer);
         else nvshmemx_putmem_nbi_block(dst + off, src + off, n, peer);
@@ -196,22 +201,26 @@ std::uint64_t max_size(const std::vector<std::uint64_t>& v) {
   return m;
 }
 
+// Messages rotate through a window of the buffers (see rma_bw_kernel): slots of max(bytes, 4 KiB), 4 KiB aligned.
 template <Scope S, bool GET>
 void launch_bw(cudaStream_t s, int ctas, int threads, char* dst, const char* src, size_t bytes, int peer,
-               uint64_t iters) {
+               uint64_t iters, size_t window) {
   const size_t units = S == Scope::Block  ? size_t(ctas)
                        : S == Scope::Warp ? size_t(ctas) * threads / 32
                                           : size_t(ctas) * threads;
   size_t chunk = (bytes + units - 1) / units;
   chunk = (chunk + 15) / 16 * 16;  // 16-byte aligned slices
-  rma_bw_kernel<S, GET><<<ctas, threads, 0, s>>>(dst, src, bytes, chunk, peer, iters);
+  const size_t slot_stride = (std::max<size_t>(bytes, 4096) + 4095) / 4096 * 4096;
+  const uint64_t slots = std::max<uint64_t>(1, window / slot_stride);
+  rma_bw_kernel<S, GET><<<ctas, threads, 0, s>>>(dst, src, bytes, chunk, peer, iters, slot_stride, slots);
 }
 
 void device_bw(const Options& o, bool get, Rows& out) {
   const Pair pr = pair();
-  const std::uint64_t maxb = max_size(o.sizes);
-  Sym src(maxb), dst(maxb);
-  CK(cudaMemset(src.p, 0x5a, maxb));
+  // The rotation window: at least 256 MiB (several times L2), or the largest message.
+  const std::uint64_t window = std::max<std::uint64_t>(max_size(o.sizes), 256ull << 20);
+  Sym src(window), dst(window);
+  CK(cudaMemset(src.p, 0x5a, window));
   CK(cudaDeviceSynchronize());
   Stream st;
   if (o.threads % 32 != 0 || o.threads < 32 || o.threads > 1024)
@@ -230,16 +239,16 @@ void device_bw(const Options& o, bool get, Rows& out) {
             if (!pr.sends(bi)) return;
             switch (scope) {
               case Scope::Thread:
-                get ? launch_bw<Scope::Thread, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it)
-                    : launch_bw<Scope::Thread, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it);
+                get ? launch_bw<Scope::Thread, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window)
+                    : launch_bw<Scope::Thread, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window);
                 break;
               case Scope::Warp:
-                get ? launch_bw<Scope::Warp, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it)
-                    : launch_bw<Scope::Warp, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it);
+                get ? launch_bw<Scope::Warp, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window)
+                    : launch_bw<Scope::Warp, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window);
                 break;
               case Scope::Block:
-                get ? launch_bw<Scope::Block, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it)
-                    : launch_bw<Scope::Block, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it);
+                get ? launch_bw<Scope::Block, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window)
+                    : launch_bw<Scope::Block, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window);
                 break;
             }
           });
@@ -247,7 +256,8 @@ void device_bw(const Options& o, bool get, Rows& out) {
           out.push_back({fmt::format("{}_bw/{}/ctas={}/threads={}/{}", get ? "get" : "put", scope_name, ctas,
                                      o.threads, dir),
                          bytes, "GB/s", gbps(moved, sec), o.repeats, it,
-                         fmt::format("{}mem_nbi ({} scope) in one kernel, each unit its slice x{}, then quiet{}",
+                         fmt::format("{}mem_nbi ({} scope) in one kernel, each unit its slice x{} (messages rotate "
+                                     "through a 256 MiB window), then quiet{}",
                                      get ? "get" : "put", scope_name, it,
                                      bi ? "; PEs 0 and 1 at once, both directions counted" : "")});
         }

@@ -31,6 +31,17 @@ struct Usage {
   std::uint64_t allocations = 0;
 };
 
+// The distance between consecutive PEs' heaps when PE p's heap lies at bases[0] + p * stride for every p (one
+// node, PEs in local order, as every launcher starts them), else 0. Device code then translates addresses with
+// arithmetic instead of a table load.
+inline std::uint64_t regular_peer_stride(const std::vector<char*>& bases) {
+  if (bases.size() < 2 || bases[0] == nullptr || bases[1] <= bases[0]) return 0;
+  const std::ptrdiff_t stride = bases[1] - bases[0];
+  for (std::size_t p = 0; p < bases.size(); ++p)
+    if (bases[p] != bases[0] + static_cast<std::ptrdiff_t>(p) * stride) return 0;
+  return static_cast<std::uint64_t>(stride);
+}
+
 class SymmetricHeap {
  public:
   // Collective over all PEs (uses boot for agreement and fdx to share memory with local peers).

@@ -4,6 +4,7 @@
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -127,33 +128,91 @@ __global__ void wait_kernel(unsigned long long* sig, int cmp, unsigned long long
   }
 }
 
-// Dissemination barrier on the stream: one thread; flags live in each PE's heap (internal area).
-__global__ void barrier_kernel(char* const* peer_bases, unsigned long long* my_flags, unsigned long long* epochs,
-                               int slot, int start, int stride, int size, int me, unsigned long long timeout_ns,
-                               const volatile int* abort_flag) {
-  __threadfence_system();
-  const unsigned long long epoch = ++epochs[slot];
-  for (int k = 0; (1 << k) < size; ++k) {
-    const int to = start + ((me + (1 << k)) % size) * stride;
-    auto* peer_flags = reinterpret_cast<unsigned long long*>(peer_bases[to] + kFlagsOffset);
-    sys_atomic64(peer_flags[slot * kMaxRounds + k]).store(epoch, ::cuda::memory_order_release);
-    sys_atomic64 mine(my_flags[slot * kMaxRounds + k]);
-    const unsigned long long t0 = globaltimer();
-    unsigned iter = 0;
-    while (mine.load(::cuda::memory_order_acquire) < epoch) {
-      if (peer_failed(abort_flag, ++iter)) {
-        printf("gshmem: barrier on stream (team slot %d): a peer PE died during the barrier; aborting the kernel\n",
-               slot);
-        __trap();
-      }
-      if (timeout_ns && globaltimer() - t0 > timeout_ns) {
-        printf("gshmem: barrier on stream (team slot %d, round %d): PE %d waited %.0f s for PE %d "
-               "(GSHMEM_WAIT_TIMEOUT); aborting the kernel. Fix: every team member must call the barrier\n",
-               slot, k, start + me * stride, timeout_ns / 1e9, start + ((me - (1 << k) % size + size) % size) * stride);
-        __trap();
-      }
+// Barrier on the stream, one warp. Flags live in each PE's heap (internal area), per team slot. Epochs (one per
+// slot, in this PE's heap) are read and advanced by the kernel, so a captured graph replays correctly.
+//   flat (size <= kMaxRounds): lane 0 makes the stream's earlier work visible (one fence.acq_rel.sys: ~0.6 us, the
+//   floor of any release) and writes this PE's epoch into flag [my rank] of every other member; lane r waits for
+//   flag [r] of its own. dissemination (larger teams): lane 0, round k: flag [k] of the member 2^k ahead.
+__device__ __forceinline__ unsigned long long* flag_slot(char* heap, int slot, int index) {
+  return reinterpret_cast<unsigned long long*>(heap + kFlagsOffset) + slot * kMaxRounds + index;
+}
+__device__ __forceinline__ char* heap_of(char* const* peer_bases, char* my_heap, unsigned long long peer_stride,
+                                         int me_pe, int pe) {
+  return peer_stride ? my_heap + static_cast<long long>(pe - me_pe) * static_cast<long long>(peer_stride)
+                     : peer_bases[pe];
+}
+__device__ void wait_flag(const unsigned long long* f, unsigned long long epoch, int slot, int from_pe, int me_pe,
+                          unsigned long long timeout_ns, const volatile int* abort_flag) {
+  sys_atomic64 mine(*const_cast<unsigned long long*>(f));
+  if (mine.load(::cuda::memory_order_acquire) >= epoch) return;
+  const unsigned long long t0 = globaltimer();
+  unsigned iter = 0;
+  while (mine.load(::cuda::memory_order_acquire) < epoch) {
+    if (peer_failed(abort_flag, ++iter)) {
+      printf("gshmem: barrier on stream (team slot %d): a peer PE died during the barrier; aborting the kernel\n",
+             slot);
+      __trap();
+    }
+    if (timeout_ns && globaltimer() - t0 > timeout_ns) {
+      printf("gshmem: barrier on stream (team slot %d): PE %d waited %.0f s for PE %d (GSHMEM_WAIT_TIMEOUT); "
+             "aborting the kernel. Fix: every team member must call the barrier\n", slot, me_pe,
+             timeout_ns / 1e9, from_pe);
+      __trap();
     }
   }
+}
+
+__global__ void barrier_kernel(char* const* peer_bases, char* my_heap, unsigned long long peer_stride, int slot,
+                               int start, int stride, int size, int me, unsigned long long timeout_ns,
+                               const volatile int* abort_flag) {
+  const int lane = static_cast<int>(threadIdx.x);
+  const int me_pe = start + me * stride;
+  auto* epochs = reinterpret_cast<unsigned long long*>(my_heap + kEpochOffset);
+  const unsigned long long epoch = epochs[slot] + 1;
+  __syncwarp();
+  if (size <= kMaxRounds) {
+    if (lane == 0) {
+      asm volatile("fence.acq_rel.sys;" ::: "memory");
+      for (int r = 0; r < size; ++r) {
+        if (r == me) continue;
+        char* h = heap_of(peer_bases, my_heap, peer_stride, me_pe, start + r * stride);
+        asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(flag_slot(h, slot, me)), "l"(epoch) : "memory");
+      }
+      epochs[slot] = epoch;
+    }
+    for (int r = lane; r < size; r += 32)
+      if (r != me) wait_flag(flag_slot(my_heap, slot, r), epoch, slot, start + r * stride, me_pe, timeout_ns,
+                             abort_flag);
+  } else if (lane == 0) {
+    for (int k = 0; (1 << k) < size; ++k) {
+      const int to = start + ((me + (1 << k)) % size) * stride;
+      char* h = heap_of(peer_bases, my_heap, peer_stride, me_pe, to);
+      sys_atomic64(*flag_slot(h, slot, k)).store(epoch, ::cuda::memory_order_release);
+      wait_flag(flag_slot(my_heap, slot, k), epoch, slot, start + ((me - (1 << k) % size + size) % size) * stride,
+                me_pe, timeout_ns, abort_flag);
+    }
+    epochs[slot] = epoch;
+  }
+}
+
+// Small stream-ordered copies: a kernel issues sooner than a copy-engine transfer for up to kKernelCopyMax bytes
+// (cudaMemcpyAsync of 16 B into the peer: ~2.2 us per call on H200; bench/NOTES.md).
+constexpr std::size_t kKernelCopyMax = 16 * 1024;
+__global__ void small_copy_kernel(char* dst, const char* src, std::size_t bytes) {
+  const std::size_t t = threadIdx.x, n = blockDim.x;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
+  std::size_t done = 0;
+  if ((a & 15) == 0) {
+    const std::size_t v = bytes / 16;
+    for (std::size_t i = t; i < v; i += n) reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+    done = v * 16;
+  } else if ((a & 7) == 0) {
+    const std::size_t v = bytes / 8;
+    for (std::size_t i = t; i < v; i += n)
+      reinterpret_cast<unsigned long long*>(dst)[i] = reinterpret_cast<const unsigned long long*>(src)[i];
+    done = v * 8;
+  }
+  for (std::size_t i = done + t; i < bytes; i += n) dst[i] = src[i];
 }
 
 }  // namespace
@@ -164,6 +223,9 @@ struct Context {
   unsigned long long* result = nullptr;    // mapped pinned host word for atomic results
   char** d_peer_bases = nullptr;           // device copy of the peer base table
   char* heap_base = nullptr;
+  unsigned long long peer_stride = 0;      // heap::regular_peer_stride of the peer table (0: use the table)
+  const char* heaps_lo = nullptr;          // [heaps_lo, heaps_hi): every mapped heap (this PE's and its peers')
+  const char* heaps_hi = nullptr;
   unsigned long long timeout_ns = 0;
   int* abort_flag = nullptr;               // mapped pinned word: non-zero once a peer PE died
 };
@@ -242,6 +304,12 @@ Context* create_context(Runtime& rt) {
           "cudaHostAlloc (peer-failure flag)");
     *c->abort_flag = 0;
     const auto& bases = rt.heap->peer_bases();
+    c->peer_stride = heap::regular_peer_stride(bases);
+    for (char* b : bases) {
+      if (!b) continue;
+      if (!c->heaps_lo || b < c->heaps_lo) c->heaps_lo = b;
+      if (b + rt.heap->usage().max_size > c->heaps_hi) c->heaps_hi = b + rt.heap->usage().max_size;
+    }
     check(cudaMalloc(reinterpret_cast<void**>(&c->d_peer_bases), bases.size() * sizeof(char*)),
           "cudaMalloc (peer table)");
     check(cudaMemcpy(c->d_peer_bases, bases.data(), bases.size() * sizeof(char*), cudaMemcpyHostToDevice),
@@ -315,7 +383,31 @@ std::uint64_t amo(Context* c, void* target, int bytes, AmoOp op, std::uint64_t v
   return *c->result;
 }
 
-void copy_on_stream(Context*, void* dst, const void* src, std::size_t bytes, gshmem_stream_t s) {
+namespace {
+// Whether a kernel on this PE's GPU may dereference p: a mapped heap (this PE's or a peer's), or device memory
+// of this GPU (host memory, pageable or pinned, goes through the copy engine instead).
+bool kernel_reachable(const Context* c, const void* p) {
+  const char* q = static_cast<const char*>(p);
+  if (q >= c->heaps_lo && q < c->heaps_hi) return true;
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return attr.type == cudaMemoryTypeDevice && attr.device == c->device;
+}
+}  // namespace
+
+void copy_on_stream(Context* c, void* dst, const void* src, std::size_t bytes, gshmem_stream_t s) {
+  if (bytes == 0) return;
+  if (bytes <= kKernelCopyMax && kernel_reachable(c, dst) && kernel_reachable(c, src)) {
+    const std::size_t vectors = (bytes + 15) / 16;  // one 16-byte vector per thread, 32..256 threads
+    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(256, (vectors + 31) / 32 * 32));
+    small_copy_kernel<<<1, threads, 0, reinterpret_cast<cudaStream_t>(s)>>>(static_cast<char*>(dst),
+                                                                            static_cast<const char*>(src), bytes);
+    check(cudaGetLastError(), "launching the small stream copy kernel");
+    return;
+  }
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, reinterpret_cast<cudaStream_t>(s)),
         "cudaMemcpyAsync on the user's stream");
 }
@@ -344,10 +436,9 @@ void quiet_on_stream(Context*, gshmem_stream_t) {
 
 void barrier_on_stream(Context* c, int slot, int start, int stride, int size, int me, gshmem_stream_t s) {
   if (size <= 1) return;
-  auto* flags = reinterpret_cast<unsigned long long*>(c->heap_base + kFlagsOffset);
-  auto* epochs = reinterpret_cast<unsigned long long*>(c->heap_base + kEpochOffset);
-  barrier_kernel<<<1, 1, 0, reinterpret_cast<cudaStream_t>(s)>>>(c->d_peer_bases, flags, epochs, slot, start,
-                                                                stride, size, me, c->timeout_ns, c->abort_flag);
+  barrier_kernel<<<1, 32, 0, reinterpret_cast<cudaStream_t>(s)>>>(c->d_peer_bases, c->heap_base, c->peer_stride,
+                                                                 slot, start, stride, size, me, c->timeout_ns,
+                                                                 c->abort_flag);
   check(cudaGetLastError(), "launching the barrier kernel");
 }
 

@@ -41,7 +41,10 @@ typedef struct gshmem_device_state {
   uint64_t barrier_offset;             /* heap offset of device-barrier flags [MAX_TEAMS][MAX_ROUNDS] uint64 */
   uint64_t *barrier_epochs;            /* this PE's device-barrier epochs [MAX_TEAMS] (in its own heap) */
   uint64_t timeout_ns;                 /* bound of every device spin (GSHMEM_WAIT_TIMEOUT); 0 = none */
-  uint64_t reserved[4];
+  /* Non-zero when PE p's heap is mapped at heap_base + (p - my_pe) * peer_stride for every p (one node, PEs in
+   * their local order): device code then translates addresses with arithmetic instead of a peer_bases load. */
+  uint64_t peer_stride;
+  uint64_t reserved[3];
 } gshmem_device_state_t;
 
 #ifdef __cplusplus

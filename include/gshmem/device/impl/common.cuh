@@ -92,11 +92,22 @@ template <> struct SizedElem<64> { using type = uint64_t; };
 template <> struct SizedElem<128> { using type = Bits128; };
 
 // Translates symmetric address p (valid on this PE) to PE pe's copy. No checks: the fast path of every RMA.
+// Where the heaps lie at a fixed stride (one node: the usual case) this is arithmetic on values from the state;
+// otherwise one load from the peer table.
 template <typename T>
 __device__ __forceinline__ T* peer(const DeviceHandle& h, T* p, int pe) {
   using C = typename ::cuda::std::conditional<::cuda::std::is_const<T>::value, const char, char>::type;
-  return reinterpret_cast<T*>(const_cast<C*>(h.peer_bases[pe]) +
-                              (reinterpret_cast<C*>(p) - static_cast<C*>(h.heap_base)));
+  C* c = reinterpret_cast<C*>(p);
+  if (h.peer_stride != 0) return reinterpret_cast<T*>(c + static_cast<int64_t>(pe - h.my_pe) *
+                                                          static_cast<int64_t>(h.peer_stride));
+  return reinterpret_cast<T*>(const_cast<C*>(h.peer_bases[pe]) + (c - static_cast<C*>(h.heap_base)));
+}
+
+// Base of PE pe's heap (same rule as peer()).
+__device__ __forceinline__ char* peer_base(const DeviceHandle& h, int pe) {
+  if (h.peer_stride != 0)
+    return h.heap_base + static_cast<int64_t>(pe - h.my_pe) * static_cast<int64_t>(h.peer_stride);
+  return h.peer_bases[pe];
 }
 
 template <typename T>
@@ -148,19 +159,23 @@ __device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
   auto* d = static_cast<char*>(dst);
   const auto* s = static_cast<const char*>(src);
+  // Widest vectors first; what is left (fewer than 16 bytes) takes the next widths the alignment allows, so a
+  // small remainder is one or two stores by rank 0 rather than a byte per thread.
   if ((a & 15) == 0) {
     const size_t n = bytes / 16;
     copy_elems<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
     d += n * 16;
     s += n * 16;
     bytes -= n * 16;
-  } else if ((a & 7) == 0) {
+  }
+  if ((a & 7) == 0) {
     const size_t n = bytes / 8;
     copy_elems<uint64_t, 8>(reinterpret_cast<uint64_t*>(d), reinterpret_cast<const uint64_t*>(s), n, rank, size);
     d += n * 8;
     s += n * 8;
     bytes -= n * 8;
-  } else if ((a & 3) == 0) {
+  }
+  if ((a & 3) == 0) {
     const size_t n = bytes / 4;
     copy_elems<uint32_t, 8>(reinterpret_cast<uint32_t*>(d), reinterpret_cast<const uint32_t*>(s), n, rank, size);
     d += n * 4;

@@ -99,11 +99,11 @@ __device__ __forceinline__ void iget(const DeviceHandle& h, T* dst, const T* src
 // SIGNAL_SET or SIGNAL_ADD on PE pe's signal word, with release order at system scope: every write this thread
 // made before (and, through a group barrier, its group's) is visible at the target before the signal is.
 __device__ __forceinline__ void signal_op(const DeviceHandle& h, uint64_t* sig, uint64_t value, int op, int pe) {
-  detail::sys_ref<uint64_t> ref(*detail::peer(h, sig, pe));
+  uint64_t* target = detail::peer(h, sig, pe);
   if (op == GSHMEM_SIGNAL_ADD) {
-    ref.fetch_add(value, ::cuda::memory_order_release);
+    asm volatile("red.release.sys.add.u64 [%0], %1;" ::"l"(target), "l"(value) : "memory");
   } else if (op == GSHMEM_SIGNAL_SET) {
-    ref.store(value, ::cuda::memory_order_release);
+    asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(target), "l"(value) : "memory");
   } else {
     printf("gshmem: signal operation on PE %d: sig_op=%d is neither GSHMEM_SIGNAL_SET (%d) nor GSHMEM_SIGNAL_ADD (%d); "
            "aborting the kernel. Fix: pass one of those constants\n", pe, op, GSHMEM_SIGNAL_SET, GSHMEM_SIGNAL_ADD);
@@ -126,14 +126,15 @@ __device__ __forceinline__ uint64_t signal_wait_until(const DeviceHandle& h, con
   return v;
 }
 
-// Data then signal: every thread's stores are fenced at system scope before the group synchronises, and one
-// thread then updates the signal, so the signal is never visible before the data.
+// Data then signal: the group synchronises after its stores, and one thread then updates the signal with a
+// release at system scope, which orders every store of the group before it (cumulativity through the group
+// barrier), so the signal is never visible before the data. One fence in all: a system-scope fence costs ~0.6 us
+// however few stores are outstanding (bench/NOTES.md), so fencing in every thread was 1.2 us slower.
 template <typename Coop>
 __device__ __forceinline__ void putmem_signal_nbi(const DeviceHandle& h, void* dst, const void* src, size_t bytes,
                                                   uint64_t* sig, uint64_t value, int op, int pe) {
   Coop::sync();
   detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
-  __threadfence_system();
   Coop::sync();
   if (Coop::rank() == 0) signal_op(h, sig, value, op, pe);
   Coop::sync();

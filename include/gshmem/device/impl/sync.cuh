@@ -186,65 +186,151 @@ __device__ __forceinline__ size_t test_some_vector(const DeviceHandle&, const T*
 __device__ __forceinline__ void quiet() { asm volatile("fence.sc.sys;" ::: "memory"); }
 __device__ __forceinline__ void fence() { asm volatile("fence.sc.sys;" ::: "memory"); }
 
+// ---- team barrier / sync ----
+// Both are one release (fence.acq_rel.sys, which completes every earlier put/AMO of the group: quiet's
+// guarantee) followed by flag stores, and acquire loads of the flags the other members wrote. A system-scope fence
+// costs ~0.6 us on H200 whether or not anything is outstanding (bench/NOTES.md, nvlink_probe), so the barrier
+// issues exactly one, from the thread that then writes every flag (a release needs fence and store in the same
+// thread; the group's earlier writes are covered through the group barrier before it).
+//   flat (team size <= GSHMEM_DEVICE_MAX_ROUNDS): member r writes its epoch into flag [r] of every other member
+//     and waits for flags [0, size) of its own (warp/block: lanes poll in parallel). One flight, one fence.
+//   dissemination (larger teams): round k writes flag [k] of the member 2^k ahead with a release store and waits
+//     for its own flag [k].
+// Epochs only grow (per team slot, in this PE's heap), so a fast member's later epoch also satisfies a wait.
+// One barrier per PE and team at a time.
 namespace detail {
 
-// Dissemination barrier over team slot `team` by one thread of this PE: in round k, signal the member 2^k ahead
-// (store of this barrier's epoch, release) and wait for the member 2^k behind (acquire). Epochs only grow, so a
-// fast peer's later epoch also satisfies the wait. One caller per PE and team at a time.
-__device__ __noinline__ inline void team_sync_one(const DeviceHandle& h, int team, const char* call) {
+__device__ __forceinline__ void fence_acq_rel_sys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+__device__ __forceinline__ void store_relaxed_sys(uint64_t* p, uint64_t v) {
+  asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void store_release_sys(uint64_t* p, uint64_t v) {
+  asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __noinline__ inline void trap_bad_team(const DeviceHandle& h, int team, const char* call) {
+  printf("gshmem: %s on PE %d: team %d is not a valid team this PE belongs to; aborting the kernel. Fix: pass "
+         "GSHMEM_TEAM_WORLD or a team from gshmem_team_split_* that includes this PE (and launch after the "
+         "split returned)\n", call, h.my_pe, team);
+  __trap();
+}
+
+__device__ __forceinline__ gshmem_device_team_t load_team(const DeviceHandle& h, int team, const char* call) {
   if (h.version != GSHMEM_DEVICE_STATE_VERSION) trap_not_published(call);
-  if (team < 0 || team >= GSHMEM_DEVICE_MAX_TEAMS || h.teams[team].size <= 0 || h.teams[team].my_rank < 0) {
-    printf("gshmem: %s on PE %d: team %d is not a valid team this PE belongs to; aborting the kernel. Fix: pass "
-           "GSHMEM_TEAM_WORLD or a team from gshmem_team_split_* that includes this PE (and launch after the "
-           "split returned)\n", call, h.my_pe, team);
-    __trap();
-  }
+  if (team == GSHMEM_TEAM_WORLD) return gshmem_device_team_t{0, 1, h.n_pes, h.my_pe};  // no table load
+  if (team < 0 || team >= GSHMEM_DEVICE_MAX_TEAMS) trap_bad_team(h, team, call);
   const gshmem_device_team_t t = h.teams[team];
-  if (t.size == 1) return;
-  const uint64_t epoch = ++h.barrier_epochs[team];
-  uint64_t* mine = reinterpret_cast<uint64_t*>(h.heap_base + h.barrier_offset) + team * GSHMEM_DEVICE_MAX_ROUNDS;
+  if (t.size <= 0 || t.my_rank < 0) trap_bad_team(h, team, call);
+  return t;
+}
+
+// Flag word `index` of team slot `team` in the heap that starts at `base`.
+__device__ __forceinline__ uint64_t* barrier_flag(const DeviceHandle& h, char* base, int team, int index) {
+  return reinterpret_cast<uint64_t*>(base + h.barrier_offset) + team * GSHMEM_DEVICE_MAX_ROUNDS + index;
+}
+
+__device__ __forceinline__ void wait_flag(const DeviceHandle& h, const uint64_t* f, uint64_t epoch,
+                                          const char* call) {
+  if (load_acquire(f) >= epoch) return;
+  Spin spin(h);
+  while (load_acquire(f) < epoch)
+    if (spin.expired()) trap_timeout(h, call, f, "a team member to reach the barrier");
+}
+
+// Fence, then this PE's flag in every other member (flat) — by one thread.
+__device__ __forceinline__ void flat_arrive(const DeviceHandle& h, const gshmem_device_team_t& t, int team,
+                                            uint64_t epoch) {
+  fence_acq_rel_sys();
+  for (int r = 0; r < t.size; ++r)
+    if (r != t.my_rank) store_relaxed_sys(barrier_flag(h, peer_base(h, t.start + r * t.stride), team, t.my_rank), epoch);
+}
+
+__device__ __forceinline__ void dissemination(const DeviceHandle& h, const gshmem_device_team_t& t, int team,
+                                              uint64_t epoch, const char* call) {
   for (int k = 0; (1LL << k) < t.size; ++k) {
     const int dist = static_cast<int>((1LL << k) % t.size);
     const int to = t.start + ((t.my_rank + dist) % t.size) * t.stride;
-    uint64_t* theirs = reinterpret_cast<uint64_t*>(h.peer_bases[to] + h.barrier_offset) +
-                       team * GSHMEM_DEVICE_MAX_ROUNDS;
-    sys_ref<uint64_t>(theirs[k]).store(epoch, ::cuda::memory_order_release);
-    if (load_acquire(&mine[k]) >= epoch) continue;
-    Spin spin(h);
-    while (load_acquire(&mine[k]) < epoch)
-      if (spin.expired()) trap_timeout(h, call, &mine[k], "a team member to reach the barrier");
+    store_release_sys(barrier_flag(h, peer_base(h, to), team, k), epoch);
+    wait_flag(h, barrier_flag(h, h.heap_base, team, k), epoch, call);
+  }
+}
+
+// The whole barrier by one thread of this PE.
+__device__ __noinline__ inline void team_sync_one(const DeviceHandle& h, int team, const char* call) {
+  const gshmem_device_team_t t = load_team(h, team, call);
+  uint64_t* ep = h.barrier_epochs + team;
+  const uint64_t epoch = *ep + 1;  // loaded before the fence, so its latency hides under it
+  if (t.size == 1) {
+    fence_acq_rel_sys();
+  } else if (t.size <= GSHMEM_DEVICE_MAX_ROUNDS) {
+    flat_arrive(h, t, team, epoch);
+    for (int r = 0; r < t.size; ++r)
+      if (r != t.my_rank) wait_flag(h, barrier_flag(h, h.heap_base, team, r), epoch, call);
+  } else {
+    dissemination(h, t, team, epoch, call);
+  }
+  *ep = epoch;
+}
+
+// The barrier by the first `width` lanes of one warp (mask = those lanes), all calling: lane 0 fences and writes
+// the flags, the lanes wait for the members' flags in parallel.
+__device__ __noinline__ inline void team_sync_lanes(const DeviceHandle& h, int team, unsigned mask, int lane,
+                                                    int width, const char* call) {
+  const gshmem_device_team_t t = load_team(h, team, call);
+  if (t.size == 1 || t.size > GSHMEM_DEVICE_MAX_ROUNDS) {
+    if (lane == 0) team_sync_one(h, team, call);
+    __syncwarp(mask);
+    return;
+  }
+  uint64_t* ep = h.barrier_epochs + team;
+  const uint64_t epoch = *ep + 1;  // every lane reads it before lane 0 updates it (below the syncwarp)
+  __syncwarp(mask);
+  if (lane == 0) {
+    flat_arrive(h, t, team, epoch);
+    *ep = epoch;
+  }
+  for (int r = lane; r < t.size; r += width)
+    if (r != t.my_rank) wait_flag(h, barrier_flag(h, h.heap_base, team, r), epoch, call);
+  __syncwarp(mask);
+}
+
+template <typename Coop>
+__device__ __forceinline__ void team_sync_group(const DeviceHandle& h, int team, const char* call) {
+  Coop::sync();  // the group's earlier writes are ordered before the fence of the thread that signals
+  if constexpr (::cuda::std::is_same<Coop, Thread>::value) {
+    team_sync_one(h, team, call);
+  } else if constexpr (::cuda::std::is_same<Coop, Warp>::value) {
+    team_sync_lanes(h, team, 0xffffffffu, Warp::rank(), 32, call);
+  } else {
+    const int rank = Coop::rank(), size = Coop::size();
+    if (rank < 32) {
+      const int width = size < 32 ? size : 32;
+      team_sync_lanes(h, team, width == 32 ? 0xffffffffu : (1u << width) - 1u, rank, width, call);
+    }
+    Coop::sync();
   }
 }
 
 }  // namespace detail
 
-// Team barrier: quiet, then synchronise the team. sync: synchronise only (no completion of earlier puts is
-// promised beyond what the flags' release/acquire order gives). Called by one thread / warp / block per PE.
+// Team barrier: every earlier put/AMO of the group is complete and visible, then the team synchronises. sync:
+// the same here (OpenSHMEM's sync_all also makes the caller's earlier local stores visible, which takes the same
+// release). Called by one thread / warp / block per PE.
 template <typename Coop>
 __device__ __forceinline__ void team_sync(const DeviceHandle& h, gshmem_team_t team) {
-  Coop::sync();
-  if (Coop::rank() == 0) detail::team_sync_one(h, team, "gshmem_team_sync");
-  Coop::sync();
+  detail::team_sync_group<Coop>(h, team, "gshmem_team_sync");
 }
 template <typename Coop>
 __device__ __forceinline__ void barrier(const DeviceHandle& h, gshmem_team_t team) {
-  quiet();
-  Coop::sync();
-  if (Coop::rank() == 0) detail::team_sync_one(h, team, "gshmem_barrier");
-  Coop::sync();
+  detail::team_sync_group<Coop>(h, team, "gshmem_barrier");
 }
 template <typename Coop>
 __device__ __forceinline__ void barrier_all(const DeviceHandle& h) {
-  quiet();
-  Coop::sync();
-  if (Coop::rank() == 0) detail::team_sync_one(h, GSHMEM_TEAM_WORLD, "gshmem_barrier_all");
-  Coop::sync();
+  detail::team_sync_group<Coop>(h, GSHMEM_TEAM_WORLD, "gshmem_barrier_all");
 }
 template <typename Coop>
 __device__ __forceinline__ void sync_all(const DeviceHandle& h) {
-  Coop::sync();
-  if (Coop::rank() == 0) detail::team_sync_one(h, GSHMEM_TEAM_WORLD, "gshmem_sync_all");
-  Coop::sync();
+  detail::team_sync_group<Coop>(h, GSHMEM_TEAM_WORLD, "gshmem_sync_all");
 }
 
 }  // namespace dev

@@ -1,0 +1,556 @@
+// nvlink_probe: what the NVLink primitives under gshmem's device API cost on this machine, so that tuning
+// decisions in the library rest on measurements (bench/NOTES.md, tuning log). Not a benchmark of gshmem: it uses
+// no library at all, only two GPUs of one process with peer access, and measures
+//   * flag ping-pong (one thread per GPU) with each way of storing and polling a flag,
+//   * a 2-GPU barrier with each fence/flag choice,
+//   * put+signal ping-pong of one CTA (1024 threads) with each way of ordering data before the signal,
+//   * the cost of system-scope fences alone,
+//   * one-CTA and many-CTA copy bandwidth into / out of the peer: SM loads/stores with 4, 8 or 16 16-byte
+//     vectors in flight per thread, and Hopper bulk copies (TMA: cp.async.bulk via shared memory).
+// Every copy is checked against the source afterwards. Build: nvcc -O3 -arch=sm_90 -std=c++17 nvlink_probe.cu
+// Run: ./nvlink_probe [--quick]. Never uses NVLink multicast.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                                       \
+  do {                                                                                              \
+    cudaError_t e_ = (x);                                                                           \
+    if (e_ != cudaSuccess) {                                                                        \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));       \
+      std::exit(1);                                                                                 \
+    }                                                                                               \
+  } while (0)
+
+namespace {
+
+// ---- primitives ----
+__device__ __forceinline__ void st_weak(volatile uint64_t* p, uint64_t v) { *p = v; }
+__device__ __forceinline__ void st_relaxed(uint64_t* p, uint64_t v) {
+  asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void st_release(uint64_t* p, uint64_t v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void red_release_add(uint64_t* p, uint64_t v) {
+  asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void fence_sc() { asm volatile("fence.sc.sys;" ::: "memory"); }
+__device__ __forceinline__ void fence_ar() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+__device__ __forceinline__ uint64_t ld_acquire(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint64_t ld_relaxed(const uint64_t* p) {
+  uint64_t v;
+  asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint64_t ld_volatile(const uint64_t* p) { return *reinterpret_cast<const volatile uint64_t*>(p); }
+
+// store kinds: 0 weak (volatile), 1 st.relaxed.sys, 2 st.release.sys, 3 fence.acq_rel + relaxed, 4 fence.sc + relaxed
+template <int STORE>
+__device__ __forceinline__ void store_flag(uint64_t* p, uint64_t v) {
+  if constexpr (STORE == 0) st_weak(p, v);
+  else if constexpr (STORE == 1) st_relaxed(p, v);
+  else if constexpr (STORE == 2) st_release(p, v);
+  else if constexpr (STORE == 3) { fence_ar(); st_relaxed(p, v); }
+  else { fence_sc(); st_relaxed(p, v); }
+}
+// poll kinds: 0 ld.acquire.sys each try, 1 ld.relaxed.sys then one fence.acq_rel after, 2 volatile then fence
+template <int POLL>
+__device__ __forceinline__ void wait_ge(const uint64_t* p, uint64_t v) {
+  if constexpr (POLL == 0) {
+    while (ld_acquire(p) < v) {}
+  } else if constexpr (POLL == 1) {
+    while (ld_relaxed(p) < v) {}
+    fence_ar();
+  } else {
+    while (ld_volatile(p) < v) {}
+    fence_ar();
+  }
+}
+
+template <int STORE, int POLL>
+__global__ void pingpong_kernel(uint64_t* mine, uint64_t* theirs, int me, uint64_t base, int iters) {
+  for (int i = 0; i < iters; ++i) {
+    const uint64_t v = base + i + 1;
+    if (me == 0) {
+      store_flag<STORE>(theirs, v);
+      wait_ge<POLL>(mine, v);
+    } else {
+      wait_ge<POLL>(mine, v);
+      store_flag<STORE>(theirs, v);
+    }
+  }
+}
+
+// Barrier of 2: kinds 0 fence.sc + st.release (+epoch in global memory: the library's shape), 1 st.release,
+// 2 fence.acq_rel + st.relaxed, 3 red.release.add, 4 st.release with epoch in global memory (RMW per barrier),
+// 5 fence.sc + st.release with epoch in a register
+template <int KIND>
+__global__ void barrier_kernel(uint64_t* mine, uint64_t* theirs, uint64_t* epoch_mem, uint64_t base, int iters) {
+  uint64_t epoch = base;
+  for (int i = 0; i < iters; ++i) {
+    if constexpr (KIND == 0 || KIND == 4) {
+      if constexpr (KIND == 0) fence_sc();
+      epoch = ++*epoch_mem;
+      st_release(theirs, epoch);
+    } else if constexpr (KIND == 1) {
+      st_release(theirs, ++epoch);
+    } else if constexpr (KIND == 2) {
+      fence_ar();
+      st_relaxed(theirs, ++epoch);
+    } else if constexpr (KIND == 3) {
+      red_release_add(theirs, 1);
+      ++epoch;
+    } else {
+      fence_sc();
+      st_release(theirs, ++epoch);
+    }
+    while (ld_acquire(mine) < epoch) {}
+  }
+}
+
+// put+signal ping-pong, one CTA per GPU. ORDER 0: every thread fence.sc.sys, bar, thread 0 st.release (the
+// library today); 1: bar, thread 0 fence.acq_rel + st.relaxed; 2: bar, thread 0 st.release; 3: bar, thread 0
+// fence.sc + st.relaxed; 4: every warp: syncwarp, lane 0 fence.acq_rel, then bar, thread 0 st.relaxed.
+template <int ORDER>
+__device__ __forceinline__ void put_signal_block(char* dst, const char* src, size_t bytes, uint64_t* sig, uint64_t v) {
+  __syncthreads();
+  const size_t n = bytes / 16;
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+    reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+  if constexpr (ORDER == 0) {
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) st_release(sig, v);
+  } else if constexpr (ORDER == 4) {
+    __syncwarp();
+    if ((threadIdx.x & 31) == 0) fence_ar();
+    __syncthreads();
+    if (threadIdx.x == 0) st_relaxed(sig, v);
+  } else {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      if constexpr (ORDER == 1) { fence_ar(); st_relaxed(sig, v); }
+      else if constexpr (ORDER == 2) st_release(sig, v);
+      else { fence_sc(); st_relaxed(sig, v); }
+    }
+  }
+  __syncthreads();
+}
+
+template <int ORDER>
+__global__ void signal_pingpong_kernel(char* peer_dst, const char* src, size_t bytes, uint64_t* peer_sig,
+                                       uint64_t* my_sig, int me, uint64_t base, int iters) {
+  for (int i = 0; i < iters; ++i) {
+    const uint64_t v = base + i + 1;
+    if (me == 0) {
+      put_signal_block<ORDER>(peer_dst, src, bytes, peer_sig, v);
+      if (threadIdx.x == 0) wait_ge<0>(my_sig, v);
+      __syncthreads();
+    } else {
+      if (threadIdx.x == 0) wait_ge<0>(my_sig, v);
+      __syncthreads();
+      put_signal_block<ORDER>(peer_dst, src, bytes, peer_sig, v);
+    }
+  }
+}
+
+// fence cost: KIND 0 fence.sc.sys, 1 fence.acq_rel.sys, 2 st.relaxed to the peer then fence.sc, 3 same with
+// fence.acq_rel, 4 __threadfence() (gpu scope)
+template <int KIND>
+__global__ void fence_kernel(uint64_t* peer_word, int iters) {
+  for (int i = 0; i < iters; ++i) {
+    if constexpr (KIND == 0) fence_sc();
+    else if constexpr (KIND == 1) fence_ar();
+    else if constexpr (KIND == 2) { st_relaxed(peer_word, i); fence_sc(); }
+    else if constexpr (KIND == 3) { st_relaxed(peer_word, i); fence_ar(); }
+    else __threadfence();
+  }
+}
+
+// ---- stream-ordered barrier pieces ----
+__global__ void empty_kernel() {}
+__global__ void copy_small_kernel(uint4* d, const uint4* s, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) d[i] = s[i];
+}
+// one launch = one barrier of 2: epoch passed by the host (no memory RMW)
+__global__ void stream_barrier_kernel(uint64_t* mine, uint64_t* theirs, uint64_t epoch) {
+  st_release(theirs, epoch);
+  while (ld_acquire(mine) < epoch) {}
+}
+
+// ---- copies ----
+template <int U, bool NC>
+__global__ void copy_sm_kernel(uint4* __restrict__ d, const uint4* __restrict__ s, size_t n_per_cta, int reps) {
+  const size_t base = size_t(blockIdx.x) * n_per_cta;
+  for (int r = 0; r < reps; ++r) {
+    size_t i = threadIdx.x;
+    const size_t stride = blockDim.x;
+    for (; i + (U - 1) * stride < n_per_cta; i += U * stride) {
+      uint4 v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if constexpr (NC) v[u] = __ldg(&s[base + i + u * stride]);
+        else v[u] = s[base + i + u * stride];
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) d[base + i + u * stride] = v[u];
+    }
+    for (; i < n_per_cta; i += stride) d[base + i] = s[base + i];
+  }
+}
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t phase) {
+  asm volatile(
+      "{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra W;\n}\n" ::"r"(
+          smem_addr(bar)),
+      "r"(phase)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_load(void* smem, const void* gmem, uint32_t bytes, uint64_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   smem_addr(smem)),
+               "l"(gmem), "r"(bytes), "r"(smem_addr(bar))
+               : "memory");
+}
+__device__ __forceinline__ void bulk_store(void* gmem, const void* smem, uint32_t bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(gmem), "r"(smem_addr(smem)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+
+// One thread per CTA drives a pipeline of STAGES shared-memory buffers of `chunk` bytes: bulk load from s, bulk
+// store to d. d or s may be the peer's memory.
+template <int STAGES>
+__global__ void copy_tma_kernel(char* d, const char* s, size_t bytes_per_cta, uint32_t chunk, int reps) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  __shared__ __align__(8) uint64_t bars[STAGES];
+  if (threadIdx.x != 0) return;
+  for (int k = 0; k < STAGES; ++k) mbar_init(&bars[k], 1);
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  const size_t base = size_t(blockIdx.x) * bytes_per_cta;
+  const size_t nchunks = (bytes_per_cta + chunk - 1) / chunk;
+  uint32_t phase_bits = 0;  // parity per stage
+  for (int r = 0; r < reps; ++r) {
+    auto len = [&](size_t c) { return uint32_t(chunk < bytes_per_cta - c * chunk ? size_t(chunk) : bytes_per_cta - c * chunk); };
+    auto load = [&](size_t c) {
+      const int st = int(c % STAGES);
+      mbar_expect_tx(&bars[st], len(c));
+      bulk_load(smem + size_t(st) * chunk, s + base + c * chunk, len(c), &bars[st]);
+    };
+    for (size_t c = 0; c < nchunks && c < STAGES; ++c) load(c);
+    for (size_t c = 0; c < nchunks; ++c) {
+      const int st = int(c % STAGES);
+      mbar_wait(&bars[st], (phase_bits >> st) & 1u);
+      phase_bits ^= 1u << st;
+      bulk_store(d + base + c * chunk, smem + size_t(st) * chunk, len(c));
+      bulk_commit();
+      if (c >= 1 && c - 1 + STAGES < nchunks) {
+        bulk_wait_read<1>();  // the store of chunk c-1 has read its buffer
+        load(c - 1 + STAGES);
+      }
+    }
+    bulk_wait_all();
+  }
+}
+
+// ---- harness ----
+struct Gpu {
+  int dev;
+  cudaStream_t s;
+  cudaEvent_t a, b;
+};
+Gpu g[2];
+
+void both(const std::function<void(int)>& launch) {
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i));
+    CK(cudaEventRecord(g[i].a, g[i].s));
+    launch(i);
+    CK(cudaGetLastError());
+    CK(cudaEventRecord(g[i].b, g[i].s));
+  }
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i));
+    CK(cudaEventSynchronize(g[i].b));
+  }
+}
+double ms0() {
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, g[0].a, g[0].b));
+  return ms;
+}
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+// median over `reps` runs (after one warm-up) of GPU 0's time, in ms
+double timed(int reps, const std::function<void(int)>& launch) {
+  std::vector<double> t;
+  for (int r = 0; r <= reps; ++r) {
+    both(launch);
+    if (r) t.push_back(ms0());
+  }
+  return median(t);
+}
+double timed0(int reps, const std::function<void()>& launch) {
+  return timed(reps, [&](int i) {
+    if (i == 0) launch();
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  int n = 0;
+  CK(cudaGetDeviceCount(&n));
+  if (n < 2) {
+    std::fprintf(stderr, "nvlink_probe needs 2 GPUs (found %d)\n", n);
+    return 1;
+  }
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i));
+    CK(cudaDeviceEnablePeerAccess(1 - i, 0));
+    CK(cudaStreamCreateWithFlags(&g[i].s, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&g[i].a));
+    CK(cudaEventCreate(&g[i].b));
+  }
+  const int reps = quick ? 5 : 9;
+  const int lat_iters = 2000;
+  uint64_t* flags[2];
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i));
+    CK(cudaMalloc(&flags[i], 4096));
+    CK(cudaMemset(flags[i], 0, 4096));
+    CK(cudaDeviceSynchronize());
+  }
+  // flag layout per GPU: [0] ping-pong flag, [16] barrier flag, [32] epoch, [48] signal, [64] fence target
+  uint64_t base = 0;
+  auto pp = [&](auto kernel, const char* name) {
+    const double ms = timed(reps, [&](int i) {
+      kernel<<<1, 1, 0, g[i].s>>>(flags[i], flags[1 - i], i, base, lat_iters);
+    });
+    base += uint64_t(lat_iters) * (reps + 1);
+    std::printf("pingpong  %-44s %8.3f us (half round trip)\n", name, ms * 1e3 / (2.0 * lat_iters));
+  };
+  std::printf("== flag ping-pong, one thread per GPU\n");
+  pp(pingpong_kernel<0, 0>, "weak store / ld.acquire poll");
+  pp(pingpong_kernel<1, 0>, "st.relaxed.sys / ld.acquire poll");
+  pp(pingpong_kernel<2, 0>, "st.release.sys / ld.acquire poll");
+  pp(pingpong_kernel<3, 0>, "fence.acq_rel+st.relaxed / ld.acquire poll");
+  pp(pingpong_kernel<4, 0>, "fence.sc+st.relaxed / ld.acquire poll");
+  pp(pingpong_kernel<0, 1>, "weak store / ld.relaxed poll + fence");
+  pp(pingpong_kernel<2, 1>, "st.release.sys / ld.relaxed poll + fence");
+  pp(pingpong_kernel<0, 2>, "weak store / volatile poll + fence");
+
+  std::printf("== barrier of 2 GPUs, one thread each\n");
+  auto bar = [&](auto kernel, const char* name) {
+    for (int i = 0; i < 2; ++i) {
+      CK(cudaSetDevice(i));
+      CK(cudaMemset(flags[i] + 16, 0, 8 * 32));
+      CK(cudaDeviceSynchronize());
+    }
+    uint64_t b = 0;
+    std::vector<double> t;
+    for (int r = 0; r <= reps; ++r) {
+      both([&](int i) { kernel<<<1, 1, 0, g[i].s>>>(flags[i] + 16, flags[1 - i] + 16, flags[i] + 32, b, lat_iters); });
+      b += lat_iters;
+      if (r) t.push_back(ms0());
+    }
+    std::printf("barrier   %-44s %8.3f us\n", name, median(t) * 1e3 / lat_iters);
+  };
+  bar(barrier_kernel<0>, "fence.sc + st.release, epoch in memory (today)");
+  bar(barrier_kernel<4>, "st.release, epoch in memory");
+  bar(barrier_kernel<5>, "fence.sc + st.release, epoch in register");
+  bar(barrier_kernel<1>, "st.release");
+  bar(barrier_kernel<2>, "fence.acq_rel + st.relaxed");
+  bar(barrier_kernel<3>, "red.release.add");
+
+  std::printf("== fences, one thread on GPU 0\n");
+  auto fence = [&](auto kernel, const char* name) {
+    const double ms = timed0(reps, [&] { kernel<<<1, 1, 0, g[0].s>>>(flags[1] + 64, lat_iters); });
+    std::printf("fence     %-44s %8.3f us\n", name, ms * 1e3 / lat_iters);
+  };
+  fence(fence_kernel<0>, "fence.sc.sys");
+  fence(fence_kernel<1>, "fence.acq_rel.sys");
+  fence(fence_kernel<2>, "peer st.relaxed + fence.sc.sys");
+  fence(fence_kernel<3>, "peer st.relaxed + fence.acq_rel.sys");
+  fence(fence_kernel<4>, "__threadfence (gpu)");
+
+  // buffers for signal ping-pong and copies
+  const size_t big = quick ? (256u << 20) : (512u << 20);
+  char* buf[2][2];  // [gpu][src,dst]
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaSetDevice(i));
+    CK(cudaMalloc(&buf[i][0], big));
+    CK(cudaMalloc(&buf[i][1], big));
+    CK(cudaMemset(buf[i][0], 0x11 * (i + 1), big));
+    CK(cudaMemset(buf[i][1], 0, big));
+    CK(cudaDeviceSynchronize());
+  }
+  char* buf_local16 = buf[0][0];
+  char* buf_peer16 = buf[1][1] + (big - (1 << 20));
+  std::printf("== put+signal ping-pong, one CTA of 1024 threads per GPU\n");
+  auto sp = [&](auto kernel, const char* name) {
+    for (size_t bytes : {size_t(16), size_t(4096), size_t(65536)}) {
+      for (int i = 0; i < 2; ++i) {
+        CK(cudaSetDevice(i));
+        CK(cudaMemset(flags[i] + 48, 0, 8));
+        CK(cudaDeviceSynchronize());
+      }
+      uint64_t b = 0;
+      const int it = 500;
+      std::vector<double> t;
+      for (int r = 0; r <= reps; ++r) {
+        both([&](int i) {
+          kernel<<<1, 1024, 0, g[i].s>>>(buf[1 - i][1], buf[i][0], bytes, flags[1 - i] + 48, flags[i] + 48, i, b, it);
+        });
+        b += it;
+        if (r) t.push_back(ms0());
+      }
+      std::printf("signal    %-36s %6zu B %8.3f us\n", name, bytes, median(t) * 1e3 / (2.0 * it));
+    }
+  };
+  sp(signal_pingpong_kernel<0>, "all fence.sc, bar, st.release (today)");
+  sp(signal_pingpong_kernel<1>, "bar, t0 fence.acq_rel + st.relaxed");
+  sp(signal_pingpong_kernel<2>, "bar, t0 st.release");
+  sp(signal_pingpong_kernel<3>, "bar, t0 fence.sc + st.relaxed");
+  sp(signal_pingpong_kernel<4>, "warp lane0 fence.acq_rel, bar, st.relaxed");
+
+  std::printf("== stream-ordered barrier of 2 (per barrier, 1000 back to back on each GPU's stream)\n");
+  {
+    const int nb = 1000;
+    double ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) empty_kernel<<<1, 1, 0, g[0].s>>>(); });
+    std::printf("stream    %-44s %8.3f us\n", "empty kernel launch", ms * 1e3 / nb);
+    for (int i = 0; i < 2; ++i) { CK(cudaSetDevice(i)); CK(cudaMemset(flags[i] + 128, 0, 64)); CK(cudaDeviceSynchronize()); }
+    uint64_t e = 0;
+    std::vector<double> t;
+    for (int r = 0; r <= reps; ++r) {
+      const uint64_t e0 = e;
+      both([&](int i) { for (int k = 0; k < nb; ++k) stream_barrier_kernel<<<1, 1, 0, g[i].s>>>(flags[i] + 128, flags[1 - i] + 128, e0 + k + 1); });
+      e += nb;
+      if (r) t.push_back(ms0());
+    }
+    std::printf("stream    %-44s %8.3f us\n", "kernel: st.release + poll, epoch argument", median(t) * 1e3 / nb);
+    // stream memory operations: write the peer's flag (with the default memory barrier), wait on mine
+    int ok64 = 0;
+    CUdevice cd;
+    cuDeviceGet(&cd, 0);
+    cuDeviceGetAttribute(&ok64, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, cd);
+    int okw = 0;
+    cuDeviceGetAttribute(&okw, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, cd);
+    std::printf("stream    64-bit stream memops supported: %d (wait NOR: %d)\n", ok64, okw);
+    if (ok64) {
+      for (int i = 0; i < 2; ++i) { CK(cudaSetDevice(i)); CK(cudaMemset(flags[i] + 136, 0, 64)); CK(cudaDeviceSynchronize()); }
+      e = 0;
+      t.clear();
+      bool bad = false;
+      for (int r = 0; r <= reps && !bad; ++r) {
+        const uint64_t e0 = e;
+        both([&](int i) {
+          for (int k = 0; k < nb; ++k) {
+            CUresult a = cuStreamWriteValue64(g[i].s, CUdeviceptr(flags[1 - i] + 136), e0 + k + 1, CU_STREAM_WRITE_VALUE_DEFAULT);
+            CUresult b = cuStreamWaitValue64(g[i].s, CUdeviceptr(flags[i] + 136), e0 + k + 1, CU_STREAM_WAIT_VALUE_GEQ);
+            if (a != CUDA_SUCCESS || b != CUDA_SUCCESS) { std::printf("stream memop error %d %d\n", int(a), int(b)); bad = true; break; }
+          }
+        });
+        e += nb;
+        if (r) t.push_back(ms0());
+      }
+      if (!bad) std::printf("stream    %-44s %8.3f us\n", "memops: write peer flag + wait GEQ", median(t) * 1e3 / nb);
+      // small put on a stream: cudaMemcpyAsync of 16 B into the peer vs a 1-thread kernel
+      ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) CK(cudaMemcpyAsync(buf_peer16, buf_local16, 16, cudaMemcpyDefault, g[0].s)); });
+      std::printf("stream    %-44s %8.3f us\n", "cudaMemcpyAsync 16 B into the peer", ms * 1e3 / nb);
+      ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) CK(cudaMemcpyAsync(buf_local16, buf_peer16, 16, cudaMemcpyDefault, g[0].s)); });
+      std::printf("stream    %-44s %8.3f us\n", "cudaMemcpyAsync 16 B from the peer", ms * 1e3 / nb);
+      ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) copy_small_kernel<<<1, 32, 0, g[0].s>>>(reinterpret_cast<uint4*>(buf_peer16), reinterpret_cast<const uint4*>(buf_local16), 1); });
+      std::printf("stream    %-44s %8.3f us\n", "kernel copy 16 B into the peer", ms * 1e3 / nb);
+      ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) copy_small_kernel<<<4, 256, 0, g[0].s>>>(reinterpret_cast<uint4*>(buf_peer16), reinterpret_cast<const uint4*>(buf_local16), 4096); });
+      std::printf("stream    %-44s %8.3f us\n", "kernel copy 64 KiB into the peer (4x256)", ms * 1e3 / nb);
+      ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) CK(cudaMemcpyAsync(buf_peer16, buf_local16, 65536, cudaMemcpyDefault, g[0].s)); });
+      std::printf("stream    %-44s %8.3f us\n", "cudaMemcpyAsync 64 KiB into the peer", ms * 1e3 / nb);
+    }
+  }
+  std::printf("== copy bandwidth GPU0 <-> GPU1 (GB/s), checked\n");
+  CK(cudaSetDevice(0));
+  CK(cudaFuncSetAttribute(copy_tma_kernel<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  CK(cudaFuncSetAttribute(copy_tma_kernel<8>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  auto check_copy = [&](const char* d, const char* s, size_t bytes, const char* name) {
+    std::vector<char> a(bytes), b(bytes);
+    CK(cudaMemcpy(a.data(), d, bytes, cudaMemcpyDefault));
+    CK(cudaMemcpy(b.data(), s, bytes, cudaMemcpyDefault));
+    if (std::memcmp(a.data(), b.data(), bytes) != 0) std::printf("  !! %s: COPY MISMATCH\n", name);
+  };
+  struct Cfg { int ctas; size_t bytes; };
+  std::vector<Cfg> cfgs = {{1, 16u << 20}, {8, 64u << 20}, {32, 256u << 20}, {132, 256u << 20}};
+  for (const bool put : {true, false}) {
+    // put: GPU0 reads its src, writes GPU1's dst. get: GPU0 reads GPU1's src, writes its own dst.
+    char* d = put ? buf[1][1] : buf[0][1];
+    const char* s = put ? buf[0][0] : buf[1][0];
+    for (const Cfg c : cfgs) {
+      const size_t per = c.bytes / c.ctas / 65536 * 65536;
+      const size_t total = per * c.ctas;
+      const int rr = c.ctas == 1 ? 2 : 1;
+      auto report = [&](const char* name, double ms) {
+        std::printf("%s ctas=%-3d %5zu MiB %-34s %8.1f GB/s\n", put ? "put" : "get", c.ctas, c.bytes >> 20, name,
+                    double(total) * rr / (ms * 1e-3) / 1e9);
+      };
+      auto sm = [&](auto kernel, const char* name) {
+        CK(cudaMemset(d, 0, c.bytes));
+        const double ms = timed0(reps, [&] {
+          kernel<<<c.ctas, 1024, 0, g[0].s>>>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s),
+                                               per / 16, rr);
+        });
+        report(name, ms);
+        check_copy(d, s, total, name);
+      };
+      sm(copy_sm_kernel<4, false>, "SM 16B x4 in flight");
+      sm(copy_sm_kernel<8, false>, "SM 16B x8 in flight");
+      sm(copy_sm_kernel<16, false>, "SM 16B x16 in flight");
+      sm(copy_sm_kernel<8, true>, "SM 16B x8 ld.nc");
+      auto tma = [&](auto kernel, int stages, uint32_t chunk, const char* name) {
+        CK(cudaMemset(d, 0, c.bytes));
+        const double ms = timed0(reps, [&] {
+          kernel<<<c.ctas, 32, size_t(stages) * chunk, g[0].s>>>(d, s, per, chunk, rr);
+        });
+        report(name, ms);
+        check_copy(d, s, total, name);
+      };
+      tma(copy_tma_kernel<4>, 4, 16384, "TMA 4 x 16 KiB");
+      tma(copy_tma_kernel<4>, 4, 32768, "TMA 4 x 32 KiB");
+      tma(copy_tma_kernel<8>, 8, 16384, "TMA 8 x 16 KiB");
+      tma(copy_tma_kernel<8>, 8, 24576, "TMA 8 x 24 KiB");
+    }
+  }
+  std::printf("nvlink_probe: done\n");
+  return 0;
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Everything the GPU machine proves, in one device call (the device tool brings back at most 8 files, so the logs
+# come back as one archive): scripts/gpu-check.sh (build, ring under every launcher, ctest -L gpu),
+# scripts/nvshmem-compat.sh (same programs against NVIDIA NVSHMEM 3.4.5 and gshmem), scripts/bench-gpu.sh (side by
+# side; QUICK=1 by default here) and bench/probes/nvlink_probe. Writes $OUT/all.tgz and prints the summaries.
+#   STEPS="check compat bench probe" (default all four)   QUICK=0 for the full benchmark sweep
+#   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
+# Never uses NVLink multicast.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+final=${OUT:-$root/gpu-all-out}
+mkdir -p "$final"
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+export PATH=/usr/local/cuda/bin:$PATH
+work=$(mktemp -d /tmp/gshmem-gpu-all.XXXXXX)
+steps=${STEPS:-check compat bench probe}
+rc=0
+for step in $steps; do
+  mkdir -p "$work/$step"
+  t0=$(date +%s)
+  case $step in
+    check) OUT=$work/check timeout 360 "$root/scripts/gpu-check.sh" >"$work/check/console.txt" 2>&1 ;;
+    compat) OUT=$work/compat timeout 200 "$root/scripts/nvshmem-compat.sh" >"$work/compat/console.txt" 2>&1 ;;
+    bench) QUICK=${QUICK:-1} OUT=$work/bench timeout 400 "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
+    probe)
+      nvcc -O3 -arch=sm_90 -std=c++17 -o "$work/probe/nvlink_probe" "$root/bench/probes/nvlink_probe.cu" -lcuda \
+        >"$work/probe/build.txt" 2>&1 && timeout 150 "$work/probe/nvlink_probe" >"$work/probe/probe.txt" 2>&1 ;;
+    *) echo "gpu-all.sh: unknown step $step"; false ;;
+  esac
+  s=$?
+  echo "=== $step: status $s in $(( $(date +%s) - t0 )) s"
+  [ $s -eq 0 ] || rc=1
+done
+tar czf "$final/all.tgz" -C "$work" .
+for step in $steps; do
+  case $step in
+    check) grep -E 'tests passed|Failed|\*\*\*|Timeout' "$work/check/ctest_gpu.txt" 2>/dev/null | head -20
+           tail -5 "$work/check/console.txt" ;;
+    compat) cat "$work/compat/table.txt" 2>/dev/null ;;
+    bench) grep -vE '^(put|get)_bw/(thread|warp)' "$work/bench/table.txt" 2>/dev/null | head -150 ;;
+    probe) cat "$work/probe/probe.txt" 2>/dev/null | head -120 ;;
+  esac
+done
+rm -rf "$work"
+exit $rc
