@@ -23,7 +23,7 @@ for step in $steps; do
     compat) OUT=$work/compat timeout 200 "$root/scripts/nvshmem-compat.sh" >"$work/compat/console.txt" 2>&1 ;;
     bench) QUICK=${QUICK:-1} OUT=$work/bench timeout 400 "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
     probe)
-      nvcc -O3 -arch=sm_90 -std=c++17 -o "$work/probe/nvlink_probe" "$root/bench/probes/nvlink_probe.cu" -lcuda \
+      nvcc -O3 -arch=sm_90 -std=c++17 -I"$root/include" -I"$root/build/include" -o "$work/probe/nvlink_probe" "$root/bench/probes/nvlink_probe.cu" \
         >"$work/probe/build.txt" 2>&1 && timeout 150 "$work/probe/nvlink_probe" >"$work/probe/probe.txt" 2>&1 ;;
     *) echo "gpu-all.sh: unknown step $step"; false ;;
   esac

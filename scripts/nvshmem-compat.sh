@@ -8,26 +8,46 @@
 #            gshmem-nordc gshmem without -rdc, started with gshmemrun and plain nvshmem_init
 #   extra rows: seed000 (ring_p with seed 000's environment: NVSHMEM_BOOTSTRAP=MPI, plain nvshmem_init, mpirun)
 #               and mpi_comm (ring_p with NVSHMEMX_INIT_WITH_MPI_COMM).
-# Also compares name lists: NVSHMEM names our headers define that NVSHMEM lacks (should be none), and NVSHMEM's
-# public functions we do not provide ($OUT/names_missing.txt).
+# Also compares name lists (scripts/nvshmem_names.py, on NVSHMEM's headers after preprocessing, since most of its
+# typed names are macro-generated): NVSHMEM names our headers define that NVSHMEM lacks, NVSHMEM's public functions
+# we do not provide ($OUT/names_missing.txt) and, separately, the collectives among them
+# ($OUT/names_missing_collectives.txt).
+#
+#   scripts/nvshmem-compat.sh                 the whole check (GPU machine with nvidia-nvshmem-cu13)
+#   scripts/nvshmem-compat.sh --names-only    only the name comparison: needs nvcc and NVSHMEM's headers
+#                                             (NVSHMEM_INCLUDE=<dir>, else the pip package), no GPU, no MPI
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 final=${OUT:-$root/nvshmem-compat-out}
 mkdir -p "$final"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export PATH=/usr/local/cuda/bin:$PATH
+if [ "${1:-}" = "--names-only" ]; then
+  inc=${NVSHMEM_INCLUDE:-}
+  if [ -z "$inc" ]; then
+    inc=$(python3 -c 'import nvidia.nvshmem, os; print(os.path.join(nvidia.nvshmem.__path__[0], "include"))' \
+          2>/dev/null) || inc=
+  fi
+  if [ -z "$inc" ] || [ ! -f "$inc/nvshmem.h" ]; then
+    echo "no NVSHMEM headers: set NVSHMEM_INCLUDE to NVSHMEM's include directory (or install nvidia-nvshmem-cu13)"
+    exit 1
+  fi
+  exec python3 "$root/scripts/nvshmem_names.py" --nvshmem-include "$inc" --out "$final"
+elif [ $# -gt 0 ]; then
+  echo "usage: $0 [--names-only]"; exit 1
+fi
 arch=${ARCH:-sm_90}
 jobs=$(nproc)
 work=${WORK:-/tmp/nvshmem-compat}
 rm -rf "$work" && mkdir -p "$work"/{nv,gs,gsn,lib,logs}
 out=$work/logs  # every log; $final gets the table, the name lists and logs.tar.gz (the device tool brings 8 files)
 finish() {
-  cp "$out"/table.txt "$out"/setup.txt "$out"/names_missing.txt "$out"/names_not_in_nvshmem.txt "$out"/signatures.txt \
-    "$final"/ 2>/dev/null
+  cp "$out"/table.txt "$out"/setup.txt "$out"/names_missing.txt "$out"/names_missing_collectives.txt \
+    "$out"/names.txt "$out"/names_not_in_nvshmem.txt "$out"/signatures.txt "$final"/ 2>/dev/null
   tar czf "$final/logs.tar.gz" -C "$work" logs
 }
 trap finish EXIT
-programs=(ring_p put_signal_ring block_put atomics wait_until teams host_ring host_atomics)
+programs=(ring_p put_signal_ring block_put atomics wait_until teams rma_ext host_ring host_atomics host_ext)
 
 # ---- NVIDIA NVSHMEM from the pip package ----
 pkg=$(python3 -c 'import nvidia.nvshmem, os; print(nvidia.nvshmem.__path__[0])' 2>/dev/null) || pkg=
@@ -118,21 +138,10 @@ if grep -q WARN "$out/run_gs_seed000.log" 2>/dev/null; then result["ring_p[seed0
   done
 } | tee "$out/table.txt"
 
-# ---- names: ours vs NVSHMEM's ----
-grep -ohE '\b(nvshmemx?_[A-Za-z0-9_]+|NVSHMEMX?_[A-Z0-9_]+)\b' -r "$pkg/include" | sort -u >"$work/nv_all_names.txt"
-grep -ohE '^#define (nvshmemx?_[A-Za-z0-9_]+|NVSHMEMX?_[A-Z0-9_]+)' "$root"/include/gshmem/nvshmem/*.h \
-  | awk '{print $2}' | sort -u >"$out/names_ours.txt"
-grep -ohE '\b(nvshmemx?_[A-Za-z0-9_]+|NVSHMEMX?_[A-Z0-9_]+)\s*(=|,)' "$root"/include/gshmem/nvshmem/nvshmem_host.h \
-  | grep -oE '^[A-Za-z0-9_]+' >>"$out/names_ours.txt"
-sort -u -o "$out/names_ours.txt" "$out/names_ours.txt"
-comm -23 "$out/names_ours.txt" "$work/nv_all_names.txt" >"$out/names_not_in_nvshmem.txt"
-# NVSHMEM's public functions: names followed by '(' in its headers, without internal (nvshmemi_) ones
-grep -ohE '\b(nvshmemx?_[A-Za-z0-9_]+)\s*\(' -r "$pkg/include" | grep -oE '^[A-Za-z0-9_]+' | sort -u \
-  >"$out/names_nvshmem_functions.txt"
-comm -23 "$out/names_nvshmem_functions.txt" "$out/names_ours.txt" >"$out/names_missing.txt"
-echo "names: ours $(wc -l <"$out/names_ours.txt"), not in NVSHMEM's headers $(wc -l <"$out/names_not_in_nvshmem.txt")," \
-     "NVSHMEM functions $(wc -l <"$out/names_nvshmem_functions.txt"), of which we lack $(wc -l <"$out/names_missing.txt")"
-head -50 "$out/names_not_in_nvshmem.txt"
+# ---- names: ours vs NVSHMEM's (NVSHMEM's headers preprocessed host and device side) ----
+python3 "$root/scripts/nvshmem_names.py" --nvshmem-include "$pkg/include" --arch "$arch" --out "$out" \
+  >"$out/names.txt" 2>&1
+head -40 "$out/names.txt"
 for f in nvshmem_team_get_config nvshmem_barrier nvshmem_team_sync nvshmem_info_get_version nvshmem_init \
          nvshmem_int_wait_until_any nvshmem_signal_fetch nvshmem_int_atomic_fetch_add; do
   grep -rhE "\b$f\s*\(" "$pkg/include" | head -2

@@ -8,9 +8,11 @@
 //   * one-CTA and many-CTA copy bandwidth into / out of the peer: SM loads/stores with 4, 8 or 16 16-byte
 //     vectors in flight per thread, and Hopper bulk copies (TMA: cp.async.bulk via shared memory).
 // Every copy is checked against the source afterwards. Build: nvcc -O3 -arch=sm_90 -std=c++17 nvlink_probe.cu
+// (with -I include -I build/include: it uses the library's copy routine for the small-put rows)
 // Run: ./nvlink_probe [--quick]. Never uses NVLink multicast.
-#include <cuda.h>
 #include <cuda_runtime.h>
+
+#include "gshmem/device/impl/common.cuh"  // the library's cooperative copy, for the small-put rows
 
 #include <algorithm>
 #include <cstdint>
@@ -191,6 +193,63 @@ __global__ void stream_barrier_kernel(uint64_t* mine, uint64_t* theirs, uint64_t
   while (ld_acquire(mine) < epoch) {}
 }
 
+template <int KIND>
+__global__ void amo_kernel(uint64_t* a, int iters, uint64_t* out) {
+  uint64_t acc = 0;
+  for (int i = 0; i < iters; ++i) {
+    uint64_t r;
+    if constexpr (KIND == 0) asm volatile("atom.relaxed.sys.add.u64 %0, [%1], 1;" : "=l"(r) : "l"(a) : "memory");
+    else if constexpr (KIND == 1) asm volatile("atom.relaxed.gpu.add.u64 %0, [%1], 1;" : "=l"(r) : "l"(a) : "memory");
+    else r = atomicAdd(reinterpret_cast<unsigned long long*>(a), 1ull);
+    acc += r;
+  }
+  *out = acc;
+}
+
+// ---- small puts, one message after another (as gshmem-bench's put_bw rows at 16 B .. 4 KiB) ----
+// Message i: 16 bytes from s + i*4096 to d + i*4096 (fresh lines each time). KIND 0: plain 16-byte load/store,
+// 1: ld.global.nc, 2: ld.global.cg, 3: gshmem's detail::copy<Thread>, 4: detail::copy<Warp> (whole warp calls),
+// 5: plain, but the loop unrolled by 4 with the loads first (what a compiler can do when it may hoist loads).
+template <int KIND>
+__global__ void small_put_kernel(char* d, const char* s, int iters) {
+  if constexpr (KIND == 4) {
+    for (int i = 0; i < iters; ++i)
+      gshmem::dev::detail::copy<gshmem::dev::Warp>(d + size_t(i) * 4096, s + size_t(i) * 4096, 16);
+    return;
+  }
+  if (threadIdx.x != 0) return;
+  if constexpr (KIND == 5) {
+    for (int i = 0; i + 3 < iters; i += 4) {
+      uint4 v[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) v[u] = *reinterpret_cast<const uint4*>(s + size_t(i + u) * 4096);
+#pragma unroll
+      for (int u = 0; u < 4; ++u) *reinterpret_cast<uint4*>(d + size_t(i + u) * 4096) = v[u];
+    }
+  } else {
+  for (int i = 0; i < iters; ++i) {
+    const uint4* src = reinterpret_cast<const uint4*>(s + size_t(i) * 4096);
+    uint4* dst = reinterpret_cast<uint4*>(d + size_t(i) * 4096);
+    if constexpr (KIND == 0) *dst = *src;
+    else if constexpr (KIND == 1) *dst = __ldg(src);
+    else if constexpr (KIND == 2) *dst = __ldcg(src);
+    else if constexpr (KIND == 6) {
+      uint4 v;
+      asm volatile("ld.relaxed.gpu.global.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(src) : "memory");
+      *dst = v;
+    } else if constexpr (KIND == 7) {
+      uint4 v;
+      asm volatile("ld.global.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(src));
+      *dst = v;
+    } else if constexpr (KIND == 8) {
+      uint4 v;
+      asm("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(src));
+      asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
+    } else gshmem::dev::detail::copy<gshmem::dev::Thread>(dst, src, 16);
+  }
+  }
+}
+
 // ---- copies ----
 template <int U, bool NC>
 __global__ void copy_sm_kernel(uint4* __restrict__ d, const uint4* __restrict__ s, size_t n_per_cta, int reps) {
@@ -330,6 +389,7 @@ double timed0(int reps, const std::function<void()>& launch) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach a log even if the run is cut short
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   int n = 0;
   CK(cudaGetDeviceCount(&n));
@@ -446,6 +506,41 @@ int main(int argc, char** argv) {
   sp(signal_pingpong_kernel<3>, "bar, t0 fence.sc + st.relaxed");
   sp(signal_pingpong_kernel<4>, "warp lane0 fence.acq_rel, bar, st.relaxed");
 
+  std::printf("== small puts: 16 B messages one after another, fresh lines (ns per message)\n");
+  {
+    const int it = 4000;
+    auto sp16 = [&](auto kernel, int threads, const char* name) {
+      const double ms = timed0(reps, [&] { kernel<<<1, threads, 0, g[0].s>>>(buf[1][1], buf[0][0], it); });
+      std::printf("smallput  %-44s %8.1f ns\n", name, ms * 1e6 / it);
+    };
+    sp16(small_put_kernel<0>, 32, "plain ld/st");
+    sp16(small_put_kernel<1>, 32, "ld.global.nc");
+    sp16(small_put_kernel<2>, 32, "ld.global.cg");
+    sp16(small_put_kernel<3>, 32, "gshmem detail::copy<Thread>");
+    sp16(small_put_kernel<4>, 32, "gshmem detail::copy<Warp>");
+    sp16(small_put_kernel<5>, 32, "plain, 4 loads ahead");
+    sp16(small_put_kernel<6>, 32, "ld.relaxed.gpu");
+    sp16(small_put_kernel<7>, 32, "ld.global.L1::no_allocate");
+    sp16(small_put_kernel<8>, 32, "asm ld (not volatile) + asm st");
+    // and the same with the destination in this GPU (where the stall after a remote store is absent)
+    auto sp16l = [&](auto kernel, const char* name) {
+      const double ms = timed0(reps, [&] { kernel<<<1, 32, 0, g[0].s>>>(buf[0][1], buf[0][0], it); });
+      std::printf("smallput  %-44s %8.1f ns\n", name, ms * 1e6 / it);
+    };
+    sp16l(small_put_kernel<0>, "local dst: plain ld/st");
+    sp16l(small_put_kernel<3>, "local dst: gshmem detail::copy<Thread>");
+  }
+  std::printf("== atomic fetch_add latency on the peer (one thread)\n");
+  {
+    const int it = 2000;
+    auto amo = [&](auto kernel, const char* name) {
+      const double ms = timed0(reps, [&] { kernel<<<1, 1, 0, g[0].s>>>(flags[1] + 256, it, flags[0] + 300); });
+      std::printf("amo       %-44s %8.3f us\n", name, ms * 1e3 / it);
+    };
+    amo(amo_kernel<0>, "atom.relaxed.sys.add");
+    amo(amo_kernel<1>, "atom.relaxed.gpu.add");
+    amo(amo_kernel<2>, "atomicAdd (default scope)");
+  }
   std::printf("== stream-ordered barrier of 2 (per barrier, 1000 back to back on each GPU's stream)\n");
   {
     const int nb = 1000;
@@ -456,37 +551,20 @@ int main(int argc, char** argv) {
     std::vector<double> t;
     for (int r = 0; r <= reps; ++r) {
       const uint64_t e0 = e;
-      both([&](int i) { for (int k = 0; k < nb; ++k) stream_barrier_kernel<<<1, 1, 0, g[i].s>>>(flags[i] + 128, flags[1 - i] + 128, e0 + k + 1); });
+      // launches alternate between the GPUs: a full launch queue on one must never wait for the other's
+      for (int i = 0; i < 2; ++i) { CK(cudaSetDevice(i)); CK(cudaEventRecord(g[i].a, g[i].s)); }
+      for (int k = 0; k < nb; ++k)
+        for (int i = 0; i < 2; ++i) {
+          CK(cudaSetDevice(i));
+          stream_barrier_kernel<<<1, 1, 0, g[i].s>>>(flags[i] + 128, flags[1 - i] + 128, e0 + k + 1);
+        }
+      for (int i = 0; i < 2; ++i) { CK(cudaSetDevice(i)); CK(cudaEventRecord(g[i].b, g[i].s)); }
+      for (int i = 0; i < 2; ++i) { CK(cudaSetDevice(i)); CK(cudaEventSynchronize(g[i].b)); }
       e += nb;
       if (r) t.push_back(ms0());
     }
     std::printf("stream    %-44s %8.3f us\n", "kernel: st.release + poll, epoch argument", median(t) * 1e3 / nb);
-    // stream memory operations: write the peer's flag (with the default memory barrier), wait on mine
-    int ok64 = 0;
-    CUdevice cd;
-    cuDeviceGet(&cd, 0);
-    cuDeviceGetAttribute(&ok64, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, cd);
-    int okw = 0;
-    cuDeviceGetAttribute(&okw, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, cd);
-    std::printf("stream    64-bit stream memops supported: %d (wait NOR: %d)\n", ok64, okw);
-    if (ok64) {
-      for (int i = 0; i < 2; ++i) { CK(cudaSetDevice(i)); CK(cudaMemset(flags[i] + 136, 0, 64)); CK(cudaDeviceSynchronize()); }
-      e = 0;
-      t.clear();
-      bool bad = false;
-      for (int r = 0; r <= reps && !bad; ++r) {
-        const uint64_t e0 = e;
-        both([&](int i) {
-          for (int k = 0; k < nb; ++k) {
-            CUresult a = cuStreamWriteValue64(g[i].s, CUdeviceptr(flags[1 - i] + 136), e0 + k + 1, CU_STREAM_WRITE_VALUE_DEFAULT);
-            CUresult b = cuStreamWaitValue64(g[i].s, CUdeviceptr(flags[i] + 136), e0 + k + 1, CU_STREAM_WAIT_VALUE_GEQ);
-            if (a != CUDA_SUCCESS || b != CUDA_SUCCESS) { std::printf("stream memop error %d %d\n", int(a), int(b)); bad = true; break; }
-          }
-        });
-        e += nb;
-        if (r) t.push_back(ms0());
-      }
-      if (!bad) std::printf("stream    %-44s %8.3f us\n", "memops: write peer flag + wait GEQ", median(t) * 1e3 / nb);
+    {
       // small put on a stream: cudaMemcpyAsync of 16 B into the peer vs a 1-thread kernel
       ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) CK(cudaMemcpyAsync(buf_peer16, buf_local16, 16, cudaMemcpyDefault, g[0].s)); });
       std::printf("stream    %-44s %8.3f us\n", "cudaMemcpyAsync 16 B into the peer", ms * 1e3 / nb);

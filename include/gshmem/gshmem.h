@@ -95,6 +95,34 @@ static inline int gshmem_init(void) {
 static inline int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) {
   return gshmemxi_init_attr(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
 }
+/* Thread levels (OpenSHMEM, same values as NVSHMEM_THREAD_*). gshmem provides at most GSHMEM_THREAD_SERIALIZED:
+ * any thread may call gshmem, one at a time (host atomics of GPU PEs share one result word per PE). */
+enum gshmem_thread_level {
+  GSHMEM_THREAD_SINGLE = 0,
+  GSHMEM_THREAD_FUNNELED = 1,
+  GSHMEM_THREAD_SERIALIZED = 2,
+  GSHMEM_THREAD_MULTIPLE = 3
+};
+GSHMEM_API int gshmemi_init_thread(int requested, int *provided, int major, int minor, int patch);
+/* gshmem_init that also asks for a thread level; *provided gets min(requested, GSHMEM_THREAD_SERIALIZED).
+ * Returns a status like gshmem_init. */
+static inline int gshmem_init_thread(int requested, int *provided) {
+  return gshmemi_init_thread(requested, provided, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
+}
+/* The thread level this PE was initialised with (GSHMEM_THREAD_SERIALIZED after gshmem_init). */
+GSHMEM_API void gshmem_query_thread(int *provided);
+/* NVSHMEM's "host library only" init and finalize: gshmem has no separate device library, so these are
+ * gshmemx_init_attr and gshmem_finalize (device code included by the program is served either way). */
+GSHMEM_API int gshmemxi_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t *attr, int major, int minor,
+                                          int patch);
+static inline int gshmemx_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) {
+  return gshmemxi_hostlib_init_attr(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
+}
+GSHMEM_API void gshmemx_hostlib_finalize(void);
+/* Sets attr->mpi_comm (the address of an MPI_Comm) for gshmemx_init_attr(GSHMEMX_INIT_WITH_MPI_COMM, attr). */
+GSHMEM_API int gshmemx_set_attr_mpi_comm_args(void *mpi_comm, gshmemx_init_attr_t *attr);
+/* Stamps the layout version into an attribute struct the program declared without the initializer. */
+#define gshmemx_init_init_attr_ver_only(attr) ((void)((attr).version = GSHMEMX_INIT_ATTR_VERSION))
 GSHMEM_API int gshmemx_get_uniqueid(gshmemx_uniqueid_t *uid);
 GSHMEM_API int gshmemx_set_attr_uniqueid_args(int myrank, int nranks, const gshmemx_uniqueid_t *uid,
                                               gshmemx_init_attr_t *attr);
@@ -115,6 +143,18 @@ GSHMEM_API void *gshmem_malloc(size_t size);
 GSHMEM_API void *gshmem_calloc(size_t count, size_t size);
 GSHMEM_API void *gshmem_align(size_t alignment, size_t size);
 GSHMEM_API void gshmem_free(void *ptr);
+/* Collective (OpenSHMEM shmem_realloc): a new symmetric object of `size` bytes holding the first
+ * min(old size, size) bytes of `ptr`'s, then `ptr` is freed. ptr NULL: gshmem_malloc(size); size 0: gshmem_free(ptr),
+ * returns NULL. Every PE passes the same object and size; on return every PE has finished its copy. */
+GSHMEM_API void *gshmem_realloc(void *ptr, size_t size);
+/* Local buffers for RMA (NVSHMEM's nvshmemx_buffer_register). GPU PEs reach peers over NVLink with loads, stores
+ * and copy engines, so any local device or host buffer already works as the local source or destination of a
+ * put/get; gshmem keeps a table of registrations so that programs written for NVSHMEM's remote transports keep
+ * their pairing: registering a range that overlaps a registered one or the symmetric heap, or unregistering an
+ * address that is not the start of a registration, is GSHMEM_ERROR_INVALID_VALUE with a message. */
+GSHMEM_API int gshmemx_buffer_register(void *addr, size_t length);
+GSHMEM_API int gshmemx_buffer_unregister(void *addr);
+GSHMEM_API void gshmemx_buffer_unregister_all(void);
 /* Direct pointer to `dest`'s copy on `pe`, usable by loads and stores of this process (on GPU PEs: from device
  * code), or NULL if `pe` cannot be reached that way. */
 GSHMEM_API void *gshmem_ptr(const void *dest, int pe);
@@ -149,6 +189,9 @@ GSHMEM_API int gshmem_team_split_2d(gshmem_team_t parent, int xrange, const gshm
                                     const gshmem_team_config_t *yaxis_config, long yaxis_mask,
                                     gshmem_team_t *yaxis_team);
 GSHMEM_API void gshmem_team_destroy(gshmem_team_t team);
+/* Multicast address of `ptr` for `team`: always NULL (NVSHMEM's answer when NVLink multicast is unavailable).
+ * gshmem does not use NVLink multicast (NVLS); callers fall back to unicast (gshmem_ptr / put). */
+GSHMEM_API void *gshmemx_mc_ptr(gshmem_team_t team, const void *ptr);
 /* NVSHMEM's form: (team, config). num_contexts is always 0: gshmem has no communication contexts. */
 GSHMEM_API void gshmem_team_get_config(gshmem_team_t team, gshmem_team_config_t *config);
 
@@ -177,7 +220,9 @@ GSHMEM_API void gshmem_putmem(void *dest, const void *source, size_t bytes, int 
 GSHMEM_API void gshmem_getmem(void *dest, const void *source, size_t bytes, int pe);
 GSHMEM_API void gshmem_putmem_nbi(void *dest, const void *source, size_t bytes, int pe);
 GSHMEM_API void gshmem_getmem_nbi(void *dest, const void *source, size_t bytes, int pe);
-/* Sized forms: gshmem_put8/16/32/64/128 and get, nbi, iput, iget (element size in bits). */
+/* Sized forms: gshmem_put8/16/32/64/128 and get, nbi, iput, iget, put_signal[_nbi] (element size in bits), and
+ * their stream-ordered forms (gshmemx_put8_on_stream, ...; GPU PEs, see "stream-ordered" below). NVSHMEM declares
+ * put<N>_signal[_nbi] for device code only; gshmem has them on the host too, like the typed put_signal. */
 #define GSHMEMI_DECL_SIZED(BITS)                                                                               \
   GSHMEM_API void gshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe);                    \
   GSHMEM_API void gshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe);                    \
@@ -186,7 +231,29 @@ GSHMEM_API void gshmem_getmem_nbi(void *dest, const void *source, size_t bytes, 
   GSHMEM_API void gshmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,             \
                                     size_t nelems, int pe);                                                    \
   GSHMEM_API void gshmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,             \
-                                    size_t nelems, int pe);
+                                    size_t nelems, int pe);                                                    \
+  GSHMEM_API void gshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, \
+                                            uint64_t signal, int sig_op, int pe);                              \
+  GSHMEM_API void gshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems,                 \
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);      \
+  GSHMEM_API void gshmemx_put##BITS##_on_stream(void *dest, const void *source, size_t nelems, int pe,         \
+                                                gshmem_stream_t stream);                                       \
+  GSHMEM_API void gshmemx_get##BITS##_on_stream(void *dest, const void *source, size_t nelems, int pe,         \
+                                                gshmem_stream_t stream);                                       \
+  GSHMEM_API void gshmemx_put##BITS##_nbi_on_stream(void *dest, const void *source, size_t nelems, int pe,     \
+                                                    gshmem_stream_t stream);                                   \
+  GSHMEM_API void gshmemx_get##BITS##_nbi_on_stream(void *dest, const void *source, size_t nelems, int pe,     \
+                                                    gshmem_stream_t stream);                                   \
+  GSHMEM_API void gshmemx_iput##BITS##_on_stream(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                                 size_t nelems, int pe, gshmem_stream_t stream);               \
+  GSHMEM_API void gshmemx_iget##BITS##_on_stream(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                                 size_t nelems, int pe, gshmem_stream_t stream);               \
+  GSHMEM_API void gshmemx_put##BITS##_signal_on_stream(void *dest, const void *source, size_t nelems,          \
+                                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, \
+                                                       gshmem_stream_t stream);                                \
+  GSHMEM_API void gshmemx_put##BITS##_signal_nbi_on_stream(void *dest, const void *source, size_t nelems,      \
+                                                           uint64_t *sig_addr, uint64_t signal, int sig_op,    \
+                                                           int pe, gshmem_stream_t stream);
 GSHMEMI_DECL_SIZED(8)
 GSHMEMI_DECL_SIZED(16)
 GSHMEMI_DECL_SIZED(32)
@@ -236,7 +303,19 @@ GSHMEMI_DECL_SIZED(128)
   GSHMEM_API void gshmemx_##N##_p_on_stream(T *dest, T value, int pe, gshmem_stream_t stream);                \
   GSHMEM_API void gshmemx_##N##_put_signal_on_stream(T *dest, const T *source, size_t nelems,                 \
                                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,  \
-                                                     gshmem_stream_t stream);
+                                                     gshmem_stream_t stream);                                  \
+  GSHMEM_API void gshmemx_##N##_put_signal_nbi_on_stream(T *dest, const T *source, size_t nelems,             \
+                                                         uint64_t *sig_addr, uint64_t signal, int sig_op,      \
+                                                         int pe, gshmem_stream_t stream);                      \
+  GSHMEM_API void gshmemx_##N##_put_nbi_on_stream(T *dest, const T *source, size_t nelems, int pe,            \
+                                                  gshmem_stream_t stream);                                     \
+  GSHMEM_API void gshmemx_##N##_get_nbi_on_stream(T *dest, const T *source, size_t nelems, int pe,            \
+                                                  gshmem_stream_t stream);                                     \
+  GSHMEM_API T gshmemx_##N##_g_on_stream(const T *source, int pe, gshmem_stream_t stream);                    \
+  GSHMEM_API void gshmemx_##N##_iput_on_stream(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                                               size_t nelems, int pe, gshmem_stream_t stream);                 \
+  GSHMEM_API void gshmemx_##N##_iget_on_stream(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                                               size_t nelems, int pe, gshmem_stream_t stream);
 GSHMEM_RMA_TYPES(GSHMEMI_DECL_RMA)
 
 /* ---- atomics ---- */
@@ -261,10 +340,20 @@ GSHMEM_AMO_STANDARD_TYPES(GSHMEMI_DECL_AMO_STANDARD)
 GSHMEM_AMO_EXTENDED_TYPES(GSHMEMI_DECL_AMO_EXTENDED)
 GSHMEM_AMO_BITWISE_TYPES(GSHMEMI_DECL_AMO_BITWISE)
 
-/* ---- point-to-point synchronisation (host side; waits on this PE's own symmetric memory) ---- */
+/* ---- point-to-point synchronisation (host side; waits on this PE's own symmetric memory) ----
+ * The _on_stream forms (GPU PEs) enqueue the wait on `stream`: later work on the stream starts once the
+ * comparison holds (for _all: every element whose status[i] is 0, or every element when status is NULL; _vector:
+ * ivars[i] against cmp_values[i]). ivars must be symmetric; status and cmp_values are read when the wait runs, so
+ * they must be device-accessible (device, managed or pinned host memory). Bounded by GSHMEM_WAIT_TIMEOUT. */
 #define GSHMEMI_DECL_WAIT(T, N)                                                                                \
   GSHMEM_API void gshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                                     \
-  GSHMEM_API int gshmem_##N##_test(T *ivar, int cmp, T cmp_value);
+  GSHMEM_API int gshmem_##N##_test(T *ivar, int cmp, T cmp_value);                                            \
+  GSHMEM_API void gshmemx_##N##_wait_until_on_stream(T *ivar, int cmp, T cmp_value, gshmem_stream_t stream);  \
+  GSHMEM_API void gshmemx_##N##_wait_until_all_on_stream(T *ivars, size_t nelems, const int *status, int cmp, \
+                                                         T cmp_value, gshmem_stream_t stream);                 \
+  GSHMEM_API void gshmemx_##N##_wait_until_all_vector_on_stream(T *ivars, size_t nelems, const int *status,   \
+                                                                int cmp, T *cmp_values,                        \
+                                                                gshmem_stream_t stream);
 GSHMEM_WAIT_TYPES(GSHMEMI_DECL_WAIT)
 
 /* ---- signals ---- */
@@ -276,7 +365,23 @@ GSHMEM_API void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_o
 GSHMEM_API uint64_t gshmem_signal_fetch(uint64_t *sig_addr);
 GSHMEM_API uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
-/* ---- stream-ordered (GPU PEs; capturable in CUDA graphs) ---- */
+/* ---- stream-ordered (GPU PEs; capturable in CUDA graphs) ----
+ * Typed and sized forms are declared with the RMA calls above: gshmemx_<T>_{put,get,put_nbi,get_nbi,iput,iget,p,
+ * put_signal,put_signal_nbi}_on_stream, gshmemx_{put,get}<N>[_nbi]_on_stream, gshmemx_{iput,iget}<N>_on_stream,
+ * gshmemx_put<N>_signal[_nbi]_on_stream. gshmemx_<T>_g_on_stream reads after the work already on the stream and
+ * blocks the calling thread until the stream has reached the read (it returns the value), so it cannot be captured
+ * into a CUDA graph. */
+/* Modules and libraries the program loads itself (cuModuleLoad*, cuLibraryLoad*): their device code has a copy of
+ * gshmem's device state that no host code registered. gshmemx_cumodule_init fills it now and whenever the state
+ * changes, until gshmemx_cumodule_finalize, which must come before the module is unloaded. The module must have
+ * been built without -rdc (gshmem needs none): the copy is found by its name, which -rdc makes unique per file.
+ * Types: CUmodule, CUlibrary. */
+struct CUmod_st;
+struct CUlib_st;
+GSHMEM_API int gshmemx_cumodule_init(struct CUmod_st *module);
+GSHMEM_API int gshmemx_cumodule_finalize(struct CUmod_st *module);
+GSHMEM_API int gshmemx_culibrary_init(struct CUlib_st *library);
+GSHMEM_API int gshmemx_culibrary_finalize(struct CUlib_st *library);
 GSHMEM_API void gshmemx_putmem_on_stream(void *dest, const void *source, size_t bytes, int pe,
                                          gshmem_stream_t stream);
 GSHMEM_API void gshmemx_getmem_on_stream(void *dest, const void *source, size_t bytes, int pe,

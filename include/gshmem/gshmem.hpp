@@ -94,6 +94,28 @@ GSHMEM_API void signal_op_on_stream(std::uint64_t* sig, std::uint64_t signal, in
 GSHMEM_API void signal_wait_until_on_stream(std::uint64_t* sig, int cmp, std::uint64_t value, gshmem_stream_t s);
 GSHMEM_API void quiet_on_stream(gshmem_stream_t s);
 GSHMEM_API void barrier_on_stream(gshmem_team_t team, bool with_quiet, gshmem_stream_t s, const char* call);
+// Strided transfer on the stream (strides in elements of `elem` bytes).
+GSHMEM_API void iput_on_stream(void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t elem,
+                               std::size_t nelems, int pe, gshmem_stream_t s, const char* call);
+GSHMEM_API void iget_on_stream(void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t elem,
+                               std::size_t nelems, int pe, gshmem_stream_t s, const char* call);
+// Reads `bytes` (1..16) of PE pe's `src` after the work already on the stream; blocks until the stream got there.
+GSHMEM_API void g_on_stream(void* out, const void* src, std::size_t bytes, int pe, gshmem_stream_t s,
+                            const char* call);
+// Stream-ordered waits on this PE's symmetric ivar(s); `values` (device-accessible) non-null for the _vector form.
+GSHMEM_API void wait_until_on_stream(const void* ivar, Wait kind, int cmp, std::uint64_t value, gshmem_stream_t s,
+                                     const char* call);
+GSHMEM_API void wait_until_all_on_stream(const void* ivars, std::size_t n, const int* status, Wait kind, int cmp,
+                                         std::uint64_t value, const void* values, gshmem_stream_t s,
+                                         const char* call);
+
+GSHMEM_API void* realloc(void* p, std::size_t bytes);
+// Thread level provided at init (GSHMEM_THREAD_*), and the level to report for the next init.
+GSHMEM_API int thread_level();
+GSHMEM_API void init_thread(int requested, int* provided, int major, int minor, int patch);
+GSHMEM_API void buffer_register(void* addr, std::size_t length);
+GSHMEM_API void buffer_unregister(void* addr);
+GSHMEM_API void buffer_unregister_all();
 }  // namespace host
 
 // ---- RAII ----

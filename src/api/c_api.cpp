@@ -64,6 +64,34 @@ int gshmemxi_init_attr(unsigned int flags, gshmemx_init_attr_t* attr, int major,
   return report_init("gshmemx_init_attr",
                      status_on_error("gshmemx_init_attr", [&] { host::init(flags, attr, major, minor, patch); }));
 }
+int gshmemi_init_thread(int requested, int* provided, int major, int minor, int patch) {
+  return report_init("gshmem_init_thread", status_on_error("gshmem_init_thread", [&] {
+                       host::init_thread(requested, provided, major, minor, patch);
+                     }));
+}
+void gshmem_query_thread(int* provided) {
+  fatal_on_error("gshmem_query_thread", [&] {
+    if (!provided)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_query_thread: provided is NULL. Fix: pass the address of an int");
+    *provided = host::thread_level();
+  });
+}
+int gshmemxi_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t* attr, int major, int minor, int patch) {
+  return report_init("gshmemx_hostlib_init_attr", status_on_error("gshmemx_hostlib_init_attr", [&] {
+                       host::init(flags, attr, major, minor, patch);
+                     }));
+}
+void gshmemx_hostlib_finalize(void) {
+  fatal_on_error("gshmemx_hostlib_finalize", [] { host::finalize(); });
+}
+int gshmemx_set_attr_mpi_comm_args(void* mpi_comm, gshmemx_init_attr_t* attr) {
+  return status_on_error("gshmemx_set_attr_mpi_comm_args", [&] {
+    if (!attr || !mpi_comm)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmemx_set_attr_mpi_comm_args: mpi_comm and attr must not be NULL. Fix: "
+           "pass the address of an MPI_Comm and of a gshmemx_init_attr_t");
+    attr->mpi_comm = mpi_comm;
+  });
+}
 int gshmemx_get_uniqueid(gshmemx_uniqueid_t* uid) {
   return status_on_error("gshmemx_get_uniqueid", [&] { host::get_unique_id(uid); });
 }
@@ -116,6 +144,29 @@ void* gshmem_align(size_t alignment, size_t size) {
   return fatal_on_error("gshmem_align", [&] { return host::malloc(size, alignment, false, "gshmem_align"); });
 }
 void gshmem_free(void* ptr) { fatal_on_error("gshmem_free", [&] { host::free(ptr); }); }
+void* gshmem_realloc(void* ptr, size_t size) {
+  return fatal_on_error("gshmem_realloc", [&] { return host::realloc(ptr, size); });
+}
+int gshmemx_buffer_register(void* addr, size_t length) {
+  return status_on_error("gshmemx_buffer_register", [&] { host::buffer_register(addr, length); });
+}
+int gshmemx_buffer_unregister(void* addr) {
+  return status_on_error("gshmemx_buffer_unregister", [&] { host::buffer_unregister(addr); });
+}
+void gshmemx_buffer_unregister_all(void) {
+  fatal_on_error("gshmemx_buffer_unregister_all", [] {
+    Runtime::get("gshmemx_buffer_unregister_all");
+    host::buffer_unregister_all();
+  });
+}
+void* gshmemx_mc_ptr(gshmem_team_t team, const void* ptr) {
+  return fatal_on_error("gshmemx_mc_ptr", [&]() -> void* {
+    Runtime::get("gshmemx_mc_ptr");
+    (void)team;
+    (void)ptr;
+    return nullptr;  // no NVLink multicast in gshmem: callers use unicast (docs/migration.md)
+  });
+}
 void* gshmem_ptr(const void* dest, int pe) {
   return fatal_on_error("gshmem_ptr", [&] { return host::ptr(dest, pe); });
 }

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "api/thread_buffers.hpp"
 #include "bootstrap/bootstrap.hpp"
 #include "runtime/device_state.hpp"
 #include "runtime/error.hpp"
@@ -141,9 +142,13 @@ void init(unsigned flags, const gshmemx_init_attr_t* attr, int major, int minor,
     fail(GSHMEM_ERROR_NOT_SUPPORTED, "gshmemx_init_attr: GSHMEMX_INIT_WITH_SHMEM (bootstrap over an OpenSHMEM "
          "library) is not supported. Fix: launch with gshmemrun or mpirun, or use a unique id");
   Runtime::init(o, major, minor, patch);
+  reset_thread_level();
 }
 
-void finalize() { Runtime::finalize(); }
+void finalize() {
+  Runtime::finalize();
+  buffer_unregister_all();
+}
 bool initialized() { return Runtime::current() != nullptr; }
 int my_pe() { return rt("gshmem_my_pe").my_pe; }
 int n_pes() { return rt("gshmem_n_pes").n_pes; }
@@ -180,6 +185,27 @@ void free(void* p) {
   Runtime& r = rt("gshmem_free");
   if (on_gpu(r)) gpu::quiet(r.gpu);
   r.heap->free(p, "gshmem_free");
+}
+
+void* realloc(void* p, std::size_t bytes) {
+  const char* call = "gshmem_realloc";
+  Runtime& r = rt(call);
+  if (!p) return malloc(bytes, 0, false, call);
+  if (!bytes) {
+    free(p);
+    return nullptr;
+  }
+  const std::size_t old = r.heap->allocation_size(p);
+  if (!old)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: ptr={} is not the start of a live symmetric allocation. Fix: pass exactly "
+         "the pointer gshmem_malloc/calloc/align/realloc returned (the same object on every PE), or NULL", call, p);
+  void* q = malloc(bytes, 0, false, call);  // collective: every PE asked for the same size
+  const std::size_t keep = old < bytes ? old : bytes;
+  if (on_gpu(r)) gpu::copy(r.gpu, q, p, keep, false);
+  else std::memcpy(q, p, keep);
+  // Collective; gathers every PE, so on return every PE has finished its copy out of the old object.
+  free(p);
+  return q;
 }
 
 void* ptr(const void* p, int pe) {
@@ -447,6 +473,111 @@ void barrier_on_stream(gshmem_team_t team, bool with_quiet, gshmem_stream_t s, c
   const TeamInfo& t = r.teams->get(team, call);
   if (with_quiet) gpu::quiet_on_stream(&g, s);
   gpu::barrier_on_stream(&g, team, t.start, t.stride, t.size, t.my_rank, s);
+}
+
+namespace {
+gpu::WaitType wait_type(Wait kind) {
+  switch (kind) {
+    case Wait::I16: return gpu::WaitType::I16;
+    case Wait::U16: return gpu::WaitType::U16;
+    case Wait::I32: return gpu::WaitType::I32;
+    case Wait::U32: return gpu::WaitType::U32;
+    case Wait::I64: return gpu::WaitType::I64;
+    case Wait::U64: return gpu::WaitType::U64;
+  }
+  return gpu::WaitType::U64;
+}
+
+// Strided transfer checks shared by the host and stream forms; returns the spans in bytes.
+void check_strides(std::ptrdiff_t dst, std::ptrdiff_t sst, const char* call) {
+  if (dst < 1 || sst < 1)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: strides must be at least 1 element (dst={}, sst={}). Fix: pass positive "
+         "strides in elements", call, dst, sst);
+}
+std::size_t span(std::ptrdiff_t stride, std::size_t elem, std::size_t n) {
+  return (static_cast<std::size_t>(stride) * (n - 1) + 1) * elem;
+}
+
+void strided_on_stream(bool put, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst,
+                       std::size_t elem, std::size_t n, int pe, gshmem_stream_t s, const char* call) {
+  Runtime& r = rt(call);
+  auto& g = gpu_ctx(r, call);
+  r.check_pe(pe, call);
+  if (!n) return;
+  check_strides(dst, sst, call);
+  void* to = dest;
+  const void* from = src;
+  if (put) {
+    check_ptr(src, span(sst, elem, n), "source", call);
+    r.check_symmetric(dest, span(dst, elem, n), "dest", call);
+    to = r.peer(dest, pe);
+  } else {
+    check_ptr(dest, span(dst, elem, n), "dest", call);
+    r.check_symmetric(src, span(sst, elem, n), "source", call);
+    from = r.peer(src, pe);
+  }
+  gpu::copy_strided_on_stream(&g, to, from, elem, dst, sst, n, s, call);
+}
+}  // namespace
+
+void iput_on_stream(void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t elem,
+                    std::size_t n, int pe, gshmem_stream_t s, const char* call) {
+  strided_on_stream(true, dest, src, dst, sst, elem, n, pe, s, call);
+}
+void iget_on_stream(void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t elem,
+                    std::size_t n, int pe, gshmem_stream_t s, const char* call) {
+  strided_on_stream(false, dest, src, dst, sst, elem, n, pe, s, call);
+}
+
+void g_on_stream(void* out, const void* src, std::size_t bytes, int pe, gshmem_stream_t s, const char* call) {
+  Runtime& r = rt(call);
+  auto& g = gpu_ctx(r, call);
+  r.check_pe(pe, call);
+  r.check_symmetric(src, bytes, "source", call);
+  // Into a bounce buffer on the stack: the copy runs in stream order, and the stream is then drained. (A copy to
+  // pageable memory cannot be captured, so a capture is refused first, with a message.)
+  gpu::refuse_capture(&g, s, call);
+  unsigned char tmp[16] = {};
+  gpu::copy_on_stream(&g, tmp, r.peer(src, pe), bytes, s);
+  gpu::synchronize_stream(&g, s, call);
+  std::memcpy(out, tmp, bytes);
+}
+
+void wait_until_on_stream(const void* ivar, Wait kind, int cmp, std::uint64_t value, gshmem_stream_t s,
+                          const char* call) {
+  Runtime& r = rt(call);
+  auto& g = gpu_ctx(r, call);
+  check_cmp(cmp, call);
+  r.check_symmetric(ivar, wait_bytes(kind), "ivar", call);
+  if (reinterpret_cast<std::uintptr_t>(ivar) % wait_bytes(kind))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: ivar={} is not aligned to {} bytes. Fix: wait on a naturally aligned "
+         "symmetric variable", call, ivar, wait_bytes(kind));
+  gpu::wait_all_on_stream(&g, ivar, 1, nullptr, wait_type(kind), cmp, value, nullptr, s, call);
+}
+
+void wait_until_all_on_stream(const void* ivars, std::size_t n, const int* status, Wait kind, int cmp,
+                              std::uint64_t value, const void* values, gshmem_stream_t s, const char* call) {
+  Runtime& r = rt(call);
+  auto& g = gpu_ctx(r, call);
+  check_cmp(cmp, call);
+  if (!n) return;
+  const std::size_t eb = wait_bytes(kind);
+  if (n > SIZE_MAX / eb)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: nelems={} elements of {} bytes overflow the address space. Fix: pass "
+         "the number of elements of the ivars array", call, n, eb);
+  r.check_symmetric(ivars, n * eb, "ivars", call);
+  if (reinterpret_cast<std::uintptr_t>(ivars) % eb)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: ivars={} is not aligned to {} bytes. Fix: pass a naturally aligned "
+         "symmetric array", call, ivars, eb);
+  auto accessible = [&](const void* p, const char* what) {
+    if (p && !gpu::device_accessible(&g, p))
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {}={} is ordinary host memory, which the GPU cannot read when the wait "
+           "runs on the stream. Fix: pass device memory (cudaMalloc, or symmetric), managed memory, or pinned host "
+           "memory (cudaMallocHost / cudaHostRegister)", call, what, p);
+  };
+  accessible(status, "status");
+  if (values) accessible(values, "cmp_values");
+  gpu::wait_all_on_stream(&g, ivars, n, status, wait_type(kind), cmp, value, values, s, call);
 }
 
 }  // namespace gshmem::host

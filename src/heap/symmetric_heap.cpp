@@ -383,6 +383,13 @@ void SymmetricHeap::free(void* p, const char* call) {
   log::trace("{}: freed heap offset {}", call, off);
 }
 
+std::size_t SymmetricHeap::allocation_size(const void* p) const {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  if (!p || !contains(p)) return 0;
+  return m.alloc->size_of(offset_of(p));
+}
+
 Usage SymmetricHeap::usage() const {
   Impl& m = *impl_;
   std::lock_guard<std::mutex> lock(m.mu);

@@ -69,6 +69,9 @@ class SymmetricHeap {
   // not the start of a live allocation is INVALID_VALUE on every PE.
   void free(void* p, const char* call);
   Usage usage() const;
+  // Bytes of the live allocation that starts at `p` (its size rounded up to kMinAlignment), 0 if no live
+  // allocation starts there. Local: not collective.
+  std::size_t allocation_size(const void* p) const;
 
  private:
   struct Impl;

@@ -13,6 +13,7 @@
 #include "runtime/log.hpp"
 
 #if GSHMEM_HAVE_CUDA
+#include <cuda.h>
 #include <cuda_runtime.h>
 #endif
 
@@ -31,6 +32,14 @@ struct Registry {
   int teams_buf = 0;                              // which of d_teams the state points at
   void* stream = nullptr;                         // private non-blocking stream (cudaStream_t) for table copies
   gshmem_device_team_t teams[kMaxTeams] = {};     // host copy of what d_teams holds
+  // Modules / libraries the program loaded itself and handed over with gshmemx_cumodule_init /
+  // gshmemx_culibrary_init: the device address of their gshmemi_dstate, filled like a setter's copy.
+  struct External {
+    void* handle;     // CUmodule or CUlibrary
+    bool library;
+    void* state;      // device address of that code's gshmemi_dstate
+  };
+  std::vector<External> externals;
 };
 
 Registry& registry() {
@@ -58,6 +67,30 @@ void call_setter(gshmemi_device_state_setter_t setter, const gshmem_device_state
               "-arch) and check that no earlier kernel faulted", rc,
               cudaGetErrorString(static_cast<cudaError_t>(rc)));
     (void)cudaGetLastError();
+  }
+}
+
+// Writes `s` into a module's or library's copy of the state (device address `dst`), with the PE's GPU current.
+int copy_to_external(void* dst, const gshmem_device_state_t& s) {
+  int prev = -1;
+  cudaError_t e = cudaGetDevice(&prev);
+  if (e == cudaSuccess && prev != s.device) e = cudaSetDevice(s.device);
+  if (e == cudaSuccess) e = cudaMemcpy(dst, &s, sizeof s, cudaMemcpyDefault);
+  if (prev >= 0 && prev != s.device) cudaSetDevice(prev);
+  return static_cast<int>(e);
+}
+
+void update_externals(Registry& r, const gshmem_device_state_t& s) {
+  for (const auto& m : r.externals) {
+    const int rc = copy_to_external(m.state, s);
+    if (rc != 0) {
+      log::warn("device state: copying the state into a {} given to gshmemx_cu{}_init failed with cudaError {} "
+                "({}); its kernels will trap if they use gshmem. Fix: keep the {} loaded until "
+                "gshmemx_cu{}_finalize, and check that no earlier kernel faulted", m.library ? "library" : "module",
+                m.library ? "library" : "module", rc, cudaGetErrorString(static_cast<cudaError_t>(rc)),
+                m.library ? "library" : "module", m.library ? "library" : "module");
+      (void)cudaGetLastError();
+    }
   }
 }
 
@@ -178,8 +211,10 @@ void publish(Runtime& rt) {
   s.peer_stride = heap::regular_peer_stride(rt.heap->peer_bases());
   const bool unchanged = !first && same_but_heap_size(s, r.state);
   r.state = s;
-  if (!unchanged)
+  if (!unchanged) {
     for (auto setter : r.setters) call_setter(setter, s);
+    update_externals(r, s);
+  }
   check(cudaSetDevice(prev_device), "cudaSetDevice (restoring the caller's device)");
   log::info("device state published: {} PEs, {} translation unit(s) registered", rt.n_pes, r.setters.size());
 #else
@@ -198,6 +233,8 @@ void reset(Runtime& rt) noexcept {
   s.device = rt.device;  // the setters switch to this device; version 0 marks the state unusable
   r.state = s;
   for (auto setter : r.setters) call_setter(setter, s);
+  update_externals(r, s);
+  r.externals.clear();
   free_tables(r);
   r.state = {};
   r.owner = nullptr;
@@ -206,6 +243,78 @@ void reset(Runtime& rt) noexcept {
   (void)rt;
 #endif
 }
+
+namespace {
+// gshmemx_cumodule_init / culibrary_init: finds `handle`'s gshmemi_dstate by name and keeps it filled.
+// gshmemx_cumodule_finalize / culibrary_finalize (add == false): stops doing so.
+void external(void* handle, bool library, bool add, const char* call) {
+  Runtime& rt = Runtime::get(call);
+  const char* kind = library ? "library" : "module";
+  if (!handle)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the {} is NULL. Fix: pass the handle cu{}Load* returned", call, kind,
+         library ? "Library" : "Module");
+  if (rt.mode != Mode::Gpu)
+    fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: PE {} is a CPU PE; CUDA {}s need a GPU PE. Fix: run on a machine with an "
+         "NVIDIA GPU (or unset GSHMEM_DEVICE=cpu)", call, rt.my_pe, kind);
+#if GSHMEM_HAVE_CUDA
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = std::find_if(r.externals.begin(), r.externals.end(),
+                         [&](const Registry::External& m) { return m.handle == handle && m.library == library; });
+  if (!add) {
+    if (it == r.externals.end())
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: this {} was not given to gshmemx_cu{}_init (or was finalized already). "
+           "Fix: call gshmemx_cu{}_finalize once per successful gshmemx_cu{}_init", call, kind, kind, kind, kind);
+    r.externals.erase(it);
+    return;
+  }
+  // The driver's lookup, through the runtime's entry-point query (libcuda is never linked).
+  const char* fn_name = library ? "cuLibraryGetGlobal" : "cuModuleGetGlobal";
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+  cudaError_t e = cudaGetDriverEntryPointByVersion(fn_name, &fn, 12000, cudaEnableDefault, &q);
+  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn)
+    fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: the CUDA driver has no {} ({}). Fix: update the NVIDIA driver", call,
+         fn_name, cudaGetErrorString(e));
+  CUdeviceptr dptr = 0;
+  size_t bytes = 0;
+  CUresult cr = CUDA_ERROR_NOT_FOUND;
+  // The per-file copy is `static`: nvcc names it plainly in whole-program builds (some versions mangle it as a
+  // C++ internal name); -rdc builds add a per-file hash, which cannot be looked up.
+  for (const char* name : {"gshmemi_dstate", "_ZL14gshmemi_dstate"}) {
+    if (library)
+      cr = reinterpret_cast<CUresult (*)(CUdeviceptr*, size_t*, CUlibrary, const char*)>(fn)(
+          &dptr, &bytes, static_cast<CUlibrary>(handle), name);
+    else
+      cr = reinterpret_cast<CUresult (*)(CUdeviceptr*, size_t*, CUmodule, const char*)>(fn)(
+          &dptr, &bytes, static_cast<CUmodule>(handle), name);
+    if (cr != CUDA_ERROR_NOT_FOUND) break;
+  }
+  if (cr == CUDA_ERROR_NOT_FOUND)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the {} has no gshmem device state (no symbol gshmemi_dstate): none of its "
+         "kernels uses gshmem (<nvshmem.h> / <gshmem/device.cuh>), or it was built with -rdc, which renames each "
+         "file's copy. Fix: build the module's source without -rdc (gshmem needs none), e.g. nvcc -cubin "
+         "-arch=sm_90 -I<gshmem>/include/gshmem/nvshmem -I<gshmem>/include k.cu", call, kind);
+  if (cr != CUDA_SUCCESS)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {}(\"gshmemi_dstate\") failed with CUresult {}. Fix: pass a {} loaded in "
+         "this PE's CUDA context (GPU {})", call, fn_name, static_cast<int>(cr), kind, rt.device);
+  if (bytes != sizeof(gshmem_device_state_t))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the {}'s gshmemi_dstate has {} bytes, this library's device state {}: "
+         "the {} was built against another gshmem version. Fix: rebuild it with this gshmem's headers", call, kind,
+         bytes, sizeof(gshmem_device_state_t), kind);
+  void* state = reinterpret_cast<void*>(static_cast<std::uintptr_t>(dptr));
+  if (it == r.externals.end()) r.externals.push_back(Registry::External{handle, library, state});
+  else it->state = state;
+  const int rc = copy_to_external(state, r.state);
+  if (rc != 0)
+    fail(GSHMEM_ERROR_SYSTEM, "{}: copying the device state into the {} failed: {}. Fix: check that no earlier "
+         "kernel faulted (run with compute-sanitizer)", call, kind, cudaGetErrorString(static_cast<cudaError_t>(rc)));
+#else
+  (void)add;
+  fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: this gshmem was built without GPU support", call);
+#endif
+}
+}  // namespace
 
 }  // namespace gshmem::device_state
 
@@ -246,6 +355,27 @@ GSHMEM_API void gshmemi_unregister_device_state_setter(gshmemi_device_state_sett
   auto& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.setters.erase(std::remove(r.setters.begin(), r.setters.end(), setter), r.setters.end());
+}
+
+GSHMEM_API int gshmemx_cumodule_init(struct CUmod_st* module) {
+  return gshmem::api::status_on_error("gshmemx_cumodule_init", [&] {
+    gshmem::device_state::external(module, false, true, "gshmemx_cumodule_init");
+  });
+}
+GSHMEM_API int gshmemx_cumodule_finalize(struct CUmod_st* module) {
+  return gshmem::api::status_on_error("gshmemx_cumodule_finalize", [&] {
+    gshmem::device_state::external(module, false, false, "gshmemx_cumodule_finalize");
+  });
+}
+GSHMEM_API int gshmemx_culibrary_init(struct CUlib_st* library) {
+  return gshmem::api::status_on_error("gshmemx_culibrary_init", [&] {
+    gshmem::device_state::external(library, true, true, "gshmemx_culibrary_init");
+  });
+}
+GSHMEM_API int gshmemx_culibrary_finalize(struct CUlib_st* library) {
+  return gshmem::api::status_on_error("gshmemx_culibrary_finalize", [&] {
+    gshmem::device_state::external(library, true, false, "gshmemx_culibrary_finalize");
+  });
 }
 
 }  // extern "C"

@@ -55,3 +55,28 @@ void quiet_on_stream(Context* ctx, gshmem_stream_t s);
 void barrier_on_stream(Context* ctx, int slot, int start, int stride, int size, int me, gshmem_stream_t s);
 
 }  // namespace gshmem::gpu
+
+// ==== Stream-ordered strided copies, reads and typed waits for the NVSHMEM-compatible host calls. ====
+// Implemented in gpu_stream_wait.cu (CUDA builds) and gpu_stream_nocuda.cpp (CPU-only builds, "not supported").
+namespace gshmem::gpu {
+
+enum class WaitType : int { I16, U16, I32, U32, I64, U64 };  // element type of a stream-ordered wait
+
+// Strided copy (cudaMemcpy2DAsync) on the user's stream; strides in elements of `elem` bytes.
+void copy_strided_on_stream(Context* ctx, void* dst, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
+                            std::ptrdiff_t src_stride, std::size_t n, gshmem_stream_t s, const char* call);
+// Blocks until everything enqueued on `s` so far has run; refused (naming `call`) while `s` is being captured.
+void synchronize_stream(Context* ctx, gshmem_stream_t s, const char* call);
+// Refuses (naming `call`) a call that must block on `s` while `s` is being captured into a CUDA graph.
+void refuse_capture(Context* ctx, gshmem_stream_t s, const char* call);
+// Whether a kernel on this PE's GPU can read `p` (device, managed or pinned memory, or pageable memory on systems
+// with pageable-memory access).
+bool device_accessible(Context* ctx, const void* p);
+// Enqueues a one-thread kernel that waits until ivars[i] (cmp) value -- or values[i] when `values` is non-null --
+// holds for every i < n with status == nullptr or status[i] == 0. Bounded by GSHMEM_WAIT_TIMEOUT; stops at once
+// when a peer PE failed (peer_failure_flag). `call` names the API call in the kernel's messages.
+void wait_all_on_stream(Context* ctx, const void* ivars, std::size_t n, const int* status, WaitType type, int cmp,
+                        std::uint64_t value, const void* values, gshmem_stream_t s, const char* call);
+
+}  // namespace gshmem::gpu
+// ==== end of the stream-ordered compat block ====

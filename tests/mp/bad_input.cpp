@@ -145,6 +145,12 @@ int main(int argc, char** argv) {
   else if (c == "bad_sig_op") gshmemx_signal_op(sig, 1, 99, 0);
   else if (c == "bad_cmp") gshmem_int_wait_until(buf, 42, 0);
   else if (c == "bad_stride") gshmem_int_iput(buf, stack_int, 0, 1, 4, 0);
+  else if (c == "stream_wait_on_cpu") gshmemx_int_wait_until_on_stream(buf, GSHMEM_CMP_EQ, 1, nullptr);
+  else if (c == "stream_g_on_cpu") (void)gshmemx_long_g_on_stream(&stack_long, 0, nullptr);
+  else if (c == "stream_iput_on_cpu") gshmemx_iput32_on_stream(buf, stack_int, 1, 1, 2, 0, nullptr);
+  else if (c == "realloc_non_heap") (void)gshmem_realloc(stack_int, 64);
+  else if (c == "realloc_inside") (void)gshmem_realloc(reinterpret_cast<char*>(buf) + 8, 64);
+  else if (c == "put_signal_sized_bad_op") gshmem_put64_signal(buf, stack_int, 1, sig, 1, 77, 0);
   else {
     std::fprintf(stderr, "bad_input: unknown case '%s'\n", c.c_str());
     return 2;

@@ -32,6 +32,27 @@ F real(const char* sym) {
 
 extern "C" {
 
+// mp_host_ext's calls
+void* gshmem_realloc(void* ptr, size_t size) {
+  REAL(gshmem_realloc);
+  void* q = real_gshmem_realloc(ptr, size);
+  if (active("realloc_flips_byte") && q && ptr) static_cast<unsigned char*>(q)[0] ^= 0x01;  // CPU PEs only
+  return q;
+}
+
+void gshmem_put32_signal(void* dest, const void* source, size_t nelems, uint64_t* sig, uint64_t signal, int op,
+                         int pe) {
+  REAL(gshmem_put32_signal);
+  real_gshmem_put32_signal(dest, source, active("put32_signal_short") && nelems > 1 ? nelems - 1 : nelems, sig,
+                           signal, op, pe);
+}
+
+int gshmemx_buffer_register(void* addr, size_t length) {
+  REAL(gshmemx_buffer_register);
+  const int s = real_gshmemx_buffer_register(addr, length);
+  return active("register_accepts_all") ? GSHMEM_SUCCESS : s;
+}
+
 void gshmem_int_put(int* dest, const int* source, size_t nelems, int pe) {
   REAL(gshmem_int_put);
   real_gshmem_int_put(dest, source, active("put_short") && nelems > 1 ? nelems - 1 : nelems, pe);

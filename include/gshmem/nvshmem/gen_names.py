@@ -39,6 +39,8 @@ HAND = {
     "GSHMEM_ERROR_INTERNAL": "NVSHMEMX_ERROR_INTERNAL",
     "GSHMEM_VENDOR_STRING": "NVSHMEM_VENDOR_STRING is what nvshmem_info_get_name returns: \"gshmem <version>\"",
     "GSHMEM_MAX_NAME_LEN": "NVSHMEM_MAX_NAME_LEN",
+    "gshmem_init_thread": "NVSHMEM's nvshmem_init_thread ends the job when initialisation fails (as nvshmem_init "
+                          "does); gshmem_init_thread returns the status",
 }
 
 # The NVSHMEM names nvshmem_host.h must define for the HAND entries (checked by --check).
@@ -48,7 +50,7 @@ HAND_NVSHMEM = [
     "NVSHMEMX_ERROR_SYMMETRY", "NVSHMEMX_ERROR_INTERNAL", "NVSHMEM_VENDOR_STRING", "NVSHMEM_MAX_NAME_LEN",
     "NVSHMEM_MAJOR_VERSION", "NVSHMEM_MINOR_VERSION", "NVSHMEM_VENDOR_MAJOR_VERSION",
     "NVSHMEM_VENDOR_MINOR_VERSION", "NVSHMEM_VENDOR_PATCH_VERSION", "nvshmemx_vendor_get_version_info",
-    "nvshmemx_status",
+    "nvshmemx_status", "nvshmem_init_thread", "nvshmemx_init_init_attr_ver_only",
 ]
 
 # gshmem names with no NVSHMEM counterpart of that name and meaning: not mapped. A regular expression per entry.
@@ -65,7 +67,7 @@ EXTENSIONS = [
     (r"gshmemx_uniqueid_args_t", "NVSHMEM's nvshmemx_uniqueid_args_t has a different layout; users set it "
                                  "through nvshmemx_set_attr_uniqueid_args, which is mapped"),
     (r"gshmem_stream_t", "gshmem's name for cudaStream_t (NVSHMEM uses cudaStream_t itself)"),
-    (r"gshmem_status|gshmem_init_status|gshmemx_init_flags|gshmem_cmp|gshmem_signal_op",
+    (r"gshmem_status|gshmem_init_status|gshmemx_init_flags|gshmem_cmp|gshmem_signal_op|gshmem_thread_level",
      "enum tags; their enumerators are mapped"),
 ]
 EXTENSION_RE = re.compile(r"^(?:%s)$" % "|".join("(?:%s)" % p for p, _ in EXTENSIONS))

@@ -66,6 +66,22 @@ static inline void gshmemi_nvshmem_init(void) {
 }
 #define nvshmem_init gshmemi_nvshmem_init
 
+/* nvshmem_init_thread, like nvshmem_init, ends the job when initialisation fails (NVSHMEM returns the status only
+ * on success). */
+static inline int gshmemi_nvshmem_init_thread(int requested, int *provided) {
+  int status = gshmem_init_thread(requested, provided);
+  if (status != GSHMEM_SUCCESS) {
+    fprintf(stderr, "nvshmem_init_thread (gshmem): initialisation failed (see the message above); exiting, as "
+                    "NVSHMEM does\n");
+    exit(EXIT_FAILURE);
+  }
+  return status;
+}
+#define nvshmem_init_thread gshmemi_nvshmem_init_thread
+
+/* A statement in NVSHMEM (it stamps the struct's layout versions); here it stamps gshmem's one version field. */
+#define nvshmemx_init_init_attr_ver_only(attr) gshmemx_init_init_attr_ver_only(attr)
+
 /* NVSHMEM reports the OpenSHMEM version here (NVSHMEM_MAJOR_VERSION / NVSHMEM_MINOR_VERSION). */
 static inline void gshmemi_nvshmem_info_get_version(int *major, int *minor) {
   if (major) *major = NVSHMEM_MAJOR_VERSION;

@@ -159,6 +159,19 @@ __device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
   auto* d = static_cast<char*>(dst);
   const auto* s = static_cast<const char*>(src);
+  if ((a & 15) == 0 && (bytes & 15) == 0) {
+    // Whole 16-byte vectors (the usual case): no remainder stages. A small message (at most one vector per
+    // thread) is one load and one store per thread and no loop: ~125 ns less per 16-byte message than the
+    // general path (bench/NOTES.md, nvlink_probe "small puts").
+    const size_t n = bytes / 16;
+    if (n <= static_cast<size_t>(size)) {
+      if (static_cast<size_t>(rank) < n)
+        reinterpret_cast<uint4*>(d)[rank] = reinterpret_cast<const uint4*>(s)[rank];
+    } else {
+      copy_elems<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
+    }
+    return;
+  }
   // Widest vectors first; what is left (fewer than 16 bytes) takes the next widths the alignment allows, so a
   // small remainder is one or two stores by rank 0 rather than a byte per thread.
   if ((a & 15) == 0) {

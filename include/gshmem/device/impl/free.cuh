@@ -26,6 +26,21 @@
 // the C host header knows no CUDA types.
 #define GSHMEM_HALF_RMA_TYPES(X) X(__half, half) X(__nv_bfloat16, bfloat16)
 
+namespace gshmem {
+namespace dev {
+// Hopper's warpgroup (NVSHMEM's _warpgroup scope): 4 consecutive warps, 128 threads, of a block whose size is a
+// multiple of 128; every thread of the warpgroup calls. Warpgroup w of a block synchronises on named barrier 1 + w
+// (ids 1..8; 0 is __syncthreads), so a kernel using _warpgroup calls must leave those ids to gshmem.
+struct WarpGroup {
+  static __device__ __forceinline__ int rank() { return Block::rank() % 128; }
+  static __device__ __forceinline__ int size() { return 128; }
+  static __device__ __forceinline__ void sync() {
+    asm volatile("bar.sync %0, 128;" ::"r"(1 + Block::rank() / 128) : "memory");
+  }
+};
+}  // namespace dev
+}  // namespace gshmem
+
 // This translation unit's device state (constant bank: uniform reads from every thread are cached).
 static __constant__ gshmem_device_state_t gshmemi_dstate;
 
@@ -150,6 +165,25 @@ GSHMEMI_DEV_SIZED(32)
 GSHMEMI_DEV_SIZED(64)
 GSHMEMI_DEV_SIZED(128)
 #undef GSHMEMI_DEV_SIZED
+#define GSHMEMI_DEV_SIZED_SIGNAL(BITS)                                                                         \
+  GSHMEMI_DEV void gshmem_put##BITS##_signal(void* d, const void* s, size_t n, uint64_t* sig, uint64_t v, int op, \
+                                             int pe) {                                                         \
+    gshmem::dev::putmem_signal<gshmem::dev::Thread>(GSHMEMI_S("gshmem_put" #BITS "_signal"), d, s, n * (BITS / 8), \
+                                                    sig, v, op, pe);                                           \
+  }                                                                                                            \
+  GSHMEMI_DEV void gshmem_put##BITS##_signal_nbi(void* d, const void* s, size_t n, uint64_t* sig, uint64_t v,    \
+                                                 int op, int pe) {                                             \
+    gshmem::dev::putmem_signal_nbi<gshmem::dev::Thread>(GSHMEMI_S("gshmem_put" #BITS "_signal_nbi"), d, s,       \
+                                                        n * (BITS / 8), sig, v, op, pe);                       \
+  }
+GSHMEMI_DEV_SIZED_SIGNAL(8)
+GSHMEMI_DEV_SIZED_SIGNAL(16)
+GSHMEMI_DEV_SIZED_SIGNAL(32)
+GSHMEMI_DEV_SIZED_SIGNAL(64)
+GSHMEMI_DEV_SIZED_SIGNAL(128)
+#undef GSHMEMI_DEV_SIZED_SIGNAL
+// No NVLink multicast in gshmem (docs/migration.md): NULL, NVSHMEM's answer where multicast is unavailable.
+GSHMEMI_DEV void* gshmemx_mc_ptr(gshmem_team_t, const void*) { return nullptr; }
 
 #define GSHMEMI_DEV_RMA(T, N)                                                                                  \
   GSHMEMI_DEV void gshmem_##N##_p(T* d, T v, int pe) { gshmem::dev::p(GSHMEMI_S("gshmem_" #N "_p"), d, v, pe); } \
@@ -290,6 +324,11 @@ GSHMEM_WAIT_TYPES(GSHMEMI_DEV_WAIT)
 GSHMEMI_DEVX_SCOPED(_warp, gshmem::dev::Warp)
 GSHMEMI_DEVX_SCOPED(_block, gshmem::dev::Block)
 #undef GSHMEMI_DEVX_SCOPED
+// Team barrier by one warpgroup (128 threads, 4 consecutive warps; see gshmem::dev::WarpGroup) per PE.
+GSHMEMI_DEVX int gshmemx_barrier_warpgroup(gshmem_team_t t) {
+  gshmem::dev::barrier<gshmem::dev::WarpGroup>(GSHMEMI_S("gshmemx_barrier_warpgroup"), t);
+  return 0;
+}
 
 #define GSHMEMI_DEVX_SIZED_SCOPED(BITS, SUFFIX, COOP)                                                          \
   GSHMEMI_DEVX void gshmemx_put##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                     \
@@ -303,6 +342,28 @@ GSHMEMI_DEVX_SCOPED(_block, gshmem::dev::Block)
   }                                                                                                            \
   GSHMEMI_DEVX void gshmemx_get##BITS##_nbi##SUFFIX(void* d, const void* s, size_t n, int pe) {               \
     gshmem::dev::getmem_nbi<COOP>(GSHMEMI_S("gshmemx_get" #BITS "_nbi" #SUFFIX), d, s, n * (BITS / 8), pe);    \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_iput##BITS##SUFFIX(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, \
+                                               int pe) {                                                       \
+    using E = gshmem::dev::detail::SizedElem<BITS>::type;                                                      \
+    gshmem::dev::iput<COOP>(GSHMEMI_S("gshmemx_iput" #BITS #SUFFIX), static_cast<E*>(d),                       \
+                            static_cast<const E*>(s), dst, sst, n, pe);                                        \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_iget##BITS##SUFFIX(void* d, const void* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, \
+                                               int pe) {                                                       \
+    using E = gshmem::dev::detail::SizedElem<BITS>::type;                                                      \
+    gshmem::dev::iget<COOP>(GSHMEMI_S("gshmemx_iget" #BITS #SUFFIX), static_cast<E*>(d),                       \
+                            static_cast<const E*>(s), dst, sst, n, pe);                                        \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_put##BITS##_signal##SUFFIX(void* d, const void* s, size_t n, uint64_t* sig,        \
+                                                       uint64_t v, int op, int pe) {                           \
+    gshmem::dev::putmem_signal<COOP>(GSHMEMI_S("gshmemx_put" #BITS "_signal" #SUFFIX), d, s, n * (BITS / 8),   \
+                                     sig, v, op, pe);                                                          \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_put##BITS##_signal_nbi##SUFFIX(void* d, const void* s, size_t n, uint64_t* sig,    \
+                                                           uint64_t v, int op, int pe) {                       \
+    gshmem::dev::putmem_signal_nbi<COOP>(GSHMEMI_S("gshmemx_put" #BITS "_signal_nbi" #SUFFIX), d, s,           \
+                                         n * (BITS / 8), sig, v, op, pe);                                      \
   }
 #define GSHMEMI_DEVX_SIZED(BITS)                                                                               \
   GSHMEMI_DEVX_SIZED_SCOPED(BITS, _warp, gshmem::dev::Warp) GSHMEMI_DEVX_SIZED_SCOPED(BITS, _block, gshmem::dev::Block)
@@ -399,6 +460,14 @@ GSHMEM_WAIT_TYPES(GSHMEMI_DEVX_WAIT)
                                                          uint64_t v, int op, int pe) {                         \
     gshmem::dev::put_signal_nbi<COOP>(GSHMEMI_S("gshmemx_" #N "_put_signal_nbi" #SUFFIX), d, s, n, sig, v, op, \
                                       pe);                                                                     \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_##N##_iput##SUFFIX(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n,       \
+                                               int pe) {                                                       \
+    gshmem::dev::iput<COOP>(GSHMEMI_S("gshmemx_" #N "_iput" #SUFFIX), d, s, dst, sst, n, pe);                  \
+  }                                                                                                            \
+  GSHMEMI_DEVX void gshmemx_##N##_iget##SUFFIX(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n,       \
+                                               int pe) {                                                       \
+    gshmem::dev::iget<COOP>(GSHMEMI_S("gshmemx_" #N "_iget" #SUFFIX), d, s, dst, sst, n, pe);                  \
   }
 #define GSHMEMI_DEVX_RMA(T, N) GSHMEMI_DEVX_RMA_SCOPED(T, N, _warp, gshmem::dev::Warp) \
   GSHMEMI_DEVX_RMA_SCOPED(T, N, _block, gshmem::dev::Block)
@@ -464,6 +533,51 @@ GSHMEM_RMA_TYPES(GSHMEMI_DEVX_RMA)
 GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_RMA)
 #undef GSHMEMI_HALF_RMA
 #undef GSHMEMI_HD
+// Stream-ordered half/bfloat16 (host only): the 2-byte sized and ushort stream calls of the library.
+#define GSHMEMI_H static __host__ inline
+#define GSHMEMI_HALF_STREAM(T, N)                                                                              \
+  GSHMEMI_H void gshmemx_##N##_put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {           \
+    gshmemx_put16_on_stream(d, s, n, pe, st);                                                                  \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_get_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {           \
+    gshmemx_get16_on_stream(d, s, n, pe, st);                                                                  \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_put_nbi_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {       \
+    gshmemx_put16_nbi_on_stream(d, s, n, pe, st);                                                              \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_get_nbi_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {       \
+    gshmemx_get16_nbi_on_stream(d, s, n, pe, st);                                                              \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_p_on_stream(T* d, const T v, int pe, cudaStream_t st) {                        \
+    unsigned short b;                                                                                          \
+    memcpy(&b, static_cast<const void*>(&v), sizeof b);                                                        \
+    gshmemx_ushort_p_on_stream(reinterpret_cast<unsigned short*>(d), b, pe, st);                               \
+  }                                                                                                            \
+  GSHMEMI_H T gshmemx_##N##_g_on_stream(const T* s, int pe, cudaStream_t st) {                                \
+    const unsigned short b = gshmemx_ushort_g_on_stream(reinterpret_cast<const unsigned short*>(s), pe, st);   \
+    T v;                                                                                                       \
+    memcpy(static_cast<void*>(&v), &b, sizeof v);                                                              \
+    return v;                                                                                                  \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_iput_on_stream(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe, \
+                                              cudaStream_t st) {                                               \
+    gshmemx_iput16_on_stream(d, s, dst, sst, n, pe, st);                                                       \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_iget_on_stream(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe, \
+                                              cudaStream_t st) {                                               \
+    gshmemx_iget16_on_stream(d, s, dst, sst, n, pe, st);                                                       \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_put_signal_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v,    \
+                                                    int op, int pe, cudaStream_t st) {                         \
+    gshmemx_put16_signal_on_stream(d, s, n, sig, v, op, pe, st);                                               \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_put_signal_nbi_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, \
+                                                        int op, int pe, cudaStream_t st) {                     \
+    gshmemx_put16_signal_nbi_on_stream(d, s, n, sig, v, op, pe, st);                                           \
+  }
+GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_STREAM)
+#undef GSHMEMI_HALF_STREAM
+#undef GSHMEMI_H
 #undef GSHMEMI_DEVX_RMA_SCOPED
 
 #undef GSHMEMI_DEVX

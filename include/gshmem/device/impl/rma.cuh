@@ -137,13 +137,14 @@ __device__ __forceinline__ void putmem_signal_nbi(const DeviceHandle& h, void* d
   detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
   Coop::sync();
   if (Coop::rank() == 0) signal_op(h, sig, value, op, pe);
-  Coop::sync();
+  // No barrier on return: every thread's stores were issued before the one above (so its source may be reused),
+  // and the signal, the only thing that follows them, is already ordered after them.
 }
 
 template <typename Coop>
 __device__ __forceinline__ void putmem_signal(const DeviceHandle& h, void* dst, const void* src, size_t bytes,
                                               uint64_t* sig, uint64_t value, int op, int pe) {
-  putmem_signal_nbi<Coop>(h, dst, src, bytes, sig, value, op, pe);  // synchronises the group on return
+  putmem_signal_nbi<Coop>(h, dst, src, bytes, sig, value, op, pe);
 }
 
 template <typename Coop, typename T>

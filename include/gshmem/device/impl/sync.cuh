@@ -273,7 +273,7 @@ __device__ __noinline__ inline void team_sync_one(const DeviceHandle& h, int tea
 }
 
 // The barrier by the first `width` lanes of one warp (mask = those lanes), all calling: lane 0 fences and writes
-// the flags, the lanes wait for the members' flags in parallel.
+// the flags, then the lanes wait for the members' flags in parallel.
 __device__ __noinline__ inline void team_sync_lanes(const DeviceHandle& h, int team, unsigned mask, int lane,
                                                     int width, const char* call) {
   const gshmem_device_team_t t = load_team(h, team, call);
@@ -289,6 +289,7 @@ __device__ __noinline__ inline void team_sync_lanes(const DeviceHandle& h, int t
     flat_arrive(h, t, team, epoch);
     *ep = epoch;
   }
+  __syncwarp(mask);  // lane 0's fence and stores are not interleaved with the other lanes' spinning
   for (int r = lane; r < t.size; r += width)
     if (r != t.my_rank) wait_flag(h, barrier_flag(h, h.heap_base, team, r), epoch, call);
   __syncwarp(mask);

@@ -1,0 +1,64 @@
+// Host-side calls added after the first compat programs (runs on CPU PEs too): nvshmem_realloc (grow, shrink, NULL
+// pointer, size 0) keeping contents, nvshmem_query_thread, nvshmemx_mc_ptr (NULL without NVLink multicast, which
+// the compat runs switch off), nvshmemx_set_attr_mpi_comm_args and nvshmemx_init_init_attr_ver_only on an
+// attribute struct (set up only, not used to init). Fresh random data, poisoned growth, exact comparison.
+#include "compat_util.h"
+
+int main(int argc, char** argv) {
+  compat::Options opt;
+  opt.gpu = false;
+  const int mype = compat::init(&argc, &argv, "host_ext", opt);
+  const int npes = nvshmem_n_pes();
+  const int right = (mype + 1) % npes, left = (mype + npes - 1) % npes;
+  const uint64_t seed = compat::shared_seed();
+
+  int level = -1;
+  nvshmem_query_thread(&level);
+  if (level < NVSHMEM_THREAD_SINGLE || level > NVSHMEM_THREAD_MULTIPLE)
+    compat::fail("nvshmem_query_thread gave %d, not a thread level", level);
+  if (nvshmemx_mc_ptr(NVSHMEM_TEAM_WORLD, nullptr) != nullptr)
+    compat::fail("nvshmemx_mc_ptr is not NULL with NVLink multicast off");
+
+  nvshmemx_init_attr_t attr;
+  std::memset(&attr, 0, sizeof attr);
+  nvshmemx_init_init_attr_ver_only(attr);
+  int dummy_comm = 0;
+  if (nvshmemx_set_attr_mpi_comm_args(&dummy_comm, &attr) != 0 || attr.mpi_comm != &dummy_comm)
+    compat::fail("nvshmemx_set_attr_mpi_comm_args did not set attr.mpi_comm");
+
+  // realloc: every PE puts its data into the right PE's object, then the object grows, shrinks, grows again;
+  // what was there must stay.
+  int n = 33;
+  int* p = static_cast<int*>(nvshmem_realloc(nullptr, n * sizeof(int)));  // NULL: a plain allocation
+  if (!p) compat::fail("nvshmem_realloc(NULL, %d) returned NULL", n);
+  for (int i = 0; i < n; ++i) nvshmem_int_p(&p[i], static_cast<int>(compat::mix(seed, mype, i)), right);
+  nvshmem_quiet();
+  nvshmem_barrier_all();
+  int kept = n;
+  for (int size : {1000, 7, 4096, 7}) {
+    int* q = static_cast<int*>(nvshmem_realloc(p, size * sizeof(int)));
+    if (!q) {
+      compat::fail("nvshmem_realloc to %d ints returned NULL", size);
+      break;
+    }
+    if (size < kept) kept = size;
+    for (int i = 0; i < kept; ++i) {
+      const int want = static_cast<int>(compat::mix(seed, left, i));
+      const int got = nvshmem_int_g(&q[i], mype);
+      if (got != want) {
+        compat::fail("after realloc to %d ints: element %d is %d, expected %d", size, i, got, want);
+        break;
+      }
+    }
+    // a put into the new object's tail works on every PE (it is symmetric)
+    if (size > kept) nvshmem_int_p(&q[size - 1], mype, right);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    if (size > kept && nvshmem_int_g(&q[size - 1], mype) != left)
+      compat::fail("after realloc to %d ints: a put into the new tail did not arrive", size);
+    nvshmem_barrier_all();
+    p = q;
+  }
+  if (nvshmem_realloc(p, 0) != nullptr) compat::fail("nvshmem_realloc(p, 0) did not return NULL");
+  return compat::finish();
+}
