@@ -193,7 +193,7 @@ __device__ __forceinline__ void fence() { asm volatile("fence.sc.sys;" ::: "memo
 // issues exactly one, from the thread that then writes every flag (a release needs fence and store in the same
 // thread; the group's earlier writes are covered through the group barrier before it).
 //   flat (team size <= GSHMEM_DEVICE_MAX_ROUNDS): member r writes its epoch into flag [r] of every other member
-//     and waits for flags [0, size) of its own (warp/block with more than 4 members: lanes poll in parallel). One flight, one fence.
+//     and waits for flags [0, size) of its own (warp/block: lanes poll in parallel). One flight, one fence.
 //   dissemination (larger teams): round k writes flag [k] of the member 2^k ahead with a release store and waits
 //     for its own flag [k].
 // Epochs only grow (per team slot, in this PE's heap), so a fast member's later epoch also satisfies a wait.
@@ -277,9 +277,7 @@ __device__ __noinline__ inline void team_sync_one(const DeviceHandle& h, int tea
 __device__ __noinline__ inline void team_sync_lanes(const DeviceHandle& h, int team, unsigned mask, int lane,
                                                     int width, const char* call) {
   const gshmem_device_team_t t = load_team(h, team, call);
-  // Up to 4 members lane 0 alone is quicker (three polls in a row cost less than the lanes' extra warp barriers
-  // and epoch loads); above 32 the dissemination is one thread's by nature.
-  if (t.size <= 4 || t.size > GSHMEM_DEVICE_MAX_ROUNDS) {
+  if (t.size == 1 || t.size > GSHMEM_DEVICE_MAX_ROUNDS) {
     if (lane == 0) team_sync_one(h, team, call);
     __syncwarp(mask);
     return;
