@@ -44,7 +44,10 @@
 // gshmem_{put,get}{8,16,32,64,128}[_nbi], gshmem_{iput,iget}{8..128}, gshmemx_{put,get}{8..128}[_nbi]_{warp,block};
 // gshmem_<T>_iput/iget; gshmem_<T>_wait_until_{all,any,some}[_vector] and gshmem_<T>_test_{all,any,some}[_vector]
 // (device only); the half and bfloat16 types (gshmem_half_p, gshmem_bfloat16_put, gshmemx_half_put_block, ...;
-// host forms too, on the sized host calls).
+// host forms too, on the sized host calls); strided warp/block forms gshmemx_<T>_{iput,iget}_{warp,block} and
+// gshmemx_{iput,iget}{8..128}_{warp,block}; sized put+signal gshmem_put{8..128}_signal[_nbi] and
+// gshmemx_put{8..128}_signal[_nbi]_{warp,block}; gshmemx_barrier_warpgroup(team); gshmemx_mc_ptr (always NULL:
+// gshmem never uses NVLink multicast).
 //
 // Host (inline, through the program's CUDA runtime): gshmemx_collective_launch(func, grid, block, args, shmem,
 // stream) -- cooperative launch after an occupancy check (GSHMEM_ERROR_INVALID_VALUE naming grid and maximum if the
