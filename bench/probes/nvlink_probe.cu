@@ -12,8 +12,6 @@
 // Run: ./nvlink_probe [--quick]. Never uses NVLink multicast.
 #include <cuda_runtime.h>
 
-#include "gshmem/device/impl/common.cuh"  // the library's cooperative copy, for the small-put rows
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -23,19 +21,23 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                                       \
-  do {                                                                                              \
-    cudaError_t e_ = (x);                                                                           \
-    if (e_ != cudaSuccess) {                                                                        \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));       \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
+#include "gshmem/device/impl/common.cuh"  // the library's cooperative copy, for the small-put rows
+
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
   } while (0)
 
 namespace {
 
 // ---- primitives ----
-__device__ __forceinline__ void st_weak(volatile uint64_t* p, uint64_t v) { *p = v; }
+__device__ __forceinline__ void st_weak(volatile uint64_t* p, uint64_t v) {
+  *p = v;
+}
 __device__ __forceinline__ void st_relaxed(uint64_t* p, uint64_t v) {
   asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
@@ -45,8 +47,12 @@ __device__ __forceinline__ void st_release(uint64_t* p, uint64_t v) {
 __device__ __forceinline__ void red_release_add(uint64_t* p, uint64_t v) {
   asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
-__device__ __forceinline__ void fence_sc() { asm volatile("fence.sc.sys;" ::: "memory"); }
-__device__ __forceinline__ void fence_ar() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+__device__ __forceinline__ void fence_sc() {
+  asm volatile("fence.sc.sys;" ::: "memory");
+}
+__device__ __forceinline__ void fence_ar() {
+  asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
 __device__ __forceinline__ uint64_t ld_acquire(const uint64_t* p) {
   uint64_t v;
   asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -57,27 +63,40 @@ __device__ __forceinline__ uint64_t ld_relaxed(const uint64_t* p) {
   asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   return v;
 }
-__device__ __forceinline__ uint64_t ld_volatile(const uint64_t* p) { return *reinterpret_cast<const volatile uint64_t*>(p); }
+__device__ __forceinline__ uint64_t ld_volatile(const uint64_t* p) {
+  return *reinterpret_cast<const volatile uint64_t*>(p);
+}
 
 // store kinds: 0 weak (volatile), 1 st.relaxed.sys, 2 st.release.sys, 3 fence.acq_rel + relaxed, 4 fence.sc + relaxed
 template <int STORE>
 __device__ __forceinline__ void store_flag(uint64_t* p, uint64_t v) {
-  if constexpr (STORE == 0) st_weak(p, v);
-  else if constexpr (STORE == 1) st_relaxed(p, v);
-  else if constexpr (STORE == 2) st_release(p, v);
-  else if constexpr (STORE == 3) { fence_ar(); st_relaxed(p, v); }
-  else { fence_sc(); st_relaxed(p, v); }
+  if constexpr (STORE == 0)
+    st_weak(p, v);
+  else if constexpr (STORE == 1)
+    st_relaxed(p, v);
+  else if constexpr (STORE == 2)
+    st_release(p, v);
+  else if constexpr (STORE == 3) {
+    fence_ar();
+    st_relaxed(p, v);
+  } else {
+    fence_sc();
+    st_relaxed(p, v);
+  }
 }
 // poll kinds: 0 ld.acquire.sys each try, 1 ld.relaxed.sys then one fence.acq_rel after, 2 volatile then fence
 template <int POLL>
 __device__ __forceinline__ void wait_ge(const uint64_t* p, uint64_t v) {
   if constexpr (POLL == 0) {
-    while (ld_acquire(p) < v) {}
+    while (ld_acquire(p) < v) {
+    }
   } else if constexpr (POLL == 1) {
-    while (ld_relaxed(p) < v) {}
+    while (ld_relaxed(p) < v) {
+    }
     fence_ar();
   } else {
-    while (ld_volatile(p) < v) {}
+    while (ld_volatile(p) < v) {
+    }
     fence_ar();
   }
 }
@@ -119,7 +138,8 @@ __global__ void barrier_kernel(uint64_t* mine, uint64_t* theirs, uint64_t* epoch
       fence_sc();
       st_release(theirs, ++epoch);
     }
-    while (ld_acquire(mine) < epoch) {}
+    while (ld_acquire(mine) < epoch) {
+    }
   }
 }
 
@@ -144,9 +164,15 @@ __device__ __forceinline__ void put_signal_block(char* dst, const char* src, siz
   } else {
     __syncthreads();
     if (threadIdx.x == 0) {
-      if constexpr (ORDER == 1) { fence_ar(); st_relaxed(sig, v); }
-      else if constexpr (ORDER == 2) st_release(sig, v);
-      else { fence_sc(); st_relaxed(sig, v); }
+      if constexpr (ORDER == 1) {
+        fence_ar();
+        st_relaxed(sig, v);
+      } else if constexpr (ORDER == 2)
+        st_release(sig, v);
+      else {
+        fence_sc();
+        st_relaxed(sig, v);
+      }
     }
   }
   __syncthreads();
@@ -174,23 +200,32 @@ __global__ void signal_pingpong_kernel(char* peer_dst, const char* src, size_t b
 template <int KIND>
 __global__ void fence_kernel(uint64_t* peer_word, int iters) {
   for (int i = 0; i < iters; ++i) {
-    if constexpr (KIND == 0) fence_sc();
-    else if constexpr (KIND == 1) fence_ar();
-    else if constexpr (KIND == 2) { st_relaxed(peer_word, i); fence_sc(); }
-    else if constexpr (KIND == 3) { st_relaxed(peer_word, i); fence_ar(); }
-    else __threadfence();
+    if constexpr (KIND == 0)
+      fence_sc();
+    else if constexpr (KIND == 1)
+      fence_ar();
+    else if constexpr (KIND == 2) {
+      st_relaxed(peer_word, i);
+      fence_sc();
+    } else if constexpr (KIND == 3) {
+      st_relaxed(peer_word, i);
+      fence_ar();
+    } else
+      __threadfence();
   }
 }
 
 // ---- stream-ordered barrier pieces ----
 __global__ void empty_kernel() {}
 __global__ void copy_small_kernel(uint4* d, const uint4* s, size_t n) {
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) d[i] = s[i];
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    d[i] = s[i];
 }
 // one launch = one barrier of 2: epoch passed by the host (no memory RMW)
 __global__ void stream_barrier_kernel(uint64_t* mine, uint64_t* theirs, uint64_t epoch) {
   st_release(theirs, epoch);
-  while (ld_acquire(mine) < epoch) {}
+  while (ld_acquire(mine) < epoch) {
+  }
 }
 
 template <int KIND>
@@ -198,9 +233,12 @@ __global__ void amo_kernel(uint64_t* a, int iters, uint64_t* out) {
   uint64_t acc = 0;
   for (int i = 0; i < iters; ++i) {
     uint64_t r;
-    if constexpr (KIND == 0) asm volatile("atom.relaxed.sys.add.u64 %0, [%1], 1;" : "=l"(r) : "l"(a) : "memory");
-    else if constexpr (KIND == 1) asm volatile("atom.relaxed.gpu.add.u64 %0, [%1], 1;" : "=l"(r) : "l"(a) : "memory");
-    else r = atomicAdd(reinterpret_cast<unsigned long long*>(a), 1ull);
+    if constexpr (KIND == 0)
+      asm volatile("atom.relaxed.sys.add.u64 %0, [%1], 1;" : "=l"(r) : "l"(a) : "memory");
+    else if constexpr (KIND == 1)
+      asm volatile("atom.relaxed.gpu.add.u64 %0, [%1], 1;" : "=l"(r) : "l"(a) : "memory");
+    else
+      r = atomicAdd(reinterpret_cast<unsigned long long*>(a), 1ull);
     acc += r;
   }
   *out = acc;
@@ -227,26 +265,35 @@ __global__ void small_put_kernel(char* d, const char* s, int iters) {
       for (int u = 0; u < 4; ++u) *reinterpret_cast<uint4*>(d + size_t(i + u) * 4096) = v[u];
     }
   } else {
-  for (int i = 0; i < iters; ++i) {
-    const uint4* src = reinterpret_cast<const uint4*>(s + size_t(i) * 4096);
-    uint4* dst = reinterpret_cast<uint4*>(d + size_t(i) * 4096);
-    if constexpr (KIND == 0) *dst = *src;
-    else if constexpr (KIND == 1) *dst = __ldg(src);
-    else if constexpr (KIND == 2) *dst = __ldcg(src);
-    else if constexpr (KIND == 6) {
-      uint4 v;
-      asm volatile("ld.relaxed.gpu.global.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(src) : "memory");
-      *dst = v;
-    } else if constexpr (KIND == 7) {
-      uint4 v;
-      asm volatile("ld.global.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(src));
-      *dst = v;
-    } else if constexpr (KIND == 8) {
-      uint4 v;
-      asm("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(src));
-      asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
-    } else gshmem::dev::detail::copy<gshmem::dev::Thread>(dst, src, 16);
-  }
+    for (int i = 0; i < iters; ++i) {
+      const uint4* src = reinterpret_cast<const uint4*>(s + size_t(i) * 4096);
+      uint4* dst = reinterpret_cast<uint4*>(d + size_t(i) * 4096);
+      if constexpr (KIND == 0)
+        *dst = *src;
+      else if constexpr (KIND == 1)
+        *dst = __ldg(src);
+      else if constexpr (KIND == 2)
+        *dst = __ldcg(src);
+      else if constexpr (KIND == 6) {
+        uint4 v;
+        asm volatile("ld.relaxed.gpu.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(src)
+                     : "memory");
+        *dst = v;
+      } else if constexpr (KIND == 7) {
+        uint4 v;
+        asm volatile("ld.global.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(src));
+        *dst = v;
+      } else if constexpr (KIND == 8) {
+        uint4 v;
+        asm("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(src));
+        asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(dst), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w));
+      } else
+        gshmem::dev::detail::copy<gshmem::dev::Thread>(dst, src, 16);
+    }
   }
 }
 
@@ -261,8 +308,10 @@ __global__ void copy_sm_kernel(uint4* __restrict__ d, const uint4* __restrict__ 
       uint4 v[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        if constexpr (NC) v[u] = __ldg(&s[base + i + u * stride]);
-        else v[u] = s[base + i + u * stride];
+        if constexpr (NC)
+          v[u] = __ldg(&s[base + i + u * stride]);
+        else
+          v[u] = s[base + i + u * stride];
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) d[base + i + u * stride] = v[u];
@@ -278,33 +327,35 @@ __device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
 }
 __device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
-               : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
 }
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t phase) {
-  asm volatile(
-      "{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra W;\n}\n" ::"r"(
-          smem_addr(bar)),
-      "r"(phase)
-      : "memory");
+  asm volatile("{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra W;\n}\n" ::"r"(
+                   smem_addr(bar)),
+               "r"(phase)
+               : "memory");
 }
 __device__ __forceinline__ void bulk_load(void* smem, const void* gmem, uint32_t bytes, uint64_t* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   smem_addr(smem)),
-               "l"(gmem), "r"(bytes), "r"(smem_addr(bar))
-               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_addr(smem)),
+      "l"(gmem), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
 }
 __device__ __forceinline__ void bulk_store(void* gmem, const void* smem, uint32_t bytes) {
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(gmem), "r"(smem_addr(smem)),
                "r"(bytes)
                : "memory");
 }
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
 template <int N>
 __device__ __forceinline__ void bulk_wait_read() {
   asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
 }
-__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+__device__ __forceinline__ void bulk_wait_all() {
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
 
 // One thread per CTA drives a pipeline of STAGES shared-memory buffers of `chunk` bytes: bulk load from s, bulk
 // store to d. d or s may be the peer's memory.
@@ -319,7 +370,9 @@ __global__ void copy_tma_kernel(char* d, const char* s, size_t bytes_per_cta, ui
   const size_t nchunks = (bytes_per_cta + chunk - 1) / chunk;
   uint32_t phase_bits = 0;  // parity per stage
   for (int r = 0; r < reps; ++r) {
-    auto len = [&](size_t c) { return uint32_t(chunk < bytes_per_cta - c * chunk ? size_t(chunk) : bytes_per_cta - c * chunk); };
+    auto len = [&](size_t c) {
+      return uint32_t(chunk < bytes_per_cta - c * chunk ? size_t(chunk) : bytes_per_cta - c * chunk);
+    };
     auto load = [&](size_t c) {
       const int st = int(c % STAGES);
       mbar_expect_tx(&bars[st], len(c));
@@ -416,9 +469,8 @@ int main(int argc, char** argv) {
   // flag layout per GPU: [0] ping-pong flag, [16] barrier flag, [32] epoch, [48] signal, [64] fence target
   uint64_t base = 0;
   auto pp = [&](auto kernel, const char* name) {
-    const double ms = timed(reps, [&](int i) {
-      kernel<<<1, 1, 0, g[i].s>>>(flags[i], flags[1 - i], i, base, lat_iters);
-    });
+    const double ms =
+        timed(reps, [&](int i) { kernel<<<1, 1, 0, g[i].s>>>(flags[i], flags[1 - i], i, base, lat_iters); });
     base += uint64_t(lat_iters) * (reps + 1);
     std::printf("pingpong  %-44s %8.3f us (half round trip)\n", name, ms * 1e3 / (2.0 * lat_iters));
   };
@@ -544,37 +596,66 @@ int main(int argc, char** argv) {
   std::printf("== stream-ordered barrier of 2 (per barrier, 1000 back to back on each GPU's stream)\n");
   {
     const int nb = 1000;
-    double ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) empty_kernel<<<1, 1, 0, g[0].s>>>(); });
+    double ms = timed0(reps, [&] {
+      for (int k = 0; k < nb; ++k) empty_kernel<<<1, 1, 0, g[0].s>>>();
+    });
     std::printf("stream    %-44s %8.3f us\n", "empty kernel launch", ms * 1e3 / nb);
-    for (int i = 0; i < 2; ++i) { CK(cudaSetDevice(i)); CK(cudaMemset(flags[i] + 128, 0, 64)); CK(cudaDeviceSynchronize()); }
+    for (int i = 0; i < 2; ++i) {
+      CK(cudaSetDevice(i));
+      CK(cudaMemset(flags[i] + 128, 0, 64));
+      CK(cudaDeviceSynchronize());
+    }
     uint64_t e = 0;
     std::vector<double> t;
     for (int r = 0; r <= reps; ++r) {
       const uint64_t e0 = e;
       // launches alternate between the GPUs: a full launch queue on one must never wait for the other's
-      for (int i = 0; i < 2; ++i) { CK(cudaSetDevice(i)); CK(cudaEventRecord(g[i].a, g[i].s)); }
+      for (int i = 0; i < 2; ++i) {
+        CK(cudaSetDevice(i));
+        CK(cudaEventRecord(g[i].a, g[i].s));
+      }
       for (int k = 0; k < nb; ++k)
         for (int i = 0; i < 2; ++i) {
           CK(cudaSetDevice(i));
           stream_barrier_kernel<<<1, 1, 0, g[i].s>>>(flags[i] + 128, flags[1 - i] + 128, e0 + k + 1);
         }
-      for (int i = 0; i < 2; ++i) { CK(cudaSetDevice(i)); CK(cudaEventRecord(g[i].b, g[i].s)); }
-      for (int i = 0; i < 2; ++i) { CK(cudaSetDevice(i)); CK(cudaEventSynchronize(g[i].b)); }
+      for (int i = 0; i < 2; ++i) {
+        CK(cudaSetDevice(i));
+        CK(cudaEventRecord(g[i].b, g[i].s));
+      }
+      for (int i = 0; i < 2; ++i) {
+        CK(cudaSetDevice(i));
+        CK(cudaEventSynchronize(g[i].b));
+      }
       e += nb;
       if (r) t.push_back(ms0());
     }
     std::printf("stream    %-44s %8.3f us\n", "kernel: st.release + poll, epoch argument", median(t) * 1e3 / nb);
     {
       // small put on a stream: cudaMemcpyAsync of 16 B into the peer vs a 1-thread kernel
-      ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) CK(cudaMemcpyAsync(buf_peer16, buf_local16, 16, cudaMemcpyDefault, g[0].s)); });
+      ms = timed0(reps, [&] {
+        for (int k = 0; k < nb; ++k) CK(cudaMemcpyAsync(buf_peer16, buf_local16, 16, cudaMemcpyDefault, g[0].s));
+      });
       std::printf("stream    %-44s %8.3f us\n", "cudaMemcpyAsync 16 B into the peer", ms * 1e3 / nb);
-      ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) CK(cudaMemcpyAsync(buf_local16, buf_peer16, 16, cudaMemcpyDefault, g[0].s)); });
+      ms = timed0(reps, [&] {
+        for (int k = 0; k < nb; ++k) CK(cudaMemcpyAsync(buf_local16, buf_peer16, 16, cudaMemcpyDefault, g[0].s));
+      });
       std::printf("stream    %-44s %8.3f us\n", "cudaMemcpyAsync 16 B from the peer", ms * 1e3 / nb);
-      ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) copy_small_kernel<<<1, 32, 0, g[0].s>>>(reinterpret_cast<uint4*>(buf_peer16), reinterpret_cast<const uint4*>(buf_local16), 1); });
+      ms = timed0(reps, [&] {
+        for (int k = 0; k < nb; ++k)
+          copy_small_kernel<<<1, 32, 0, g[0].s>>>(reinterpret_cast<uint4*>(buf_peer16),
+                                                  reinterpret_cast<const uint4*>(buf_local16), 1);
+      });
       std::printf("stream    %-44s %8.3f us\n", "kernel copy 16 B into the peer", ms * 1e3 / nb);
-      ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) copy_small_kernel<<<4, 256, 0, g[0].s>>>(reinterpret_cast<uint4*>(buf_peer16), reinterpret_cast<const uint4*>(buf_local16), 4096); });
+      ms = timed0(reps, [&] {
+        for (int k = 0; k < nb; ++k)
+          copy_small_kernel<<<4, 256, 0, g[0].s>>>(reinterpret_cast<uint4*>(buf_peer16),
+                                                   reinterpret_cast<const uint4*>(buf_local16), 4096);
+      });
       std::printf("stream    %-44s %8.3f us\n", "kernel copy 64 KiB into the peer (4x256)", ms * 1e3 / nb);
-      ms = timed0(reps, [&] { for (int k = 0; k < nb; ++k) CK(cudaMemcpyAsync(buf_peer16, buf_local16, 65536, cudaMemcpyDefault, g[0].s)); });
+      ms = timed0(reps, [&] {
+        for (int k = 0; k < nb; ++k) CK(cudaMemcpyAsync(buf_peer16, buf_local16, 65536, cudaMemcpyDefault, g[0].s));
+      });
       std::printf("stream    %-44s %8.3f us\n", "cudaMemcpyAsync 64 KiB into the peer", ms * 1e3 / nb);
     }
   }
@@ -588,7 +669,10 @@ int main(int argc, char** argv) {
     CK(cudaMemcpy(b.data(), s, bytes, cudaMemcpyDefault));
     if (std::memcmp(a.data(), b.data(), bytes) != 0) std::printf("  !! %s: COPY MISMATCH\n", name);
   };
-  struct Cfg { int ctas; size_t bytes; };
+  struct Cfg {
+    int ctas;
+    size_t bytes;
+  };
   std::vector<Cfg> cfgs = {{1, 16u << 20}, {8, 64u << 20}, {32, 256u << 20}, {132, 256u << 20}};
   for (const bool put : {true, false}) {
     // put: GPU0 reads its src, writes GPU1's dst. get: GPU0 reads GPU1's src, writes its own dst.
@@ -605,8 +689,8 @@ int main(int argc, char** argv) {
       auto sm = [&](auto kernel, const char* name) {
         CK(cudaMemset(d, 0, c.bytes));
         const double ms = timed0(reps, [&] {
-          kernel<<<c.ctas, 1024, 0, g[0].s>>>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s),
-                                               per / 16, rr);
+          kernel<<<c.ctas, 1024, 0, g[0].s>>>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), per / 16,
+                                              rr);
         });
         report(name, ms);
         check_copy(d, s, total, name);
@@ -617,9 +701,8 @@ int main(int argc, char** argv) {
       sm(copy_sm_kernel<8, true>, "SM 16B x8 ld.nc");
       auto tma = [&](auto kernel, int stages, uint32_t chunk, const char* name) {
         CK(cudaMemset(d, 0, c.bytes));
-        const double ms = timed0(reps, [&] {
-          kernel<<<c.ctas, 32, size_t(stages) * chunk, g[0].s>>>(d, s, per, chunk, rr);
-        });
+        const double ms =
+            timed0(reps, [&] { kernel<<<c.ctas, 32, size_t(stages) * chunk, g[0].s>>>(d, s, per, chunk, rr); });
         report(name, ms);
         check_copy(d, s, total, name);
       };

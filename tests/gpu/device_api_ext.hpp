@@ -5,6 +5,7 @@
 
 namespace gt {
 void ext_typed_strided_suite(Ctx& c);  // device_api_ext_typed.cu: gshmemx_<T>_{iput,iget}_{warp,block}, all types
-void ext_sized_suite(Ctx& c);          // device_api_ext_sized.cu: put<N>_signal[_nbi] all scopes, {iput,iget}<N> warp/block
+// device_api_ext_sized.cu: put<N>_signal[_nbi] in every scope, {iput,iget}<N> warp/block
+void ext_sized_suite(Ctx& c);
 void ext_team_suite(Ctx& c);           // device_api_ext_team.cu: gshmemx_barrier_warpgroup, gshmemx_mc_ptr
 }  // namespace gt

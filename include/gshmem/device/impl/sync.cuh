@@ -242,7 +242,8 @@ __device__ __forceinline__ void flat_arrive(const DeviceHandle& h, const gshmem_
                                             uint64_t epoch) {
   fence_acq_rel_sys();
   for (int r = 0; r < t.size; ++r)
-    if (r != t.my_rank) store_relaxed_sys(barrier_flag(h, peer_base(h, t.start + r * t.stride), team, t.my_rank), epoch);
+    if (r != t.my_rank)
+      store_relaxed_sys(barrier_flag(h, peer_base(h, t.start + r * t.stride), team, t.my_rank), epoch);
 }
 
 __device__ __forceinline__ void dissemination(const DeviceHandle& h, const gshmem_device_team_t& t, int team,
