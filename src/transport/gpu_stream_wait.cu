@@ -8,6 +8,7 @@
 #include <cuda/atomic>
 #include <string>
 
+#include "gshmem/device/impl/common.cuh"
 #include "runtime/config.hpp"
 #include "runtime/error.hpp"
 #include "transport/gpu.hpp"
@@ -38,59 +39,27 @@ struct WaitArgs {
   char call[96];
 };
 
-__device__ __forceinline__ unsigned long long now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-template <typename T>
-__device__ __forceinline__ T load_acquire(const T* p) {
-  if constexpr (sizeof(T) == 2) {
-    unsigned short v;
-    asm volatile("ld.acquire.sys.global.b16 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
-    T r;
-    memcpy(&r, &v, sizeof r);
-    return r;
-  } else {
-    return ::cuda::atomic_ref<T, ::cuda::thread_scope_system>(*const_cast<T*>(p)).load(::cuda::memory_order_acquire);
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ bool holds(T a, int cmp, T b) {
-  switch (cmp) {
-    case GSHMEM_CMP_EQ:
-      return a == b;
-    case GSHMEM_CMP_NE:
-      return a != b;
-    case GSHMEM_CMP_GT:
-      return a > b;
-    case GSHMEM_CMP_LE:
-      return a <= b;
-    case GSHMEM_CMP_LT:
-      return a < b;
-    default:
-      return a >= b;
-  }
-}
+// The device API's own primitives: acquire load at system scope (2/4/8 bytes), comparison, global timer.
+using dev::detail::compare;
+using dev::detail::globaltimer;
+using dev::detail::load_acquire;
 
 template <typename T>
 __global__ void typed_wait_kernel(WaitArgs a) {
   const T* ivars = static_cast<const T*>(a.ivars);
   const T* values = static_cast<const T*>(a.values);
-  const unsigned long long start = now_ns();
+  const unsigned long long start = globaltimer();
   unsigned iter = 0;
   for (unsigned long long i = 0; i < a.n; ++i) {
     if (a.status && a.status[i] != 0) continue;
     const T want = values ? values[i] : static_cast<T>(a.value);
-    while (!holds(load_acquire(&ivars[i]), a.cmp, want)) {
+    while (!compare(load_acquire(&ivars[i]), a.cmp, want)) {
       if ((++iter & 1023) == 0 && *a.abort_flag != 0) {
         printf("gshmem: %s: a peer PE died while this stream waited for element %llu at %p; aborting the kernel\n",
                a.call, i, static_cast<const void*>(&ivars[i]));
         __trap();
       }
-      if (a.timeout_ns && now_ns() - start > a.timeout_ns) {
+      if (a.timeout_ns && globaltimer() - start > a.timeout_ns) {
         printf(
             "gshmem: %s: element %llu at %p never satisfied comparison %d in %.0f s (GSHMEM_WAIT_TIMEOUT); "
             "aborting the kernel. Fix: check that the peers write the values this PE waits for, or raise "
