@@ -4,6 +4,8 @@
 # scripts/nvshmem-compat.sh (same programs against NVIDIA NVSHMEM 3.4.5 and gshmem), scripts/bench-gpu.sh (side by
 # side; QUICK=1 by default here) and bench/probes/nvlink_probe. Writes $OUT/all.tgz and prints the summaries.
 #   STEPS="check compat bench probe" (default all four)   QUICK=0 for the full benchmark sweep
+#   PES=<n> (GPUs for the ring and the benchmark, default 2)   PES_LIST="2 4 8" (benchmark: barrier/ping-pong
+#   rows at each PE count)   BENCH_TIMEOUT=<s> (bench step, default 400)
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
 # Never uses NVLink multicast.
 set -uo pipefail
@@ -13,6 +15,7 @@ mkdir -p "$final"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export PATH=/usr/local/cuda/bin:$PATH
 work=$(mktemp -d /tmp/gshmem-gpu-all.XXXXXX)
+trap 'rm -rf "$work"' EXIT
 steps=${STEPS:-check compat bench probe}
 rc=0
 for step in $steps; do
@@ -21,10 +24,14 @@ for step in $steps; do
   case $step in
     check) OUT=$work/check timeout 360 "$root/scripts/gpu-check.sh" >"$work/check/console.txt" 2>&1 ;;
     compat) OUT=$work/compat timeout 200 "$root/scripts/nvshmem-compat.sh" >"$work/compat/console.txt" 2>&1 ;;
-    bench) QUICK=${QUICK:-1} OUT=$work/bench timeout 400 "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
+    bench) QUICK=${QUICK:-1} PES=${PES:-2} PES_LIST=${PES_LIST:-} BUDGET_S=$((${BENCH_TIMEOUT:-400} - 20)) \
+             OUT=$work/bench timeout "${BENCH_TIMEOUT:-400}" "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
     probe)
-      nvcc -O3 -arch=sm_90 -std=c++17 -I"$root/include" -I"$root/build/include" -o "$work/probe/nvlink_probe" "$root/bench/probes/nvlink_probe.cu" \
-        >"$work/probe/build.txt" 2>&1 && timeout 150 "$work/probe/nvlink_probe" >"$work/probe/probe.txt" 2>&1 ;;
+      # gshmem/version.h comes from a configured build tree (the check step's, else a configure-only one)
+      [ -f "$root/build/include/gshmem/version.h" ] || cmake -S "$root" -B "$root/build" >/dev/null 2>&1
+      nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -I"$root/include" -I"$root/build/include" \
+        -o "$work/probe/nvlink_probe" "$root/bench/probes/nvlink_probe.cu" >"$work/probe/build.txt" 2>&1 &&
+        timeout 150 "$work/probe/nvlink_probe" >"$work/probe/probe.txt" 2>&1 ;;
     *) echo "gpu-all.sh: unknown step $step"; false ;;
   esac
   s=$?
@@ -37,9 +44,8 @@ for step in $steps; do
     check) grep -E 'tests passed|Failed|\*\*\*|Timeout' "$work/check/ctest_gpu.txt" 2>/dev/null | head -20
            tail -5 "$work/check/console.txt" ;;
     compat) cat "$work/compat/table.txt" 2>/dev/null ;;
-    bench) grep -vE '^(put|get)_bw/(thread|warp)' "$work/bench/table.txt" 2>/dev/null | head -150 ;;
+    bench) grep -vE '^(put|get)_bw(_all)?/(thread|warp)' "$work/bench/table.txt" 2>/dev/null | head -200 ;;
     probe) cat "$work/probe/probe.txt" 2>/dev/null | head -120 ;;
   esac
 done
-rm -rf "$work"
 exit $rc

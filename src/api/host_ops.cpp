@@ -494,8 +494,12 @@ void check_strides(std::ptrdiff_t dst, std::ptrdiff_t sst, const char* call) {
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: strides must be at least 1 element (dst={}, sst={}). Fix: pass positive "
          "strides in elements", call, dst, sst);
 }
-std::size_t span(std::ptrdiff_t stride, std::size_t elem, std::size_t n) {
-  return (static_cast<std::size_t>(stride) * (n - 1) + 1) * elem;
+std::size_t span(std::ptrdiff_t stride, std::size_t elem, std::size_t n, const char* call) {
+  const auto s = static_cast<std::size_t>(stride);
+  if (n > 1 && s > (SIZE_MAX / elem - 1) / (n - 1))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: stride {} x {} elements of {} bytes spans more than the address space. "
+         "Fix: pass the stride in elements and the element count, not bytes", call, stride, n, elem);
+  return (s * (n - 1) + 1) * elem;
 }
 
 void strided_on_stream(bool put, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst,
@@ -508,12 +512,12 @@ void strided_on_stream(bool put, void* dest, const void* src, std::ptrdiff_t dst
   void* to = dest;
   const void* from = src;
   if (put) {
-    check_ptr(src, span(sst, elem, n), "source", call);
-    r.check_symmetric(dest, span(dst, elem, n), "dest", call);
+    check_ptr(src, span(sst, elem, n, call), "source", call);
+    r.check_symmetric(dest, span(dst, elem, n, call), "dest", call);
     to = r.peer(dest, pe);
   } else {
-    check_ptr(dest, span(dst, elem, n), "dest", call);
-    r.check_symmetric(src, span(sst, elem, n), "source", call);
+    check_ptr(dest, span(dst, elem, n, call), "dest", call);
+    r.check_symmetric(src, span(sst, elem, n, call), "source", call);
     from = r.peer(src, pe);
   }
   gpu::copy_strided_on_stream(&g, to, from, elem, dst, sst, n, s, call);

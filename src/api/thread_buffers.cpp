@@ -83,8 +83,11 @@ void buffer_register(void* addr, std::size_t length) {
          call, addr, length);
   const auto a = reinterpret_cast<std::uintptr_t>(addr);
   if (length > UINTPTR_MAX - a)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: addr={} + length={} wraps around the address space", call, addr, length);
-  if (r.heap->contains(addr) || r.heap->contains(static_cast<char*>(addr) + length - 1))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: addr={} + length={} wraps around the address space. Fix: pass the "
+         "start and size in bytes of a local buffer", call, addr, length);
+  const auto heap_lo = reinterpret_cast<std::uintptr_t>(r.heap->base());
+  const auto heap_hi = heap_lo + r.heap->usage().max_size;
+  if (a < heap_hi && a + length > heap_lo)  // the range overlaps the heap's slot (not only at its ends)
     fail(GSHMEM_ERROR_INVALID_VALUE,
          "{}: [{}, +{}) lies in the symmetric heap, which every put and get can use "
          "already. Fix: register only memory from outside the heap (cudaMalloc, host memory), or do not register",

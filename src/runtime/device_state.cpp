@@ -281,6 +281,12 @@ void external(void* handle, bool library, bool add, const char* call) {
   CUresult cr = CUDA_ERROR_NOT_FOUND;
   // The per-file copy is `static`: nvcc names it plainly in whole-program builds (some versions mangle it as a
   // C++ internal name); -rdc builds add a per-file hash, which cannot be looked up.
+  // cuLibraryGetGlobal answers for the current context: make this PE's GPU current for the lookup.
+  int prev_device = -1;
+  if (cudaGetDevice(&prev_device) == cudaSuccess && prev_device != rt.device &&
+      (e = cudaSetDevice(rt.device)) != cudaSuccess)
+    fail(GSHMEM_ERROR_SYSTEM, "{}: cudaSetDevice({}) failed: {}. Fix: check that GPU {} is healthy (nvidia-smi)",
+         call, rt.device, cudaGetErrorString(e), rt.device);
   for (const char* name : {"gshmemi_dstate", "_ZL14gshmemi_dstate"}) {
     if (library)
       cr = reinterpret_cast<CUresult (*)(CUdeviceptr*, size_t*, CUlibrary, const char*)>(fn)(
@@ -290,6 +296,7 @@ void external(void* handle, bool library, bool add, const char* call) {
           &dptr, &bytes, static_cast<CUmodule>(handle), name);
     if (cr != CUDA_ERROR_NOT_FOUND) break;
   }
+  if (prev_device >= 0 && prev_device != rt.device) cudaSetDevice(prev_device);
   if (cr == CUDA_ERROR_NOT_FOUND)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the {} has no gshmem device state (no symbol gshmemi_dstate): none of its "
          "kernels uses gshmem (<nvshmem.h> / <gshmem/device.cuh>), or it was built with -rdc, which renames each "

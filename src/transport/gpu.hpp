@@ -51,7 +51,8 @@ void store_on_stream(Context* ctx, void* dst, std::uint64_t value, int bytes, gs
 void signal_on_stream(Context* ctx, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s);
 void wait_on_stream(Context* ctx, std::uint64_t* sig, int cmp, std::uint64_t value, gshmem_stream_t s);
 void quiet_on_stream(Context* ctx, gshmem_stream_t s);
-// Dissemination barrier over team slot `slot` (strided team start/stride/size, me = my index).
+// Barrier over team slot `slot` on the stream (strided team start/stride/size, me = my index): one release, then
+// flat flags up to kMaxRounds members, dissemination above; graph-replay safe (epochs live in device memory).
 void barrier_on_stream(Context* ctx, int slot, int start, int stride, int size, int me, gshmem_stream_t s);
 
 }  // namespace gshmem::gpu

@@ -38,6 +38,7 @@ struct WaitArgs {
   int pad;
   char call[96];
 };
+static_assert(sizeof(WaitArgs) == 160, "WaitArgs is a kernel argument: keep its layout fixed");
 
 // The device API's own primitives: acquire load at system scope (2/4/8 bytes), comparison, global timer.
 using dev::detail::compare;
@@ -55,7 +56,8 @@ __global__ void typed_wait_kernel(WaitArgs a) {
     const T want = values ? values[i] : static_cast<T>(a.value);
     while (!compare(load_acquire(&ivars[i]), a.cmp, want)) {
       if ((++iter & 1023) == 0 && *a.abort_flag != 0) {
-        printf("gshmem: %s: a peer PE died while this stream waited for element %llu at %p; aborting the kernel\n",
+        printf("gshmem: %s: a peer PE died while this stream waited for element %llu at %p; aborting the kernel. "
+               "Fix: see the dead PE's output for its cause; this job is ending\n",
                a.call, i, static_cast<const void*>(&ivars[i]));
         __trap();
       }

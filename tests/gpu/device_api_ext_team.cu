@@ -7,15 +7,19 @@
 namespace gt {
 namespace {
 
+// slots holds two rounds' stamps (parity buffers): a member that leaves barrier k first may already stamp round
+// k + 1 while a slower one still checks round k. The stamps are put by thread 77 of the warpgroup, not by the
+// thread that fences and signals inside the barrier, so the barrier's ordering of the group's writes is tested.
 __global__ void warpgroup_barrier_kernel(int* slots, gshmem_team_t team, int round, int wg, int* bad) {
   if (static_cast<int>(threadIdx.x) / 128 != wg) return;
   const int r = static_cast<int>(threadIdx.x) % 128;
   const int n = gshmem_team_n_pes(team), me = gshmem_team_my_pe(team);
-  if (r == 0)
-    for (int i = 0; i < n; ++i) gshmem_int_p(&slots[me], round, gshmem_team_translate_pe(team, i, GSHMEM_TEAM_WORLD));
+  int* buf = slots + (round & 1) * n;
+  if (r == 77)
+    for (int i = 0; i < n; ++i) gshmem_int_p(&buf[me], round, gshmem_team_translate_pe(team, i, GSHMEM_TEAM_WORLD));
   gshmemx_barrier_warpgroup(team);
   for (int i = r; i < n; i += 128)
-    if (*reinterpret_cast<volatile int*>(&slots[i]) != round) atomicAdd(bad, 1);
+    if (*reinterpret_cast<volatile int*>(&buf[i]) != round) atomicAdd(bad, 1);
 }
 
 __global__ void mc_ptr_kernel(const int* p, int* bad) {
@@ -25,7 +29,7 @@ __global__ void mc_ptr_kernel(const int* p, int* bad) {
 }  // namespace
 
 void ext_team_suite(Ctx& c) {
-  int* slots = static_cast<int*>(gshmem_calloc(static_cast<size_t>(c.n), sizeof(int)));
+  int* slots = static_cast<int*>(gshmem_calloc(2 * static_cast<size_t>(c.n), sizeof(int)));
   int* bad = nullptr;
   GT_CUDA(cudaMalloc(&bad, sizeof(int)));
   gshmem_team_t copy = GSHMEM_TEAM_INVALID;
@@ -34,7 +38,7 @@ void ext_team_suite(Ctx& c) {
   const int base = 1 + static_cast<int>(c.case_rng(0xB6).operator()() % 1000000);
   for (gshmem_team_t team : {static_cast<gshmem_team_t>(GSHMEM_TEAM_WORLD), copy}) {
     if (team == GSHMEM_TEAM_INVALID) continue;
-    GT_CUDA(cudaMemset(slots, 0, static_cast<size_t>(c.n) * sizeof(int)));
+    GT_CUDA(cudaMemset(slots, 0, 2 * static_cast<size_t>(c.n) * sizeof(int)));
     GT_CUDA(cudaMemset(bad, 0, sizeof(int)));
     GT_CUDA(cudaDeviceSynchronize());
     gshmem_barrier_all();

@@ -18,6 +18,8 @@ MPT_CASE(realloc) {
   // every PE writes its slice of the right PE's object; the object then changes size several times
   const std::size_t slice = 37;
   std::size_t count = slice * static_cast<std::size_t>(n);
+  gshmemx_heap_usage_t before{};
+  MPT_CHECK_STATUS(gshmemx_heap_usage(&before), GSHMEM_SUCCESS, "");
   auto* p = static_cast<std::uint32_t*>(gshmem_realloc(nullptr, count * sizeof(std::uint32_t)));
   require(p != nullptr, "gshmem_realloc(NULL, size)");
   std::vector<std::uint32_t> mine(slice);
@@ -55,6 +57,7 @@ MPT_CASE(realloc) {
   MPT_CHECK(gshmem_realloc(p, 0) == nullptr) << "gshmem_realloc(p, 0) must free and return NULL";
   gshmemx_heap_usage_t u{};
   MPT_CHECK_STATUS(gshmemx_heap_usage(&u), GSHMEM_SUCCESS, "");
+  MPT_CHECK_EQ(u.allocations, before.allocations);  // every object realloc moved from was freed
   gshmem_barrier_all();
 }
 

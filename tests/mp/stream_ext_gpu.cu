@@ -69,7 +69,7 @@ void transfer_case(const Bufs& b, const char* what, std::uint64_t tag, int round
   CK(cudaMemcpy(b.dev, put ? mine.data() : pois.data(), Bufs::kBytes, cudaMemcpyHostToDevice));
   local_set<std::uint64_t>(b.sig, 0);
   gshmem_barrier_all();
-  op(put ? right : right);
+  op(right);  // put: into the right PE; get: from it
   if (put) gshmemx_barrier_all_on_stream(reinterpret_cast<gshmem_stream_t>(strm()));
   CK(cudaStreamSynchronize(strm()));
   if (put)

@@ -31,10 +31,19 @@ namespace dev {
 // Hopper's warpgroup (NVSHMEM's _warpgroup scope): 4 consecutive warps, 128 threads, of a block whose size is a
 // multiple of 128; every thread of the warpgroup calls. Warpgroup w of a block synchronises on named barrier 1 + w
 // (ids 1..8; 0 is __syncthreads), so a kernel using _warpgroup calls must leave those ids to gshmem.
+namespace detail {
+__device__ __noinline__ inline void trap_warpgroup_block(int threads) {
+  printf("gshmem: a _warpgroup call (e.g. gshmemx_barrier_warpgroup) in a block of %d threads: a warpgroup is 128 "
+         "threads of a block whose size is a multiple of 128, else its named barrier never completes; aborting the "
+         "kernel. Fix: launch with a multiple of 128 threads per block\n", threads);
+  __trap();
+}
+}  // namespace detail
 struct WarpGroup {
   static __device__ __forceinline__ int rank() { return Block::rank() % 128; }
   static __device__ __forceinline__ int size() { return 128; }
   static __device__ __forceinline__ void sync() {
+    if (Block::size() % 128 != 0) detail::trap_warpgroup_block(Block::size());  // ids stay 1..8 (<= 1024 threads)
     asm volatile("bar.sync %0, 128;" ::"r"(1 + Block::rank() / 128) : "memory");
   }
 };

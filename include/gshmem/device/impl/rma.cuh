@@ -137,8 +137,9 @@ __device__ __forceinline__ void putmem_signal_nbi(const DeviceHandle& h, void* d
   detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
   Coop::sync();
   if (Coop::rank() == 0) signal_op(h, sig, value, op, pe);
-  // No barrier on return: every thread's stores were issued before the one above (so its source may be reused),
-  // and the signal, the only thing that follows them, is already ordered after them.
+  // The group synchronises on return, as NVSHMEM's does: a thread that fences and stores after the call must find
+  // the signal already issued (removing this barrier measured no gain: bench/NOTES.md, entry 4).
+  Coop::sync();
 }
 
 template <typename Coop>
