@@ -179,6 +179,7 @@ __global__ void barrier_kernel(char* const* peer_bases, char* my_heap, unsigned 
       }
       epochs[slot] = epoch;
     }
+    __syncwarp();  // the other lanes start polling after lane 0's fence and stores, not interleaved with them
     for (int r = lane; r < size; r += 32)
       if (r != me) wait_flag(flag_slot(my_heap, slot, r), epoch, slot, start + r * stride, me_pe, timeout_ns,
                              abort_flag);
