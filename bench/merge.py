@@ -5,7 +5,9 @@
 
 Rows are matched on (name, bytes, unit). Where one library has several files (e.g. init measured in several
 processes), its value is the median over them and `repeats` adds up. `ratio` is first library / second library;
-`advantage` is how many times better the first library is (ratio for GB/s and Mop/s, 1/ratio for us and ms)."""
+`advantage` is how many times better the first library is (ratio for GB/s and Mop/s, 1/ratio for us and ms).
+Rows measured on every PE (all-to-all bandwidth) also carry `min_over_pes` {library: the slowest PE's figure};
+every row keeps `pes`, the PE count it ran with (runs at several counts have names ending in /pes=<n>)."""
 import argparse
 import datetime
 import json
@@ -44,13 +46,16 @@ def main():
                 key = (row["name"], row["bytes"], row["unit"])
                 if key not in values:
                     values[key] = {}
-                    meta[key] = {"repeats": {}, "how": row.get("how", "")}
+                    meta[key] = {"repeats": {}, "how": row.get("how", ""), "pes": row.get("pes", doc.get("pes")),
+                                 "min_over_pes": {}}
                     order.append(key)
                 v = row.get(col, row.get(lib))
                 if v is None:
                     continue
                 values[key].setdefault(lib, []).append(v)
                 meta[key]["repeats"][lib] = meta[key]["repeats"].get(lib, 0) + row.get("repeats", 1)
+                if row.get("min_over_pes") is not None:
+                    meta[key]["min_over_pes"].setdefault(lib, []).append(row["min_over_pes"])
 
     rows = []
     for key in order:
@@ -64,6 +69,10 @@ def main():
             out["ratio"] = ratio
             out["advantage"] = ratio if unit in HIGHER_BETTER else 1 / ratio
         out["repeats"] = meta[key]["repeats"]
+        if meta[key]["pes"] is not None:
+            out["pes"] = meta[key]["pes"]
+        if meta[key]["min_over_pes"]:
+            out["min_over_pes"] = {lib: statistics.median(v) for lib, v in meta[key]["min_over_pes"].items()}
         out["how"] = meta[key]["how"]
         rows.append(out)
 
@@ -71,6 +80,7 @@ def main():
         "device": a.device or first.get("device"),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "commit": next((s["commit"] for s in sources if s["library"] == libs[0]), first.get("commit")),
+        "pes": first.get("pes"),
         "libraries": libs,
         "ratio": f"{libs[0]} / {libs[1]}" if len(libs) >= 2 else None,
         "advantage": f"times {libs[0]} is better than {libs[1]} (>1: {libs[0]} ahead)" if len(libs) >= 2 else None,
@@ -91,6 +101,11 @@ def main():
         line += "".join(f" {r[lib]:>10.4g}" if lib in r else f" {'-':>10}" for lib in libs)
         if "advantage" in r:
             line += f" {r['advantage']:>9.2f}x"
+        elif "min_over_pes" in r:
+            line += f" {'':>10}"
+        if "min_over_pes" in r:
+            line += "  min over PEs " + " / ".join(f"{r['min_over_pes'][lib]:.4g}" if lib in r["min_over_pes"]
+                                                   else "-" for lib in libs)
         print(line)
 
 

@@ -1,20 +1,35 @@
 #!/usr/bin/env bash
-# gshmem vs NVIDIA NVSHMEM 3.4.5 on the GPU machine (nvidia-h200-x2), one command:
+# gshmem vs NVIDIA NVSHMEM 3.4.5 on a GPU machine (nvidia-h200-x2, -x4, -x8), one command:
 #   scripts/bench-gpu.sh [build|run|all]        (default all; results to $OUT, or ./bench-out-gpu)
 # Builds gshmem-bench against gshmem (in-tree, plain nvcc, no -rdc) and the same bench/ source against NVIDIA
 # NVSHMEM (standalone bench/CMakeLists.txt, -rdc, the pip package nvidia-nvshmem-cu13 found with python3), runs
-# both on 2 GPUs with the same options and the same unique-id bootstrap, measures init in extra processes (cold
-# and with the CUDA context made first), merges the JSON side by side (bench/merge.py) and plots it
-# (bench/plot.py, if matplotlib is there). Files in $OUT (at most 8): <date>-<device>.json (merged, for
-# bench/results/), <date>-<device>.png, table.txt, gshmem.json, nvshmem.json, log.txt.
-# Options for both runs can be added in BENCH_ARGS; QUICK=1 runs a shorter sweep. Never uses NVLink multicast.
+# both on $PES GPUs with the same options and the same unique-id bootstrap (rank r on GPU r % GPU count), measures
+# init in extra processes (cold and with the CUDA context made first), optionally runs the barrier and ping-pong
+# suites again at each PE count of $PES_LIST, merges the JSON side by side (bench/merge.py) and plots it
+# (bench/plot.py, if matplotlib is there). Files in $OUT (at most 8): <date>-<device>-x<PES>.json (merged, for
+# bench/results/), <date>-<device>-x<PES>.png, table.txt, gshmem.json, nvshmem.json (the main runs), raw.tgz
+# (every other per-process JSON: init, PE-count sweep), log.txt.
+#   PES=<n>              ranks of the main runs (default 2)
+#   PES_LIST="2 4 8"     also run $PES_SUITES (default barrier,host-barrier,pingpong) at each count; rows get a
+#                        /pes=<n> suffix (gshmem-bench --name-pes), so they merge beside the main rows
+#   PATTERN=pair,all     device put/get bandwidth patterns (default pair,all with more than 2 PEs, else pair)
+#   QUICK=1              a shorter sweep; BENCH_ARGS: extra options for the main runs (an option given again
+#                        overrides the script's); SWEEP_ARGS: the same for the PES_LIST runs
+#   BUDGET_S=540         seconds from the start (build included) after which no further run starts and each
+#                        run's timeout is cut to what is left, so the merge and plot still happen within one
+#                        device call (10 minutes); what was skipped is named in the log
+#   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
+# Never uses NVLink multicast.
 # shellcheck disable=SC2054,SC2206  # commas are inside option values; BENCH_ARGS is split on purpose
 set -euo pipefail
 phase=${1:-all}
+budget=${BUDGET_S:-540}
+deadline=$((SECONDS + budget))
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/bench-out-gpu}
 mkdir -p "$out"
 work=$(mktemp -d /tmp/gshmem-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
 log=$out/log.txt
 exec > >(tee -a "$log") 2>&1
 jobs=$(nproc)
@@ -27,12 +42,27 @@ export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
 export NVSHMEM_SYMMETRIC_SIZE=${NVSHMEM_SYMMETRIC_SIZE:-4G} GSHMEM_SYMMETRIC_SIZE=${GSHMEM_SYMMETRIC_SIZE:-4G}
 export GSHMEM_DEVICE=gpu GSHMEM_WAIT_TIMEOUT=${GSHMEM_WAIT_TIMEOUT:-60}
 
+pes=${PES:-2}
+pes_list=${PES_LIST:-}
+pes_suites=${PES_SUITES:-barrier,host-barrier,pingpong}
+if [[ $pes -gt 2 ]]; then pattern=${PATTERN:-pair,all}; else pattern=${PATTERN:-pair}; fi
+for n in $pes $pes_list; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-gpu.sh: PE counts must be positive integers, not '$n'"; exit 2; }
+done
+
 gbuild=$root/build-bench-gshmem
 nbuild=$root/build-bench-nvshmem
 # The device machine gets the tree without .git: pass GSHMEM_COMMIT=<hash> there.
 commit=${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --verify -q HEAD 2>/dev/null || echo unknown)}
-echo "bench-gpu.sh: $(date -u +%FT%TZ) commit $commit on $(hostname)"
+echo "bench-gpu.sh: $(date -u +%FT%TZ) commit $commit on $(hostname); PES=$pes PES_LIST='$pes_list'" \
+     "pattern=$pattern QUICK=${QUICK:-0}"
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+for n in $pes $pes_list; do
+  if [[ ${ngpu:-0} -gt 0 && $n -gt $ngpu ]]; then
+    echo "bench-gpu.sh: warning: $n PEs on $ngpu GPUs: ranks share GPUs (rank r on GPU r % $ngpu)"
+  fi
+done
 
 build() {
   cmake -S "$root" -B "$gbuild" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_CUDA_ARCHITECTURES=90 \
@@ -46,48 +76,70 @@ build() {
   cmake --build "$nbuild" -j "$jobs"
 }
 
-# launch2 NAME BINARY ARGS...: 2 PEs by unique id through a file; fails if either PE fails.
-launch2() {
-  local name=$1 bin=$2
-  shift 2
-  local uid=$work/uid.$name pids=() rc=0
-  rm -f "$uid"
-  for r in 0 1; do
-    BENCH_RANK=$r BENCH_NRANKS=2 timeout 480 "$bin" --uid-file "$uid" --commit "$commit" "$@" &
+# launchN NAME NPES LIMIT_S BINARY ARGS...: NPES ranks by unique id through a file (the gshmem-bench binary picks
+# GPU rank % GPU count), each under `timeout LIMIT_S`; fails if any rank fails.
+launchN() {
+  local name=$1 np=$2 limit=$3 bin=$4
+  shift 4
+  local uid=$work/uid.$name pids=() rc=0 r p t0=$SECONDS left=$((deadline - SECONDS - 20))
+  if [[ $left -lt 10 ]]; then
+    echo "bench-gpu.sh: $name ($np PEs) skipped: the time budget (BUDGET_S=$budget) is spent"
+    return 1
+  fi
+  [[ $limit -gt $left ]] && limit=$left
+  rm -f "$uid" "$uid.tmp"
+  for ((r = 0; r < np; r++)); do
+    BENCH_RANK=$r BENCH_NRANKS=$np timeout "$limit" "$bin" --uid-file "$uid" --commit "$commit" "$@" &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p" || rc=$?; done
-  [[ $rc -eq 0 ]] || echo "bench-gpu.sh: $name failed (status $rc)"
+  if [[ $rc -eq 0 ]]; then
+    echo "bench-gpu.sh: $name ($np PEs) done in $((SECONDS - t0)) s"
+  else
+    echo "bench-gpu.sh: $name ($np PEs) failed (status $rc) after $((SECONDS - t0)) s"
+  fi
   return $rc
 }
 
 run() {
   local gbin=$gbuild/bin/gshmem-bench nbin=$nbuild/nvshmem-bench
-  local args=(--suite all --sizes 16:1G:4 --ctas 1,8,32,132 --threads 1024 --repeats 10 --warmup 2
-              --lat-iters 1000 --signal-sizes 8,64,512,4K,32K,64K,256K,1M --malloc-sizes 1M,64M,1G)
+  # Timing options shared by the main runs and the PE-count sweep.
+  local timing=(--repeats 10 --warmup 2 --lat-iters 1000 --signal-sizes 8,64,512,4K,32K,64K,256K,1M)
+  local args=(--suite all --sizes 16:1G:4 --ctas 1,8,32,132 --threads 1024 --malloc-sizes 1M,64M,1G)
+  local main_limit=${RUN_TIMEOUT:-480} short_limit=90
   if [[ ${QUICK:-0} == 1 ]]; then
-    args=(--suite all --sizes 16:1G:16 --ctas 1,8,32 --repeats 5 --warmup 1 --lat-iters 500
-          --signal-sizes 8,4K,64K --malloc-sizes 1M,1G)
+    timing=(--repeats 5 --warmup 1 --lat-iters 500 --signal-sizes 8,4K,64K)
+    args=(--suite all --sizes 16:1G:16 --ctas 1,8,32 --malloc-sizes 1M,1G)
+    main_limit=${RUN_TIMEOUT:-200}
   fi
-  args+=(${BENCH_ARGS:-})
-  local gi=() ni=() status=0
-  launch2 gshmem "$gbin" "${args[@]}" --json "$out/gshmem.json" || status=1
-  launch2 nvshmem "$nbin" "${args[@]}" --json "$out/nvshmem.json" || status=1
+  args+=("${timing[@]}" --pattern "$pattern" ${BENCH_ARGS:-})
+  local gi=() ni=() raw=() status=0 n
+  launchN gshmem "$pes" "$main_limit" "$gbin" "${args[@]}" --json "$out/gshmem.json" || status=1
+  launchN nvshmem "$pes" "$main_limit" "$nbin" "${args[@]}" --json "$out/nvshmem.json" || status=1
+  # Barrier (and ping-pong) latency against the PE count: rows named .../pes=<n>.
+  for n in $pes_list; do
+    local sweep=(--suite "$pes_suites" --name-pes --no-table "${timing[@]}" ${SWEEP_ARGS:-})
+    launchN "gshmem-pes$n" "$n" "$short_limit" "$gbin" "${sweep[@]}" --json "$work/gshmem-pes$n.json" &&
+      gi+=("$work/gshmem-pes$n.json") || status=1
+    launchN "nvshmem-pes$n" "$n" "$short_limit" "$nbin" "${sweep[@]}" --json "$work/nvshmem-pes$n.json" &&
+      ni+=("$work/nvshmem-pes$n.json") || status=1
+  done
   # init: one figure per process, so extra processes for each library, cold and with the context made first.
+  local i mode
   for i in 1 2 3; do
     for mode in cold preinit; do
       local extra=()
       [[ $mode == preinit ]] && extra=(--cuda-preinit)
-      launch2 "gshmem-init-$mode$i" "$gbin" --suite init --no-table "${extra[@]}" \
+      launchN "gshmem-init-$mode$i" "$pes" "$short_limit" "$gbin" --suite init --no-table "${extra[@]}" \
               --json "$work/gshmem-init-$mode$i.json" && gi+=("$work/gshmem-init-$mode$i.json")
-      launch2 "nvshmem-init-$mode$i" "$nbin" --suite init --no-table "${extra[@]}" \
+      launchN "nvshmem-init-$mode$i" "$pes" "$short_limit" "$nbin" --suite init --no-table "${extra[@]}" \
               --json "$work/nvshmem-init-$mode$i.json" && ni+=("$work/nvshmem-init-$mode$i.json")
     done
   done
-  local dev
-  dev=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | tr 'A-Z ' 'a-z-' | sed 's/nvidia-//')
-  local stem
-  stem=$(date -u +%F)-${dev:-gpu}-x2
+  local dev stem
+  dev=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | tr 'A-Z ' 'a-z-' | sed 's/nvidia-//' ||
+        true)
+  stem=$(date -u +%F)-${dev:-gpu}-x$pes
   local libs=()
   [[ -s $out/gshmem.json ]] && libs+=(--lib gshmem "$out/gshmem.json" "${gi[@]}")
   [[ -s $out/nvshmem.json ]] && libs+=(--lib nvshmem "$out/nvshmem.json" "${ni[@]}")
@@ -95,6 +147,10 @@ run() {
     python3 "$root/bench/merge.py" "${libs[@]}" -o "$out/$stem.json" > "$out/table.txt"
     cat "$out/table.txt"
     python3 "$root/bench/plot.py" "$out/$stem.json" -o "$out/$stem.png" || echo "bench-gpu.sh: no plot (see above)"
+  fi
+  raw=("${gi[@]}" "${ni[@]}")
+  if [[ ${#raw[@]} -gt 0 ]]; then
+    tar czf "$out/raw.tgz" -C "$work" "${raw[@]##*/}"
   fi
   return $status
 }

@@ -18,6 +18,7 @@ struct Options {
   int threads = 1024;                         // device bandwidth and put+signal: threads per CTA
   std::vector<std::string> scopes{"thread", "warp", "block"};
   std::vector<std::string> dirs{"uni", "bi"};
+  std::vector<std::string> patterns{"pair"};  // device put/get bandwidth: pair (PE 0 -> 1), all (all-to-all)
   int repeats = 10;                           // timed samples per row (the row reports their median)
   int warmup = 2;                             // untimed samples before them
   std::uint64_t iters = 0;                    // operations per sample for bandwidth rows (0 = from the size)
@@ -35,6 +36,7 @@ struct Row {
   int repeats = 0;          // samples whose median is `value`
   std::uint64_t iters = 0;  // operations timed together in one sample
   std::string how;          // one line: what was timed
+  double min_over_pes = -1;  // where every PE measures the same thing (all-to-all rows): the lowest PE's figure
 };
 
 using Clock = std::chrono::steady_clock;

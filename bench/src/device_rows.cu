@@ -2,12 +2,16 @@
 // put+signal ping-pong, atomics and barriers in kernels, plus stream-ordered transfers and barriers. Written
 // against the NVSHMEM names (api.hpp). Timing: CUDA events on the PE's stream around the timed launch (or the
 // stream calls), each sample after cudaStreamSynchronize + nvshmem_barrier_all; a row is the median of
-// Options::repeats samples after Options::warmup untimed ones. Figures are PE 0's.
+// Options::repeats samples after Options::warmup untimed ones. Figures are PE 0's. Any number of PEs: pair rows
+// run between PEs 0 and 1 while the others idle (they still join every barrier and sample); all-to-all rows
+// (--pattern all) have every PE send to every other.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "api.hpp"
 #include "common.hpp"
@@ -56,6 +60,51 @@ __global__ void rma_bw_kernel(char* dst, const char* src, size_t bytes, size_t c
       } else {
         if constexpr (GET) nvshmem_getmem_nbi(dst + off, src + off, n, peer);
         else nvshmem_putmem_nbi(dst + off, src + off, n, peer);
+      }
+    }
+  }
+  nvshmem_quiet();
+}
+
+// All-to-all: every PE runs this at once. Each unit moves its slice of a `bytes` message to each of the other
+// npes-1 PEs per round, `iters` rounds, then quiet. Unit u visits the peers in the staggered order of SHMEM
+// alltoall implementations (me+1, me+2, ...), starting u places further on, so at any moment a PE's units are
+// spread over all peers (as all-to-all kernels that split their CTAs or warps among destinations) while each unit
+// still serves every peer (so any unit count works, one CTA included). Layout as alltoall: round i uses the slot
+// at (i % slots) * npes * slot_stride; within it the data for peer d lies at d * slot_stride in `src`, and lands
+// at me * slot_stride in the peer's `dst` (every sender has its own region). get mirrors it: this PE fetches
+// region `me` of peer d's `src` into region d of its own `dst`. The unit and the peer order are uniform within
+// a warp (warp scope) and a CTA (block scope), as the collective calls require.
+template <Scope S, bool GET>
+__global__ void rma_bw_all_kernel(char* dst, const char* src, size_t bytes, size_t chunk, int me, int npes,
+                                  uint64_t iters, size_t slot_stride, uint64_t slots) {
+  size_t unit;
+  if constexpr (S == Scope::Block) unit = blockIdx.x;
+  else if constexpr (S == Scope::Warp) unit = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  else unit = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t first = unit * chunk;
+  const int others = npes - 1;
+  if (first < bytes && others > 0) {
+    const size_t n = chunk < bytes - first ? chunk : bytes - first;
+    const int start = int(unit % size_t(others));
+    for (uint64_t i = 0; i < iters; ++i) {
+      const size_t slot = size_t(i % slots) * size_t(npes) * slot_stride + first;
+      for (int k = 0; k < others; ++k) {
+        int step = start + k;
+        if (step >= others) step -= others;
+        int peer = me + 1 + step;
+        if (peer >= npes) peer -= npes;
+        const size_t mine = slot + size_t(me) * slot_stride, theirs = slot + size_t(peer) * slot_stride;
+        if constexpr (S == Scope::Block) {
+          if constexpr (GET) nvshmemx_getmem_nbi_block(dst + theirs, src + mine, n, peer);
+          else nvshmemx_putmem_nbi_block(dst + mine, src + theirs, n, peer);
+        } else if constexpr (S == Scope::Warp) {
+          if constexpr (GET) nvshmemx_getmem_nbi_warp(dst + theirs, src + mine, n, peer);
+          else nvshmemx_putmem_nbi_warp(dst + mine, src + theirs, n, peer);
+        } else {
+          if constexpr (GET) nvshmem_getmem_nbi(dst + theirs, src + mine, n, peer);
+          else nvshmem_putmem_nbi(dst + mine, src + theirs, n, peer);
+        }
       }
     }
   }
@@ -130,14 +179,16 @@ __global__ void barrier_all_thread_kernel(uint64_t iters) {
 
 // ---- host side ----
 
+// PE 0 talks to PE 1 (to itself when alone); with more PEs the others idle but still join every barrier and
+// every sample (time_events is collective). Uni: PE 0 alone issues; bi: PEs 0 and 1 both do.
 struct Pair {
   int me, npes, peer;
+  bool in_pair() const { return me == 0 || (me == 1 && npes > 1); }
   bool sends(bool bi) const { return me == 0 || (bi && me == 1 && npes > 1); }
 };
 Pair pair() {
   Pair p{nvshmem_my_pe(), nvshmem_n_pes(), 0};
-  p.peer = p.npes > 1 ? (p.me ^ 1) : p.me;
-  if (p.peer >= p.npes) p.peer = p.me;
+  p.peer = p.npes < 2 ? p.me : p.me == 0 ? 1 : p.me == 1 ? 0 : p.me;  // idle PEs: themselves (never used)
   return p;
 }
 
@@ -201,65 +252,124 @@ std::uint64_t max_size(const std::vector<std::uint64_t>& v) {
   return m;
 }
 
-// Messages rotate through a window of the buffers (see rma_bw_kernel): slots of max(bytes, 4 KiB), 4 KiB aligned.
+// Message slots: max(bytes, 4 KiB), 4 KiB aligned (see rma_bw_kernel).
+size_t slot_stride_of(size_t bytes) { return (std::max<size_t>(bytes, 4096) + 4095) / 4096 * 4096; }
+
+// One bandwidth launch: pair (rma_bw_kernel to `peer`) or all-to-all (rma_bw_all_kernel, every other PE).
+struct BwLaunch {
+  char* dst;
+  const char* src;
+  size_t bytes;
+  int peer, me, npes;
+  uint64_t iters;
+  size_t window;  // bytes of each buffer the messages rotate through
+  int ctas, threads;
+  bool all;
+};
+
+// An all-to-all round needs npes slots of the message: sizes with npes * slot > window are skipped.
+bool all_fits(size_t bytes, int npes, size_t window) { return slot_stride_of(bytes) * size_t(npes) <= window; }
+
 template <Scope S, bool GET>
-void launch_bw(cudaStream_t s, int ctas, int threads, char* dst, const char* src, size_t bytes, int peer,
-               uint64_t iters, size_t window) {
-  const size_t units = S == Scope::Block  ? size_t(ctas)
-                       : S == Scope::Warp ? size_t(ctas) * threads / 32
-                                          : size_t(ctas) * threads;
-  size_t chunk = (bytes + units - 1) / units;
+void launch_bw(cudaStream_t s, const BwLaunch& a) {
+  const size_t units = S == Scope::Block  ? size_t(a.ctas)
+                       : S == Scope::Warp ? size_t(a.ctas) * a.threads / 32
+                                          : size_t(a.ctas) * a.threads;
+  size_t chunk = (a.bytes + units - 1) / units;
   chunk = (chunk + 15) / 16 * 16;  // 16-byte aligned slices
-  const size_t slot_stride = (std::max<size_t>(bytes, 4096) + 4095) / 4096 * 4096;
-  const uint64_t slots = std::max<uint64_t>(1, window / slot_stride);
-  rma_bw_kernel<S, GET><<<ctas, threads, 0, s>>>(dst, src, bytes, chunk, peer, iters, slot_stride, slots);
+  const size_t stride = slot_stride_of(a.bytes);
+  if (a.all) {
+    const uint64_t slots = a.window / (stride * size_t(a.npes));  // >= 1: all_fits checked it
+    rma_bw_all_kernel<S, GET><<<a.ctas, a.threads, 0, s>>>(a.dst, a.src, a.bytes, chunk, a.me, a.npes, a.iters,
+                                                             stride, slots);
+  } else {
+    const uint64_t slots = std::max<uint64_t>(1, a.window / stride);
+    rma_bw_kernel<S, GET><<<a.ctas, a.threads, 0, s>>>(a.dst, a.src, a.bytes, chunk, a.peer, a.iters, stride,
+                                                         slots);
+  }
+}
+
+void launch_bw(Scope scope, bool get, cudaStream_t s, const BwLaunch& a) {
+  switch (scope) {
+    case Scope::Thread: get ? launch_bw<Scope::Thread, true>(s, a) : launch_bw<Scope::Thread, false>(s, a); break;
+    case Scope::Warp: get ? launch_bw<Scope::Warp, true>(s, a) : launch_bw<Scope::Warp, false>(s, a); break;
+    case Scope::Block: get ? launch_bw<Scope::Block, true>(s, a) : launch_bw<Scope::Block, false>(s, a); break;
+  }
+}
+
+// The lowest of every PE's `v`, on PE 0 (the others get their own back). Collective: each PE writes its value
+// into PE 0's slot array with a host-side p, a barrier completes the writes, PE 0 reads the array, and a second
+// barrier keeps the next call's writes behind that read.
+double min_over_pes(double v, double* slots) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  nvshmem_double_p(slots + me, v, 0);
+  nvshmem_barrier_all();
+  double m = v;
+  if (me == 0) {
+    std::vector<double> h(size_t(npes), 0.0);
+    CK(cudaMemcpy(h.data(), slots, h.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    m = *std::min_element(h.begin(), h.end());
+  }
+  nvshmem_barrier_all();
+  return m;
 }
 
 void device_bw(const Options& o, bool get, Rows& out) {
   const Pair pr = pair();
   // The rotation window: at least 256 MiB (several times L2), or the largest message.
   const std::uint64_t window = std::max<std::uint64_t>(max_size(o.sizes), 256ull << 20);
-  Sym src(window), dst(window);
+  Sym src(window), dst(window), figures(std::max(1, pr.npes) * sizeof(double));
   CK(cudaMemset(src.p, 0x5a, window));
   CK(cudaDeviceSynchronize());
   Stream st;
   if (o.threads % 32 != 0 || o.threads < 32 || o.threads > 1024)
     throw std::invalid_argument("--threads must be a multiple of 32 in [32, 1024]");
-  for (const auto& scope_name : o.scopes) {
-    const Scope scope = parse_scope(scope_name);
-    for (const int ctas : o.ctas) {
-      for (const auto& dir : o.dirs) {
-        const bool bi = dir == "bi";
-        if (bi && pr.npes < 2) continue;
-        for (const std::uint64_t bytes : o.sizes) {
-          const std::uint64_t it = bw_iters(o, bytes);
-          char* d = dst.as<char>();
-          const char* s = src.as<char>();
-          const double sec = time_events(o, st, [&](cudaStream_t cs) {
-            if (!pr.sends(bi)) return;
-            switch (scope) {
-              case Scope::Thread:
-                get ? launch_bw<Scope::Thread, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window)
-                    : launch_bw<Scope::Thread, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window);
-                break;
-              case Scope::Warp:
-                get ? launch_bw<Scope::Warp, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window)
-                    : launch_bw<Scope::Warp, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window);
-                break;
-              case Scope::Block:
-                get ? launch_bw<Scope::Block, true>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window)
-                    : launch_bw<Scope::Block, false>(cs, ctas, o.threads, d, s, bytes, pr.peer, it, window);
-                break;
+  const char* op = get ? "get" : "put";
+  for (const auto& pattern : o.patterns) {
+    const bool all = pattern == "all";
+    if (all && pr.npes < 2) continue;  // nobody to send to
+    for (const auto& scope_name : o.scopes) {
+      const Scope scope = parse_scope(scope_name);
+      for (const int ctas : o.ctas) {
+        // all-to-all rows have no direction: every PE sends (get: fetches) to (from) every other one.
+        const std::vector<std::string> dirs = all ? std::vector<std::string>{""} : o.dirs;
+        for (const auto& dir : dirs) {
+          const bool bi = dir == "bi";
+          if (bi && pr.npes < 2) continue;
+          for (const std::uint64_t bytes : o.sizes) {
+            if (all && !all_fits(bytes, pr.npes, window)) continue;  // same decision on every PE
+            // All-to-all: about the same bytes per sample as a pair row, spread over the npes-1 peers.
+            const std::uint64_t it = bw_iters(o, all ? bytes * std::uint64_t(pr.npes - 1) : bytes);
+            const BwLaunch a{dst.as<char>(), src.as<char>(), bytes, pr.peer, pr.me, pr.npes, it, window,
+                             ctas, o.threads, all};
+            const double sec = time_events(o, st, [&](cudaStream_t cs) {
+              if (all || pr.sends(bi)) launch_bw(scope, get, cs, a);
+            });
+            if (all) {
+              const double mine = gbps(double(bytes) * double(it) * double(pr.npes - 1), sec);
+              const double lowest = min_over_pes(mine, figures.as<double>());
+              out.push_back({fmt::format("{}_bw_all/{}/ctas={}/threads={}", op, scope_name, ctas, o.threads),
+                             bytes, "GB/s", mine, o.repeats, it,
+                             fmt::format("all-to-all: every PE at once {}s a message of this size {} each of the "
+                                         "other {} PEs per round, {}mem_nbi ({} scope); each unit (thread, warp "
+                                         "or CTA) serves every peer in turn, unit u starting u peers after "
+                                         "me+1 (units spread over the peers), x{} rounds (messages rotate "
+                                         "through the window, each sender its own region), then quiet; figure: "
+                                         "bytes this PE {} per second, (n-1) x size x rounds / PE 0's time, "
+                                         "per PE, not the total; min_over_pes: the slowest PE's figure",
+                                         op, get ? "from" : "to", pr.npes - 1, op, scope_name, it,
+                                         get ? "received" : "sent")});
+              out.back().min_over_pes = lowest;
+            } else {
+              const double moved = double(bytes) * double(it) * (bi ? 2 : 1);
+              out.push_back({fmt::format("{}_bw/{}/ctas={}/threads={}/{}", op, scope_name, ctas, o.threads, dir),
+                             bytes, "GB/s", gbps(moved, sec), o.repeats, it,
+                             fmt::format("{}mem_nbi ({} scope) in one kernel, each unit its slice x{} (messages "
+                                         "rotate through a 256 MiB window), then quiet{}",
+                                         op, scope_name, it,
+                                         bi ? "; PEs 0 and 1 at once, both directions counted" : "")});
             }
-          });
-          const double moved = double(bytes) * double(it) * (bi ? 2 : 1);
-          out.push_back({fmt::format("{}_bw/{}/ctas={}/threads={}/{}", get ? "get" : "put", scope_name, ctas,
-                                     o.threads, dir),
-                         bytes, "GB/s", gbps(moved, sec), o.repeats, it,
-                         fmt::format("{}mem_nbi ({} scope) in one kernel, each unit its slice x{} (messages rotate "
-                                     "through a 256 MiB window), then quiet{}",
-                                     get ? "get" : "put", scope_name, it,
-                                     bi ? "; PEs 0 and 1 at once, both directions counted" : "")});
+          }
         }
       }
     }
@@ -317,7 +427,7 @@ void p_lat(const Options& o, Rows& out) {
 void pingpong(const Options& o, Rows& out) {
   const Pair pr = pair();
   const std::uint64_t it = o.lat_iters;
-  const bool active = pr.me <= 1 && !(pr.npes > 1 && pr.peer == pr.me);
+  const bool active = pr.in_pair();  // PEs 0 and 1; the others idle through every sample
   Stream st;
   {
     Sym flag(64 * sizeof(int));

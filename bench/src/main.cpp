@@ -136,11 +136,14 @@ void print_table(const std::vector<Row>& rows) {
 int main(int argc, char** argv) {
   const auto t_start = bench::Clock::now();
   CLI::App app{"gshmem-bench (" BENCH_LIBRARY "): NVSHMEM perftest rows; see bench/README.md"};
+  // An option given twice takes its last value, so scripts can add overrides after their defaults (BENCH_ARGS).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   Options o;
   std::string suites = "all", sizes, signal_sizes = "8,64,512,4K,32K,64K,256K,1M", malloc_sizes, json_path,
-              uid_file, commit = BENCH_GIT_COMMIT, ctas = "1,8,32", scopes = "thread,warp,block", dirs = "uni,bi";
+              uid_file, commit = BENCH_GIT_COMMIT, ctas = "1,8,32", scopes = "thread,warp,block", dirs = "uni,bi",
+              patterns = "pair";
   int uid_rank = -1, uid_nranks = -1;
-  bool cuda_preinit = false, no_table = false;
+  bool cuda_preinit = false, no_table = false, name_pes = false;
   app.add_option("--suite", suites,
                  "comma list of: all, init, host-bw, host-lat, host-barrier, malloc, put-bw, get-bw, stream-bw, "
                  "p-lat, pingpong, amo, barrier (device suites run on GPU PEs only)")
@@ -153,6 +156,10 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "threads per CTA (device bandwidth, put+signal)")->capture_default_str();
   app.add_option("--scopes", scopes, "device bandwidth scopes: thread, warp, block")->capture_default_str();
   app.add_option("--dirs", dirs, "uni (PE 0 to PE 1), bi (both at once)")->capture_default_str();
+  app.add_option("--pattern", patterns,
+                 "device put/get bandwidth: pair (PE 0 and 1, the others idle; rows put_bw/...), all (every PE to "
+                 "every other at once; rows put_bw_all/...); a comma list runs both")
+      ->capture_default_str();
   app.add_option("--repeats", o.repeats, "timed samples per row (median reported)")->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_option("--warmup", o.warmup, "untimed samples before them")->capture_default_str()
@@ -169,6 +176,8 @@ int main(int argc, char** argv) {
   app.add_flag("--cuda-preinit", cuda_preinit,
                "create the CUDA context before timing init (init row then shows the library's own cost)");
   app.add_flag("--no-table", no_table, "do not print the table");
+  app.add_flag("--name-pes", name_pes,
+               "append /pes=<PE count> to every row name (runs at several PE counts merged into one file)");
 #if BENCH_HAVE_UID
   app.add_option("--uid-file", uid_file, "bootstrap with a unique id passed through this file (rank 0 writes it) "
                                          "instead of nvshmem_init()");
@@ -195,6 +204,9 @@ int main(int argc, char** argv) {
     o.dirs = split(dirs);
     for (const auto& d : o.dirs)
       if (d != "uni" && d != "bi") throw std::invalid_argument("--dirs takes uni and/or bi, not " + d);
+    o.patterns = split(patterns);
+    for (const auto& p : o.patterns)
+      if (p != "pair" && p != "all") throw std::invalid_argument("--pattern takes pair and/or all, not " + p);
     for (const auto& c : o.ctas)
       if (c < 1) throw std::invalid_argument("--ctas must be positive");
     wanted = split(suites);
@@ -284,6 +296,8 @@ int main(int argc, char** argv) {
       if (std::find(h.begin(), h.end(), s) != h.end()) bench::host_suite(s, o, rows);
       else bench::device_suite(s, o, rows);
     }
+    if (name_pes)
+      for (auto& r : rows) r.name += fmt::format("/pes={}", npes);
 
     if (me == 0) {
       if (!no_table) {
@@ -302,12 +316,16 @@ int main(int argc, char** argv) {
         j["pes"] = npes;
         j["pe_kind"] = gpu ? "gpu" : "cpu";
         j["method"] = fmt::format("median of {} samples after {} warm-up; GPU rows: CUDA events; host rows: "
-                                  "steady_clock; figures from PE 0", o.repeats, o.warmup);
+                                  "steady_clock; figures from PE 0 (min_over_pes: the lowest PE's)",
+                                  o.repeats, o.warmup);
         j["argv"] = std::vector<std::string>(argv, argv + argc);
         nlohmann::json jr = nlohmann::json::array();
-        for (const auto& r : rows)
-          jr.push_back({{"name", r.name}, {"bytes", r.bytes}, {"unit", r.unit}, {BENCH_LIBRARY, r.value},
-                        {"repeats", r.repeats}, {"iters", r.iters}, {"how", r.how}});
+        for (const auto& r : rows) {
+          nlohmann::json row = {{"name", r.name}, {"bytes", r.bytes}, {"unit", r.unit}, {BENCH_LIBRARY, r.value},
+                                {"repeats", r.repeats}, {"iters", r.iters}, {"pes", npes}, {"how", r.how}};
+          if (r.min_over_pes >= 0) row["min_over_pes"] = r.min_over_pes;
+          jr.push_back(row);
+        }
         j["rows"] = jr;
         std::ofstream f(json_path);
         f << j.dump(1) << "\n";
