@@ -583,6 +583,20 @@ TEST(HeapHost, RejectsBadSettings) {
 // ------------------------------------------------------------------------------------------------------------
 // Several PEs in forked processes sharing host memory
 
+TEST(HeapLayout, RegularPeerStride) {
+  using gshmem::heap::regular_peer_stride;
+  std::vector<char> arena(1 << 16);
+  char* b = arena.data();
+  EXPECT_EQ(regular_peer_stride({b, b + 4096, b + 8192, b + 12288}), 4096u);
+  EXPECT_EQ(regular_peer_stride({b, b + 4096}), 4096u);
+  EXPECT_EQ(regular_peer_stride({b}), 0u) << "one PE: nothing to translate";
+  EXPECT_EQ(regular_peer_stride({}), 0u);
+  EXPECT_EQ(regular_peer_stride({b, b + 4096, b + 12288}), 0u) << "a gap breaks the stride";
+  EXPECT_EQ(regular_peer_stride({b, b + 4096, nullptr}), 0u) << "an unmapped PE (another node)";
+  EXPECT_EQ(regular_peer_stride({b + 4096, b}), 0u) << "descending order";
+  EXPECT_EQ(regular_peer_stride({b, b}), 0u) << "equal bases";
+}
+
 TEST(HeapHost, ForkedPesShareGrowAndAgree) {
   const auto shm_before = dir_listing("/dev/shm");
   const int n = 3;
@@ -594,6 +608,10 @@ TEST(HeapHost, ForkedPesShareGrowAndAgree) {
       SymmetricHeap heap(host_params(me, n, 64 * 1024, 64u << 20), boot, fdx);
       std::set<char*> bases(heap.peer_bases().begin(), heap.peer_bases().end());
       PE_CHECK(bases.size() == static_cast<std::size_t>(n) && !bases.count(nullptr), "peer bases not distinct");
+      // One node, PEs in local order: the heaps lie at a fixed stride (what device code translates with).
+      const std::uint64_t stride = gshmem::heap::regular_peer_stride(heap.peer_bases());
+      PE_CHECK(stride != 0 && stride == static_cast<std::uint64_t>(heap.peer_bases()[1] - heap.peer_bases()[0]),
+               "regular_peer_stride is %llu", static_cast<unsigned long long>(stride));
 
       // 1. Every PE writes its copy; every PE reads all copies.
       auto* a = static_cast<unsigned char*>(heap.allocate(4096, 0, "gshmem_malloc"));
