@@ -172,6 +172,17 @@ __device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
     }
     return;
   }
+  // Small messages of whole 8- or 4-byte words (a signal word, a few ints): one word per thread, no stages.
+  if ((a & 7) == 0 && (bytes & 7) == 0 && bytes / 8 <= static_cast<size_t>(size)) {
+    if (static_cast<size_t>(rank) < bytes / 8)
+      reinterpret_cast<uint64_t*>(d)[rank] = reinterpret_cast<const uint64_t*>(s)[rank];
+    return;
+  }
+  if ((a & 3) == 0 && (bytes & 3) == 0 && bytes / 4 <= static_cast<size_t>(size)) {
+    if (static_cast<size_t>(rank) < bytes / 4)
+      reinterpret_cast<uint32_t*>(d)[rank] = reinterpret_cast<const uint32_t*>(s)[rank];
+    return;
+  }
   // Widest vectors first; what is left (fewer than 16 bytes) takes the next widths the alignment allows, so a
   // small remainder is one or two stores by rank 0 rather than a byte per thread.
   if ((a & 15) == 0) {
