@@ -35,6 +35,27 @@ Scope parse_scope(const std::string& s) {
 
 // ---- kernels ----
 
+// The bandwidth rows' unit of work (a thread, a warp or a CTA) and its one transfer, in the scope's NVSHMEM call.
+template <Scope S>
+__device__ __forceinline__ size_t bw_unit() {
+  if constexpr (S == Scope::Block) return blockIdx.x;
+  else if constexpr (S == Scope::Warp) return (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  else return size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+template <Scope S, bool GET>
+__device__ __forceinline__ void bw_transfer(char* d, const char* s, size_t n, int peer) {
+  if constexpr (S == Scope::Block) {
+    if constexpr (GET) nvshmemx_getmem_nbi_block(d, s, n, peer);
+    else nvshmemx_putmem_nbi_block(d, s, n, peer);
+  } else if constexpr (S == Scope::Warp) {
+    if constexpr (GET) nvshmemx_getmem_nbi_warp(d, s, n, peer);
+    else nvshmemx_putmem_nbi_warp(d, s, n, peer);
+  } else {
+    if constexpr (GET) nvshmem_getmem_nbi(d, s, n, peer);
+    else nvshmem_putmem_nbi(d, s, n, peer);
+  }
+}
+
 // Each unit (a thread, a warp or a CTA) moves its own slice [unit*chunk, +chunk) of a `bytes` message `iters`
 // times, then quiet. Message i lies at (i % slots) * slot_stride in both buffers, so consecutive messages touch
 // fresh memory (no cache reuse: reading the same remote slice again is served from this GPU's L1 and would
@@ -42,25 +63,12 @@ Scope parse_scope(const std::string& s) {
 template <Scope S, bool GET>
 __global__ void rma_bw_kernel(char* dst, const char* src, size_t bytes, size_t chunk, int peer, uint64_t iters,
                               size_t slot_stride, uint64_t slots) {
-  size_t unit;
-  if constexpr (S == Scope::Block) unit = blockIdx.x;
-  else if constexpr (S == Scope::Warp) unit = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  else unit = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const size_t first = unit * chunk;
+  const size_t first = bw_unit<S>() * chunk;
   if (first < bytes) {
     const size_t n = chunk < bytes - first ? chunk : bytes - first;
     for (uint64_t i = 0; i < iters; ++i) {
       const size_t off = first + size_t(i % slots) * slot_stride;
-      if constexpr (S == Scope::Block) {
-        if constexpr (GET) nvshmemx_getmem_nbi_block(dst + off, src + off, n, peer);
-        else nvshmemx_putmem_nbi_block(dst + off, src + off, n, peer);
-      } else if constexpr (S == Scope::Warp) {
-        if constexpr (GET) nvshmemx_getmem_nbi_warp(dst + off, src + off, n, peer);
-        else nvshmemx_putmem_nbi_warp(dst + off, src + off, n, peer);
-      } else {
-        if constexpr (GET) nvshmem_getmem_nbi(dst + off, src + off, n, peer);
-        else nvshmem_putmem_nbi(dst + off, src + off, n, peer);
-      }
+      bw_transfer<S, GET>(dst + off, src + off, n, peer);
     }
   }
   nvshmem_quiet();
@@ -78,10 +86,7 @@ __global__ void rma_bw_kernel(char* dst, const char* src, size_t bytes, size_t c
 template <Scope S, bool GET>
 __global__ void rma_bw_all_kernel(char* dst, const char* src, size_t bytes, size_t chunk, int me, int npes,
                                   uint64_t iters, size_t slot_stride, uint64_t slots) {
-  size_t unit;
-  if constexpr (S == Scope::Block) unit = blockIdx.x;
-  else if constexpr (S == Scope::Warp) unit = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  else unit = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t unit = bw_unit<S>();
   const size_t first = unit * chunk;
   const int others = npes - 1;
   if (first < bytes && others > 0) {
@@ -95,16 +100,8 @@ __global__ void rma_bw_all_kernel(char* dst, const char* src, size_t bytes, size
         int peer = me + 1 + step;
         if (peer >= npes) peer -= npes;
         const size_t mine = slot + size_t(me) * slot_stride, theirs = slot + size_t(peer) * slot_stride;
-        if constexpr (S == Scope::Block) {
-          if constexpr (GET) nvshmemx_getmem_nbi_block(dst + theirs, src + mine, n, peer);
-          else nvshmemx_putmem_nbi_block(dst + mine, src + theirs, n, peer);
-        } else if constexpr (S == Scope::Warp) {
-          if constexpr (GET) nvshmemx_getmem_nbi_warp(dst + theirs, src + mine, n, peer);
-          else nvshmemx_putmem_nbi_warp(dst + mine, src + theirs, n, peer);
-        } else {
-          if constexpr (GET) nvshmem_getmem_nbi(dst + theirs, src + mine, n, peer);
-          else nvshmem_putmem_nbi(dst + mine, src + theirs, n, peer);
-        }
+        if constexpr (GET) bw_transfer<S, GET>(dst + theirs, src + mine, n, peer);
+        else bw_transfer<S, GET>(dst + mine, src + theirs, n, peer);
       }
     }
   }
