@@ -297,6 +297,18 @@ __global__ void small_put_kernel(char* d, const char* s, int iters) {
   }
 }
 
+// Block-scope small puts (gshmem-bench's put_bw/block rows at 16 B .. 4 KiB): 1024 threads, message i of `bytes`
+// at i*4096, through the library's detail::copy<Block>. SYNC 0: no CTA barrier, 1: barrier before the copy only,
+// 2: after only, 3: before and after (what putmem_nbi_block does to keep NVSHMEM's group semantics).
+template <int SYNC>
+__global__ void block_put_kernel(char* d, const char* s, size_t bytes, int iters) {
+  for (int i = 0; i < iters; ++i) {
+    if constexpr (SYNC == 1 || SYNC == 3) __syncthreads();
+    gshmem::dev::detail::copy<gshmem::dev::Block>(d + size_t(i) * 4096, s + size_t(i) * 4096, bytes);
+    if constexpr (SYNC == 2 || SYNC == 3) __syncthreads();
+  }
+}
+
 // ---- copies ----
 template <int U, bool NC>
 __global__ void copy_sm_kernel(uint4* __restrict__ d, const uint4* __restrict__ s, size_t n_per_cta, int reps) {
@@ -581,6 +593,16 @@ int main(int argc, char** argv) {
     };
     sp16l(small_put_kernel<0>, "local dst: plain ld/st");
     sp16l(small_put_kernel<3>, "local dst: gshmem detail::copy<Thread>");
+    for (size_t bytes : {size_t(8), size_t(16), size_t(4096)}) {
+      auto bp = [&](auto kernel, const char* name) {
+        const double ms = timed0(reps, [&] { kernel<<<1, 1024, 0, g[0].s>>>(buf[1][1], buf[0][0], bytes, it); });
+        std::printf("blockput  %-36s %6zu B %8.1f ns\n", name, bytes, ms * 1e6 / it);
+      };
+      bp(block_put_kernel<0>, "copy<Block>, no CTA barrier");
+      bp(block_put_kernel<1>, "copy<Block>, barrier before");
+      bp(block_put_kernel<2>, "copy<Block>, barrier after");
+      bp(block_put_kernel<3>, "copy<Block>, barrier before and after");
+    }
   }
   std::printf("== atomic fetch_add latency on the peer (one thread)\n");
   {
