@@ -4,8 +4,8 @@
 # scripts/nvshmem-compat.sh (same programs against NVIDIA NVSHMEM 3.4.5 and gshmem), scripts/bench-gpu.sh (side by
 # side; QUICK=1 by default here) and bench/probes/nvlink_probe. Writes $OUT/all.tgz and prints the summaries.
 #   STEPS="check compat bench probe" (default all four)   QUICK=0 for the full benchmark sweep
-#   PES=<n> (GPUs for the ring and the benchmark, default 2)   PES_LIST="2 4 8" (benchmark: barrier/ping-pong
-#   rows at each PE count)   BENCH_TIMEOUT=<s> (bench step, default 400)
+#   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
+#   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
 # Never uses NVLink multicast.
 set -uo pipefail
@@ -22,7 +22,7 @@ for step in $steps; do
   mkdir -p "$work/$step"
   t0=$(date +%s)
   case $step in
-    check) OUT=$work/check timeout 360 "$root/scripts/gpu-check.sh" >"$work/check/console.txt" 2>&1 ;;
+    check) OUT=$work/check timeout "${CHECK_TIMEOUT:-$((360 + 120 * (${PES:-2} - 2)))}" "$root/scripts/gpu-check.sh" >"$work/check/console.txt" 2>&1 ;;
     compat) OUT=$work/compat timeout 200 "$root/scripts/nvshmem-compat.sh" >"$work/compat/console.txt" 2>&1 ;;
     bench) QUICK=${QUICK:-1} PES=${PES:-2} PES_LIST=${PES_LIST:-} BUDGET_S=$((${BENCH_TIMEOUT:-400} - 20)) \
              OUT=$work/bench timeout "${BENCH_TIMEOUT:-400}" "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
