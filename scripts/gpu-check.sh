@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU machine's check, in one command (device tool): build for Hopper, print gshmem-info, run ring on 2 GPUs
-# with init timing, then every GPU-labelled test. Logs go to $OUT (or ./gpu-check-out).
+# with init timing, then every GPU-labelled test (CTEST_ARGS: more ctest options, e.g. "-E sanitize"). PES=<n>: GPUs
+# for the ring; the GPU tests run at 2 and at n. Logs go to $OUT (or ./gpu-check-out).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -32,5 +33,5 @@ if command -v torchrun >/dev/null; then
   ring_ok "$out/ring_torchrun.txt" || { rc=1; tail -20 "$out/ring_torchrun.txt"; }
 fi
 step "ctest -L gpu"
-(cd "$root/build" && ctest -L gpu --output-on-failure --timeout 300) 2>&1 | tee "$out/ctest_gpu.txt" || rc=1
+(cd "$root/build" && ctest -L gpu ${CTEST_ARGS:-} --output-on-failure --timeout 300) 2>&1 | tee "$out/ctest_gpu.txt" || rc=1
 exit $rc
