@@ -309,6 +309,56 @@ __global__ void block_put_kernel(char* d, const char* s, size_t bytes, int iters
   }
 }
 
+// Block-scope small puts as gshmem-bench's put_bw/block rows issue them (1 CTA of 1024 threads, message i at
+// i * stride, barrier before and after each as NVSHMEM's nbi block calls do), with the copy done four ways:
+// KIND 0: gshmem's detail::copy<Block> inlined (what putmem_nbi_block compiles to); 1: a plain loop over
+// const __restrict__ 16-byte vectors in a separate (noinline) function holding both barriers, the shape of a
+// library call; 2: the same loop inlined; 3: detail::copy<Block>'s one-vector-per-thread path with the source read
+// through ld.global.nc; 4: the same with ld.global.nc.L1::no_allocate; 5: plain ld.global.L1::no_allocate;
+// 6: plain loads, one vector per thread, nothing else inlined (detail::copy's fast path alone).
+__device__ __noinline__ void restrict_copy_call(uint4* __restrict__ d, const uint4* __restrict__ s, size_t n) {
+  __syncthreads();
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) d[i] = s[i];
+  __syncthreads();
+}
+__device__ __forceinline__ void restrict_copy_inline(uint4* __restrict__ d, const uint4* __restrict__ s, size_t n) {
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) d[i] = s[i];
+}
+template <int KIND>
+__global__ void block_put_study_kernel(char* d, const char* s, size_t bytes, size_t stride, int iters) {
+  for (int i = 0; i < iters; ++i) {
+    char* dm = d + size_t(i) * stride;
+    const char* sm = s + size_t(i) * stride;
+    if constexpr (KIND == 1) {
+      restrict_copy_call(reinterpret_cast<uint4*>(dm), reinterpret_cast<const uint4*>(sm), bytes / 16);
+      continue;
+    }
+    __syncthreads();
+    if constexpr (KIND == 0) {
+      gshmem::dev::detail::copy<gshmem::dev::Block>(dm, sm, bytes);
+    } else if constexpr (KIND == 2) {
+      restrict_copy_inline(reinterpret_cast<uint4*>(dm), reinterpret_cast<const uint4*>(sm), bytes / 16);
+    } else if constexpr (KIND == 3) {
+      if (threadIdx.x < bytes / 16)
+        reinterpret_cast<uint4*>(dm)[threadIdx.x] = __ldg(reinterpret_cast<const uint4*>(sm) + threadIdx.x);
+    } else if constexpr (KIND == 6) {
+      if (threadIdx.x < bytes / 16)
+        reinterpret_cast<uint4*>(dm)[threadIdx.x] = reinterpret_cast<const uint4*>(sm)[threadIdx.x];
+    } else if (threadIdx.x < bytes / 16) {
+      const uint4* src = reinterpret_cast<const uint4*>(sm) + threadIdx.x;
+      uint4 v;
+      if constexpr (KIND == 4)
+        asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(src));
+      else
+        asm volatile("ld.global.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(src));
+      reinterpret_cast<uint4*>(dm)[threadIdx.x] = v;
+    }
+    __syncthreads();
+  }
+}
+
 // ---- copies ----
 template <int U, bool NC>
 __global__ void copy_sm_kernel(uint4* __restrict__ d, const uint4* __restrict__ s, size_t n_per_cta, int reps) {
@@ -456,6 +506,7 @@ double timed0(int reps, const std::function<void()>& launch) {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach a log even if the run is cut short
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const bool blockput_only = argc > 1 && std::strcmp(argv[1], "--blockput") == 0;  // only the block-put study
   int n = 0;
   CK(cudaGetDeviceCount(&n));
   if (n < 2) {
@@ -486,6 +537,7 @@ int main(int argc, char** argv) {
     base += uint64_t(lat_iters) * (reps + 1);
     std::printf("pingpong  %-44s %8.3f us (half round trip)\n", name, ms * 1e3 / (2.0 * lat_iters));
   };
+  if (!blockput_only) {
   std::printf("== flag ping-pong, one thread per GPU\n");
   pp(pingpong_kernel<0, 0>, "weak store / ld.acquire poll");
   pp(pingpong_kernel<1, 0>, "st.relaxed.sys / ld.acquire poll");
@@ -529,6 +581,7 @@ int main(int argc, char** argv) {
   fence(fence_kernel<2>, "peer st.relaxed + fence.sc.sys");
   fence(fence_kernel<3>, "peer st.relaxed + fence.acq_rel.sys");
   fence(fence_kernel<4>, "__threadfence (gpu)");
+  }  // !blockput_only
 
   // buffers for signal ping-pong and copies
   const size_t big = quick ? (256u << 20) : (512u << 20);
@@ -541,6 +594,25 @@ int main(int argc, char** argv) {
     CK(cudaMemset(buf[i][1], 0, big));
     CK(cudaDeviceSynchronize());
   }
+  std::printf("== block-scope small puts, barrier before and after each, 1 CTA x 1024 (ns per message)\n");
+  for (size_t stride : {size_t(4096), size_t(65536)}) {
+    const int it = int(std::min<size_t>(4000, big / stride));
+    for (size_t bytes : {size_t(16), size_t(256), size_t(4096)}) {
+      auto bs = [&](auto kernel, const char* name) {
+        const double ms =
+            timed0(reps, [&] { kernel<<<1, 1024, 0, g[0].s>>>(buf[1][1], buf[0][0], bytes, stride, it); });
+        std::printf("blockstudy stride %6zu  %-40s %5zu B %8.1f ns\n", stride, name, bytes, ms * 1e6 / it);
+      };
+      bs(block_put_study_kernel<0>, "gshmem detail::copy<Block>");
+      bs(block_put_study_kernel<1>, "restrict loop, noinline call");
+      bs(block_put_study_kernel<2>, "restrict loop, inlined");
+      bs(block_put_study_kernel<3>, "one vector per thread, ld.global.nc");
+      bs(block_put_study_kernel<4>, "one vector per thread, nc.L1::no_allocate");
+      bs(block_put_study_kernel<5>, "one vector per thread, L1::no_allocate");
+      bs(block_put_study_kernel<6>, "one vector per thread, plain loads");
+    }
+  }
+  if (blockput_only) return 0;
   char* buf_local16 = buf[0][0];
   char* buf_peer16 = buf[1][1] + (big - (1 << 20));
   std::printf("== put+signal ping-pong, one CTA of 1024 threads per GPU\n");

@@ -2,7 +2,8 @@
 // TEAM_WORLD, the even PEs, the odd PEs; gshmem_team_split_2d: rows and columns of a 2-wide grid) and used in
 // kernels: gshmem_team_my_pe / n_pes / translate_pe (and the native forms) against the host's answers, and team
 // barrier / sync (and barrier_all / sync_all on TEAM_WORLD) in thread, warp and block scope, each round checking
-// that every member's put made before the barrier is visible after it.
+// that every member's put made before the barrier is visible after it, and (sync without quiet) that every
+// member's plain stores to its own memory before the sync are what the others read from it after.
 #include <cstring>
 #include <string>
 
@@ -43,10 +44,16 @@ __global__ void query_kernel(gshmem::DeviceHandle h, const int* teams, int nteam
   o.invalid_n_pes = dev::team_n_pes(h, GSHMEM_DEVICE_MAX_TEAMS - 1);
 }
 
-enum Variant { V_BARRIER, V_SYNC, V_BARRIER_ALL, V_SYNC_ALL, V_NATIVE_BARRIER, V_NATIVE_SYNC, V_COUNT };
+// The *_LOCAL variants (from V_SYNC_LOCAL on) store locally and read the peers after the sync (no quiet).
+enum Variant {
+  V_BARRIER, V_SYNC, V_BARRIER_ALL, V_SYNC_ALL, V_NATIVE_BARRIER, V_NATIVE_SYNC,
+  V_SYNC_LOCAL, V_SYNC_ALL_LOCAL, V_NATIVE_SYNC_LOCAL, V_COUNT
+};
 const char* variant_name(int v) {
   static const char* n[] = {"barrier(team)", "quiet + team_sync(team)", "barrier_all", "quiet + sync_all",
-                            "gshmem::dev::barrier(team)", "gshmem::dev::quiet + team_sync(team)"};
+                            "gshmem::dev::barrier(team)", "gshmem::dev::quiet + team_sync(team)",
+                            "local stores + team_sync(team) + g", "local stores + sync_all + g",
+                            "local stores + gshmem::dev::team_sync(team) + g"};
   return n[v];
 }
 
@@ -68,10 +75,13 @@ __device__ __forceinline__ void sync_variant(const gshmem::DeviceHandle& h, int 
       GT_SCOPED(C, gshmem_sync_all, gshmemx_sync_all_warp, gshmemx_sync_all_block);
       break;
     case V_NATIVE_BARRIER: dev::barrier<C>(h, team); break;
-    default:
+    case V_NATIVE_SYNC:
       dev::quiet();
       dev::team_sync<C>(h, team);
       break;
+    case V_SYNC_LOCAL: GT_SCOPED(C, gshmem_team_sync, gshmemx_team_sync_warp, gshmemx_team_sync_block, team); break;
+    case V_SYNC_ALL_LOCAL: GT_SCOPED(C, gshmem_sync_all, gshmemx_sync_all_warp, gshmemx_sync_all_block); break;
+    default: dev::team_sync<C>(h, team); break;
   }
 }
 
@@ -80,18 +90,27 @@ __global__ void barrier_kernel(gshmem::DeviceHandle h, int team, int variant, ui
                                uint64_t base, int* errors) {
   if (std::is_same<C, dev::Thread>::value && threadIdx.x != 0) return;
   const int rank = gshmem_team_my_pe(team), size = gshmem_team_n_pes(team);
+  const bool pull = variant >= V_SYNC_LOCAL;
+  // pull: slot j of member m holds what m wrote for j (stamp of m, tagged with j); j reads it from m with g.
+  // Parity buffers: a member writes round r+2 only after the sync of round r+1, which every reader of round r
+  // reaches after its reads.
   for (int r = 0; r < rounds; ++r) {
     uint64_t* slots = buf + (r & 1) * kMaxMembers;
-    for (int j = C::rank(); j < size; j += C::size())
-      if (j != rank) gshmem_uint64_p(&slots[rank], stamp(base, r, rank), gshmem_team_translate_pe(team, j, 0));
+    for (int j = C::rank(); j < size; j += C::size()) {
+      if (j == rank) continue;
+      if (pull) slots[j] = stamp(base, r, rank) ^ (static_cast<uint64_t>(j) << 40);
+      else gshmem_uint64_p(&slots[rank], stamp(base, r, rank), gshmem_team_translate_pe(team, j, 0));
+    }
     sync_variant<C>(h, variant, team);
-    for (int j = C::rank(); j < size; j += C::size())
-      if (j != rank && slots[j] != stamp(base, r, j)) {
-        if (atomicAdd(errors, 1) < 3)
-          printf("PE %d: team %d rank %d round %d: slot of rank %d holds %llx, expected %llx\n", gshmem_my_pe(),
-                 team, rank, r, j, static_cast<unsigned long long>(slots[j]),
-                 static_cast<unsigned long long>(stamp(base, r, j)));
-      }
+    for (int j = C::rank(); j < size; j += C::size()) {
+      if (j == rank) continue;
+      const uint64_t got = pull ? gshmem_uint64_g(&slots[rank], gshmem_team_translate_pe(team, j, 0)) : slots[j];
+      const uint64_t want = pull ? stamp(base, r, j) ^ (static_cast<uint64_t>(rank) << 40) : stamp(base, r, j);
+      if (got != want && atomicAdd(errors, 1) < 3)
+        printf("PE %d: team %d rank %d round %d (%s): slot of rank %d holds %llx, expected %llx\n", gshmem_my_pe(),
+               team, rank, r, pull ? "read from the member" : "put by the member", j,
+               static_cast<unsigned long long>(got), static_cast<unsigned long long>(want));
+    }
   }
 }
 
@@ -162,7 +181,7 @@ void team_suite(Ctx& c) {
   uint64_t base = mix(c.seed ^ 0x7EA);
   for (auto& t : teams) {
     for (int v = 0; v < V_COUNT; ++v) {
-      const bool world_only = v == V_BARRIER_ALL || v == V_SYNC_ALL;
+      const bool world_only = v == V_BARRIER_ALL || v == V_SYNC_ALL || v == V_SYNC_ALL_LOCAL;
       if (world_only && t.second != GSHMEM_TEAM_WORLD) continue;
       for (int scope = 0; scope < 3; ++scope) {
         base = mix(base);

@@ -3,7 +3,10 @@
 // kernel (sender block and receiver block), so it works for any number of PEs.
 //  1. put_signal, paced: the receiver waits for the round's signal, then checks every data word exactly
 //     (thread: gshmem_uint64_put_signal SET; warp: gshmemx_uint64_put_signal_nbi_warp ADD; block:
-//     gshmemx_putmem_signal_block SET), and acknowledges.
+//     gshmemx_putmem_signal_block SET), and acknowledges. The sender writes the round's source in the same kernel
+//     right before the put (the library reads global sources through the non-coherent path: it must still see
+//     them): by the whole block then a CTA barrier, by the calling thread alone with no barrier (scope 3), and
+//     into shared memory (scope 4, block put from a __shared__ source).
 //  2. unpaced message passing, the receiver never waiting for the sender: whenever it reads the flag (acquire),
 //     the data written before it must be at least as new:  p(a); fence; p(flag)  |  putmem_nbi; fence; p(flag)  |
 //     putmem_nbi; quiet; atomic_set(flag) (and a get after quiet sees the put)  |  putmem_signal_nbi.
@@ -43,10 +46,27 @@ __global__ void paced_signal(Bufs b, int scope, int rounds) {
   const int me = gshmem_my_pe(), n = gshmem_n_pes();
   const int right = (me + 1) % n, left = (me + n - 1) % n;
   __shared__ int bad;
+  __shared__ uint64_t shared_src[kWords];
   if (blockIdx.x == 0) {  // sender
     for (int r = 1; r <= rounds; ++r) {
       if (threadIdx.x == 0) gshmem_signal_wait_until(&b.sig[1], GSHMEM_CMP_EQ, static_cast<uint64_t>(r - 1));
       __syncthreads();
+      if (scope == 3) {  // one thread writes its source and puts it at once
+        if (threadIdx.x == 0) {
+          for (int i = 0; i < kWords; ++i) b.src[i] = word(r, i);
+          gshmem_putmem_signal(b.dst, b.src, kWords * sizeof(uint64_t), &b.sig[0], static_cast<uint64_t>(r),
+                               GSHMEM_SIGNAL_SET, right);
+        }
+        __syncthreads();
+        continue;
+      }
+      if (scope == 4) {  // the block fills shared memory and puts from it (the call's entry barrier orders it)
+        for (int i = threadIdx.x; i < kWords; i += blockDim.x) shared_src[i] = word(r, i);
+        gshmemx_putmem_signal_block(b.dst, shared_src, kWords * sizeof(uint64_t), &b.sig[0],
+                                    static_cast<uint64_t>(r), GSHMEM_SIGNAL_SET, right);
+        __syncthreads();
+        continue;
+      }
       for (int i = threadIdx.x; i < kWords; i += blockDim.x) b.src[i] = word(r, i);
       __syncthreads();
       if (scope == 0) {
@@ -184,8 +204,9 @@ int main(int argc, char** argv) {
     gshmem_barrier_all();
   };
   const char* scopes[] = {"put_signal paced, thread (SET)", "put_signal_nbi paced, warp (ADD)",
-                          "putmem_signal paced, block (SET)"};
-  for (int s = 0; s < 3; ++s) {
+                          "putmem_signal paced, block (SET)", "source written by the putting thread",
+                          "putmem_signal_block from shared memory"};
+  for (int s = 0; s < 5; ++s) {
     reset();
     paced_signal<<<2, 128>>>(b, s, rounds);
     result(scopes[s]);

@@ -187,11 +187,15 @@ __device__ __forceinline__ void quiet() { asm volatile("fence.sc.sys;" ::: "memo
 __device__ __forceinline__ void fence() { asm volatile("fence.sc.sys;" ::: "memory"); }
 
 // ---- team barrier / sync ----
-// Both are one release (fence.acq_rel.sys, which completes every earlier put/AMO of the group: quiet's
-// guarantee) followed by flag stores, and acquire loads of the flags the other members wrote. A system-scope fence
-// costs ~0.6 us on H200 whether or not anything is outstanding (bench/NOTES.md, nvlink_probe), so the barrier
-// issues exactly one, from the thread that then writes every flag (a release needs fence and store in the same
-// thread; the group's earlier writes are covered through the group barrier before it).
+// barrier: one release (fence.acq_rel.sys, which completes every earlier put/AMO of the group: quiet's guarantee)
+// followed by flag stores, and acquire loads of the flags the other members wrote. A system-scope fence costs
+// ~0.6 us on H200 whether or not anything is outstanding (bench/NOTES.md, nvlink_probe), so the barrier issues
+// exactly one, from the thread that then writes every flag (a release needs fence and store in the same thread;
+// the group's earlier writes are covered through the group barrier before it).
+// sync: OpenSHMEM's sync completes the caller's earlier *local* stores only (not its puts/AMOs, which take quiet
+// or barrier), so its fence is GPU-scoped (fence.acq_rel.gpu, ~0.14 us): the group's stores to this GPU's memory
+// reach its L2, which is where a peer's NVLink loads of that memory are served, before any flag leaves. (NVSHMEM's
+// sync issues no fence at all.) quiet + sync still orders puts: quiet's fence.sc.sys completes them first.
 //   flat (team size <= GSHMEM_DEVICE_MAX_ROUNDS): member r writes its epoch into flag [r] of every other member
 //     and waits for flags [0, size) of its own (warp/block: lanes poll in parallel). One flight, one fence.
 //   dissemination (larger teams): round k writes flag [k] of the member 2^k ahead with a release store and waits
@@ -237,49 +241,67 @@ __device__ __forceinline__ void wait_flag(const DeviceHandle& h, const uint64_t*
     if (spin.expired()) trap_timeout(h, call, f, "a team member to reach the barrier");
 }
 
+__device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+// The arrival fence: system scope for a barrier, GPU scope for a sync (above).
+template <bool Barrier>
+__device__ __forceinline__ void arrival_fence() {
+  if constexpr (Barrier) fence_acq_rel_sys();
+  else fence_acq_rel_gpu();
+}
+
 // Fence, then this PE's flag in every other member (flat) — by one thread.
+template <bool Barrier>
 __device__ __forceinline__ void flat_arrive(const DeviceHandle& h, const gshmem_device_team_t& t, int team,
                                             uint64_t epoch) {
-  fence_acq_rel_sys();
+  arrival_fence<Barrier>();
   for (int r = 0; r < t.size; ++r)
     if (r != t.my_rank)
       store_relaxed_sys(barrier_flag(h, peer_base(h, t.start + r * t.stride), team, t.my_rank), epoch);
 }
 
+template <bool Barrier>
 __device__ __forceinline__ void dissemination(const DeviceHandle& h, const gshmem_device_team_t& t, int team,
                                               uint64_t epoch, const char* call) {
   for (int k = 0; (1LL << k) < t.size; ++k) {
     const int dist = static_cast<int>((1LL << k) % t.size);
     const int to = t.start + ((t.my_rank + dist) % t.size) * t.stride;
-    store_release_sys(barrier_flag(h, peer_base(h, to), team, k), epoch);
+    uint64_t* flag = barrier_flag(h, peer_base(h, to), team, k);
+    if constexpr (Barrier) {
+      store_release_sys(flag, epoch);
+    } else {
+      fence_acq_rel_gpu();
+      store_relaxed_sys(flag, epoch);
+    }
     wait_flag(h, barrier_flag(h, h.heap_base, team, k), epoch, call);
   }
 }
 
-// The whole barrier by one thread of this PE.
-__device__ __noinline__ inline void team_sync_one(const DeviceHandle& h, int team, const char* call) {
+// The whole barrier (or sync) by one thread of this PE.
+template <bool Barrier>
+__device__ __noinline__ void team_sync_one(const DeviceHandle& h, int team, const char* call) {
   const gshmem_device_team_t t = load_team(h, team, call);
   uint64_t* ep = h.barrier_epochs + team;
   const uint64_t epoch = *ep + 1;  // loaded before the fence, so its latency hides under it
   if (t.size == 1) {
-    fence_acq_rel_sys();
+    arrival_fence<Barrier>();
   } else if (t.size <= GSHMEM_DEVICE_MAX_ROUNDS) {
-    flat_arrive(h, t, team, epoch);
+    flat_arrive<Barrier>(h, t, team, epoch);
     for (int r = 0; r < t.size; ++r)
       if (r != t.my_rank) wait_flag(h, barrier_flag(h, h.heap_base, team, r), epoch, call);
   } else {
-    dissemination(h, t, team, epoch, call);
+    dissemination<Barrier>(h, t, team, epoch, call);
   }
   *ep = epoch;
 }
 
 // The barrier by the first `width` lanes of one warp (mask = those lanes), all calling: lane 0 fences and writes
 // the flags, then the lanes wait for the members' flags in parallel.
-__device__ __noinline__ inline void team_sync_lanes(const DeviceHandle& h, int team, unsigned mask, int lane,
-                                                    int width, const char* call) {
+template <bool Barrier>
+__device__ __noinline__ void team_sync_lanes(const DeviceHandle& h, int team, unsigned mask, int lane, int width,
+                                             const char* call) {
   const gshmem_device_team_t t = load_team(h, team, call);
   if (t.size == 1 || t.size > GSHMEM_DEVICE_MAX_ROUNDS) {
-    if (lane == 0) team_sync_one(h, team, call);
+    if (lane == 0) team_sync_one<Barrier>(h, team, call);
     __syncwarp(mask);
     return;
   }
@@ -287,7 +309,7 @@ __device__ __noinline__ inline void team_sync_lanes(const DeviceHandle& h, int t
   const uint64_t epoch = *ep + 1;  // every lane reads it before lane 0 updates it (below the syncwarp)
   __syncwarp(mask);
   if (lane == 0) {
-    flat_arrive(h, t, team, epoch);
+    flat_arrive<Barrier>(h, t, team, epoch);
     *ep = epoch;
   }
   __syncwarp(mask);  // lane 0's fence and stores are not interleaved with the other lanes' spinning
@@ -296,18 +318,18 @@ __device__ __noinline__ inline void team_sync_lanes(const DeviceHandle& h, int t
   __syncwarp(mask);
 }
 
-template <typename Coop>
+template <typename Coop, bool Barrier>
 __device__ __forceinline__ void team_sync_group(const DeviceHandle& h, int team, const char* call) {
   Coop::sync();  // the group's earlier writes are ordered before the fence of the thread that signals
   if constexpr (::cuda::std::is_same<Coop, Thread>::value) {
-    team_sync_one(h, team, call);
+    team_sync_one<Barrier>(h, team, call);
   } else if constexpr (::cuda::std::is_same<Coop, Warp>::value) {
-    team_sync_lanes(h, team, 0xffffffffu, Warp::rank(), 32, call);
+    team_sync_lanes<Barrier>(h, team, 0xffffffffu, Warp::rank(), 32, call);
   } else {
     const int rank = Coop::rank(), size = Coop::size();
     if (rank < 32) {
       const int width = size < 32 ? size : 32;
-      team_sync_lanes(h, team, width == 32 ? 0xffffffffu : (1u << width) - 1u, rank, width, call);
+      team_sync_lanes<Barrier>(h, team, width == 32 ? 0xffffffffu : (1u << width) - 1u, rank, width, call);
     }
     Coop::sync();
   }
@@ -315,24 +337,24 @@ __device__ __forceinline__ void team_sync_group(const DeviceHandle& h, int team,
 
 }  // namespace detail
 
-// Team barrier: every earlier put/AMO of the group is complete and visible, then the team synchronises. sync:
-// the same here (OpenSHMEM's sync_all also makes the caller's earlier local stores visible, which takes the same
-// release). Called by one thread / warp / block per PE.
+// Team barrier: every earlier put/AMO of the group is complete and visible, then the team synchronises. sync: the
+// team synchronises and the group's earlier stores to this PE's memory are visible to the members (puts and AMOs
+// are not completed: quiet first, or use the barrier). Called by one thread / warp / block per PE.
 template <typename Coop>
 __device__ __forceinline__ void team_sync(const DeviceHandle& h, gshmem_team_t team) {
-  detail::team_sync_group<Coop>(h, team, "gshmem_team_sync");
+  detail::team_sync_group<Coop, false>(h, team, "gshmem_team_sync");
 }
 template <typename Coop>
 __device__ __forceinline__ void barrier(const DeviceHandle& h, gshmem_team_t team) {
-  detail::team_sync_group<Coop>(h, team, "gshmem_barrier");
+  detail::team_sync_group<Coop, true>(h, team, "gshmem_barrier");
 }
 template <typename Coop>
 __device__ __forceinline__ void barrier_all(const DeviceHandle& h) {
-  detail::team_sync_group<Coop>(h, GSHMEM_TEAM_WORLD, "gshmem_barrier_all");
+  detail::team_sync_group<Coop, true>(h, GSHMEM_TEAM_WORLD, "gshmem_barrier_all");
 }
 template <typename Coop>
 __device__ __forceinline__ void sync_all(const DeviceHandle& h) {
-  detail::team_sync_group<Coop>(h, GSHMEM_TEAM_WORLD, "gshmem_sync_all");
+  detail::team_sync_group<Coop, false>(h, GSHMEM_TEAM_WORLD, "gshmem_sync_all");
 }
 
 }  // namespace dev
