@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <stdexcept>
 #include <vector>
 
@@ -198,7 +199,11 @@ struct Sym {
     CK(cudaMemset(p, 0, bytes));
     CK(cudaDeviceSynchronize());
   }
-  ~Sym() { nvshmem_free(p); }
+  // Unwinding after an error on this PE: no collective free (the other PEs are not in it, so it would hang until
+  // the wait timeout and hide the error); main reports the error and ends the job.
+  ~Sym() {
+    if (std::uncaught_exceptions() == 0) nvshmem_free(p);
+  }
   Sym(const Sym&) = delete;
   Sym& operator=(const Sym&) = delete;
   template <class T>

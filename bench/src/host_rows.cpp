@@ -4,6 +4,7 @@
 // Options::warmup untimed ones.
 #include <fmt/format.h>
 
+#include <exception>
 #include <stdexcept>
 
 #include "api.hpp"
@@ -47,7 +48,11 @@ struct Sym {
     if (!p) throw std::runtime_error(fmt::format("nvshmem_malloc({}) returned NULL: raise the symmetric heap size "
                                                  "(NVSHMEM_SYMMETRIC_SIZE / GSHMEM_SYMMETRIC_SIZE)", bytes));
   }
-  ~Sym() { nvshmem_free(p); }
+  // Unwinding after an error on this PE: no collective free (the other PEs are not in it, so it would hang until
+  // the wait timeout and hide the error); main reports the error and ends the job.
+  ~Sym() {
+    if (std::uncaught_exceptions() == 0) nvshmem_free(p);
+  }
   Sym(const Sym&) = delete;
   Sym& operator=(const Sym&) = delete;
   template <class T>

@@ -186,36 +186,11 @@ __device__ __forceinline__ void copy_elems(V* __restrict__ d, const V* __restric
   for (; i < n; i += stride) d[i] = load_src<NC>(&s[i]);
 }
 
-// Cooperative memcpy: 16-byte vectors when both pointers are 16-byte aligned, else the widest common alignment.
+// Cooperative memcpy, the staged general case (called out of line, so the inlined fast paths below stay small in
+// the caller's kernel).
 template <bool NC>
-__device__ __forceinline__ void copy_impl(void* dst, const void* src, size_t bytes, int rank, int size) {
-  const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
-  auto* d = static_cast<char*>(dst);
-  const auto* s = static_cast<const char*>(src);
-  if ((a & 15) == 0 && (bytes & 15) == 0) {
-    // Whole 16-byte vectors (the usual case): no remainder stages. A small message (at most one vector per
-    // thread) is one load and one store per thread and no loop: ~125 ns less per 16-byte message than the
-    // general path (bench/NOTES.md, nvlink_probe "small puts").
-    const size_t n = bytes / 16;
-    if (n <= static_cast<size_t>(size)) {
-      if (static_cast<size_t>(rank) < n)
-        reinterpret_cast<uint4*>(d)[rank] = load_src<NC>(reinterpret_cast<const uint4*>(s) + rank);
-    } else {
-      copy_elems<NC, uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
-    }
-    return;
-  }
-  // Small messages of whole 8- or 4-byte words (a signal word, a few ints): one word per thread, no stages.
-  if ((a & 7) == 0 && (bytes & 7) == 0 && bytes / 8 <= static_cast<size_t>(size)) {
-    if (static_cast<size_t>(rank) < bytes / 8)
-      reinterpret_cast<uint64_t*>(d)[rank] = load_src<NC>(reinterpret_cast<const uint64_t*>(s) + rank);
-    return;
-  }
-  if ((a & 3) == 0 && (bytes & 3) == 0 && bytes / 4 <= static_cast<size_t>(size)) {
-    if (static_cast<size_t>(rank) < bytes / 4)
-      reinterpret_cast<uint32_t*>(d)[rank] = load_src<NC>(reinterpret_cast<const uint32_t*>(s) + rank);
-    return;
-  }
+__device__ __noinline__ void copy_general(char* d, const char* s, size_t bytes, int rank, int size) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
   // Widest vectors first; what is left (fewer than 16 bytes) takes the next widths the alignment allows, so a
   // small remainder is one or two stores by rank 0 rather than a byte per thread.
   if ((a & 15) == 0) {
@@ -241,6 +216,39 @@ __device__ __forceinline__ void copy_impl(void* dst, const void* src, size_t byt
   }
   copy_elems<NC, unsigned char, 8>(reinterpret_cast<unsigned char*>(d), reinterpret_cast<const unsigned char*>(s),
                                    bytes, rank, size);
+}
+
+// Cooperative memcpy: 16-byte vectors when both pointers are 16-byte aligned, else the widest common alignment.
+template <bool NC>
+__device__ __forceinline__ void copy_impl(void* dst, const void* src, size_t bytes, int rank, int size) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
+  if ((a & 15) != 0 || (bytes & 15) != 0) {
+    auto* d = static_cast<char*>(dst);
+    const auto* s = static_cast<const char*>(src);
+    // Small messages of whole 8- or 4-byte words (a signal word, a few ints): one word per thread, no stages.
+    if ((a & 7) == 0 && (bytes & 7) == 0 && bytes / 8 <= static_cast<size_t>(size)) {
+      if (static_cast<size_t>(rank) < bytes / 8)
+        reinterpret_cast<uint64_t*>(d)[rank] = load_src<NC>(reinterpret_cast<const uint64_t*>(s) + rank);
+      return;
+    }
+    if ((a & 3) == 0 && (bytes & 3) == 0 && bytes / 4 <= static_cast<size_t>(size)) {
+      if (static_cast<size_t>(rank) < bytes / 4)
+        reinterpret_cast<uint32_t*>(d)[rank] = load_src<NC>(reinterpret_cast<const uint32_t*>(s) + rank);
+      return;
+    }
+    copy_general<NC>(d, s, bytes, rank, size);
+    return;
+  }
+  // Whole 16-byte vectors (the usual case): no remainder stages. A small message (at most one vector per thread)
+  // is one load and one store per thread and no loop: ~125 ns less per 16-byte message than the general path
+  // (bench/NOTES.md, nvlink_probe "small puts").
+  const size_t n = bytes / 16;
+  if (n <= static_cast<size_t>(size)) {
+    if (static_cast<size_t>(rank) < n)
+      static_cast<uint4*>(dst)[rank] = load_src<NC>(static_cast<const uint4*>(src) + rank);
+  } else {
+    copy_elems<NC, uint4, 4>(static_cast<uint4*>(dst), static_cast<const uint4*>(src), n, rank, size);
+  }
 }
 
 template <typename Coop>
