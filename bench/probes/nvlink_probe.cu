@@ -315,8 +315,7 @@ __global__ void block_put_kernel(char* d, const char* s, size_t bytes, int iters
 // const __restrict__ 16-byte vectors in a separate (noinline) function holding both barriers, the shape of a
 // library call; 2: the same loop inlined; 3: detail::copy<Block>'s one-vector-per-thread path with the source read
 // through ld.global.nc; 4: the same with ld.global.nc.L1::no_allocate; 5: plain ld.global.L1::no_allocate;
-// 6: plain loads, one vector per thread, nothing else inlined (detail::copy's fast path alone); 7: the library's
-// copy with coherent loads (detail::copy_impl<false>).
+// 6: plain loads, one vector per thread, nothing else inlined (detail::copy's fast path alone).
 __device__ __noinline__ void restrict_copy_call(uint4* __restrict__ d, const uint4* __restrict__ s, size_t n) {
   __syncthreads();
   for (size_t i = threadIdx.x; i < n; i += blockDim.x) d[i] = s[i];
@@ -342,8 +341,6 @@ __global__ void block_put_study_kernel(char* d, const char* s, size_t bytes, siz
     } else if constexpr (KIND == 3) {
       if (threadIdx.x < bytes / 16)
         reinterpret_cast<uint4*>(dm)[threadIdx.x] = __ldg(reinterpret_cast<const uint4*>(sm) + threadIdx.x);
-    } else if constexpr (KIND == 7) {
-      gshmem::dev::detail::copy_impl<false>(dm, sm, bytes, int(threadIdx.x), int(blockDim.x));
     } else if constexpr (KIND == 6) {
       if (threadIdx.x < bytes / 16)
         reinterpret_cast<uint4*>(dm)[threadIdx.x] = reinterpret_cast<const uint4*>(sm)[threadIdx.x];
@@ -607,7 +604,6 @@ int main(int argc, char** argv) {
         std::printf("blockstudy stride %6zu  %-40s %5zu B %8.1f ns\n", stride, name, bytes, ms * 1e6 / it);
       };
       bs(block_put_study_kernel<0>, "gshmem detail::copy<Block>");
-      bs(block_put_study_kernel<7>, "gshmem detail::copy_impl<coherent loads>");
       bs(block_put_study_kernel<1>, "restrict loop, noinline call");
       bs(block_put_study_kernel<2>, "restrict loop, inlined");
       bs(block_put_study_kernel<3>, "one vector per thread, ld.global.nc");

@@ -137,124 +137,77 @@ __device__ __forceinline__ T load_acquire(const T* p) {
   }
 }
 
-// Source loads of the cooperative copy. NC (the source is in global memory: this GPU's or a peer's) reads through
-// the non-coherent path without allocating in L1 (ld.global.nc.L1::no_allocate): after a CTA barrier and a store
-// to a peer, a coherent load waits ~150 ns longer (nvlink_probe "block-scope small puts"; NVSHMEM's copy loop
-// compiles to ld.global.nc too). Not allocating in L1 means these loads never leave a line behind that a later
-// copy could read stale; they are served by the owning GPU's L2, as coherent loads that miss L1 are. Shared or
-// local memory sources (NC false) take ordinary loads.
-template <bool NC, typename V>
-__device__ __forceinline__ V load_src(const V* p) {
-  if constexpr (!NC) {
-    return *p;
-  } else if constexpr (sizeof(V) == 16) {
-    V v;
-    unsigned* w = reinterpret_cast<unsigned*>(&v);
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
-                 : "l"(p)
-                 : "memory");
-    return v;
-  } else if constexpr (sizeof(V) == 8) {
-    unsigned long long v;
-    asm volatile("ld.global.nc.L1::no_allocate.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return static_cast<V>(v);
-  } else if constexpr (sizeof(V) == 4) {
-    unsigned v;
-    asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return static_cast<V>(v);
-  } else {
-    static_assert(sizeof(V) == 1, "load_src: 1, 4, 8 or 16-byte elements");
-    unsigned v;
-    asm volatile("ld.global.nc.L1::no_allocate.u8 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return static_cast<V>(v);
-  }
-}
-
 // Copies n elements of V by `size` cooperating threads (this one is `rank`), U loads in flight per thread.
-template <bool NC, typename V, int U>
+template <typename V, int U>
 __device__ __forceinline__ void copy_elems(V* __restrict__ d, const V* __restrict__ s, size_t n, int rank, int size) {
   size_t i = static_cast<size_t>(rank);
   const size_t stride = static_cast<size_t>(size);
   for (; i + (U - 1) * stride < n; i += U * stride) {
     V r[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) r[u] = load_src<NC>(&s[i + u * stride]);
+    for (int u = 0; u < U; ++u) r[u] = s[i + u * stride];
 #pragma unroll
     for (int u = 0; u < U; ++u) d[i + u * stride] = r[u];
   }
-  for (; i < n; i += stride) d[i] = load_src<NC>(&s[i]);
+  for (; i < n; i += stride) d[i] = s[i];
 }
 
-// Cooperative memcpy, the staged general case (called out of line, so the inlined fast paths below stay small in
-// the caller's kernel).
-template <bool NC>
-__device__ __noinline__ void copy_general(char* d, const char* s, size_t bytes, int rank, int size) {
-  const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
+// Cooperative memcpy: 16-byte vectors when both pointers are 16-byte aligned, else the widest common alignment.
+template <typename Coop>
+__device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
+  const int rank = Coop::rank(), size = Coop::size();
+  const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  if ((a & 15) == 0 && (bytes & 15) == 0) {
+    // Whole 16-byte vectors (the usual case): no remainder stages. A small message (at most one vector per
+    // thread) is one load and one store per thread and no loop: ~125 ns less per 16-byte message than the
+    // general path (bench/NOTES.md, nvlink_probe "small puts").
+    const size_t n = bytes / 16;
+    if (n <= static_cast<size_t>(size)) {
+      if (static_cast<size_t>(rank) < n)
+        reinterpret_cast<uint4*>(d)[rank] = reinterpret_cast<const uint4*>(s)[rank];
+    } else {
+      copy_elems<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
+    }
+    return;
+  }
+  // Small messages of whole 8- or 4-byte words (a signal word, a few ints): one word per thread, no stages.
+  if ((a & 7) == 0 && (bytes & 7) == 0 && bytes / 8 <= static_cast<size_t>(size)) {
+    if (static_cast<size_t>(rank) < bytes / 8)
+      reinterpret_cast<uint64_t*>(d)[rank] = reinterpret_cast<const uint64_t*>(s)[rank];
+    return;
+  }
+  if ((a & 3) == 0 && (bytes & 3) == 0 && bytes / 4 <= static_cast<size_t>(size)) {
+    if (static_cast<size_t>(rank) < bytes / 4)
+      reinterpret_cast<uint32_t*>(d)[rank] = reinterpret_cast<const uint32_t*>(s)[rank];
+    return;
+  }
   // Widest vectors first; what is left (fewer than 16 bytes) takes the next widths the alignment allows, so a
   // small remainder is one or two stores by rank 0 rather than a byte per thread.
   if ((a & 15) == 0) {
     const size_t n = bytes / 16;
-    copy_elems<NC, uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
+    copy_elems<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
     d += n * 16;
     s += n * 16;
     bytes -= n * 16;
   }
   if ((a & 7) == 0) {
     const size_t n = bytes / 8;
-    copy_elems<NC, uint64_t, 8>(reinterpret_cast<uint64_t*>(d), reinterpret_cast<const uint64_t*>(s), n, rank, size);
+    copy_elems<uint64_t, 8>(reinterpret_cast<uint64_t*>(d), reinterpret_cast<const uint64_t*>(s), n, rank, size);
     d += n * 8;
     s += n * 8;
     bytes -= n * 8;
   }
   if ((a & 3) == 0) {
     const size_t n = bytes / 4;
-    copy_elems<NC, uint32_t, 8>(reinterpret_cast<uint32_t*>(d), reinterpret_cast<const uint32_t*>(s), n, rank, size);
+    copy_elems<uint32_t, 8>(reinterpret_cast<uint32_t*>(d), reinterpret_cast<const uint32_t*>(s), n, rank, size);
     d += n * 4;
     s += n * 4;
     bytes -= n * 4;
   }
-  copy_elems<NC, unsigned char, 8>(reinterpret_cast<unsigned char*>(d), reinterpret_cast<const unsigned char*>(s),
-                                   bytes, rank, size);
-}
-
-// Cooperative memcpy: 16-byte vectors when both pointers are 16-byte aligned, else the widest common alignment.
-template <bool NC>
-__device__ __forceinline__ void copy_impl(void* dst, const void* src, size_t bytes, int rank, int size) {
-  const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
-  if ((a & 15) != 0 || (bytes & 15) != 0) {
-    auto* d = static_cast<char*>(dst);
-    const auto* s = static_cast<const char*>(src);
-    // Small messages of whole 8- or 4-byte words (a signal word, a few ints): one word per thread, no stages.
-    if ((a & 7) == 0 && (bytes & 7) == 0 && bytes / 8 <= static_cast<size_t>(size)) {
-      if (static_cast<size_t>(rank) < bytes / 8)
-        reinterpret_cast<uint64_t*>(d)[rank] = load_src<NC>(reinterpret_cast<const uint64_t*>(s) + rank);
-      return;
-    }
-    if ((a & 3) == 0 && (bytes & 3) == 0 && bytes / 4 <= static_cast<size_t>(size)) {
-      if (static_cast<size_t>(rank) < bytes / 4)
-        reinterpret_cast<uint32_t*>(d)[rank] = load_src<NC>(reinterpret_cast<const uint32_t*>(s) + rank);
-      return;
-    }
-    copy_general<NC>(d, s, bytes, rank, size);
-    return;
-  }
-  // Whole 16-byte vectors (the usual case): no remainder stages. A small message (at most one vector per thread)
-  // is one load and one store per thread and no loop: ~125 ns less per 16-byte message than the general path
-  // (bench/NOTES.md, nvlink_probe "small puts").
-  const size_t n = bytes / 16;
-  if (n <= static_cast<size_t>(size)) {
-    if (static_cast<size_t>(rank) < n)
-      static_cast<uint4*>(dst)[rank] = load_src<NC>(static_cast<const uint4*>(src) + rank);
-  } else {
-    copy_elems<NC, uint4, 4>(static_cast<uint4*>(dst), static_cast<const uint4*>(src), n, rank, size);
-  }
-}
-
-template <typename Coop>
-__device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
-  if (__isGlobal(src)) copy_impl<true>(dst, src, bytes, Coop::rank(), Coop::size());
-  else copy_impl<false>(dst, src, bytes, Coop::rank(), Coop::size());
+  copy_elems<unsigned char, 8>(reinterpret_cast<unsigned char*>(d), reinterpret_cast<const unsigned char*>(s),
+                               bytes, rank, size);
 }
 
 }  // namespace detail
