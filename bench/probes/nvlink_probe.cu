@@ -315,7 +315,9 @@ __global__ void block_put_kernel(char* d, const char* s, size_t bytes, int iters
 // const __restrict__ 16-byte vectors in a separate (noinline) function holding both barriers, the shape of a
 // library call; 2: the same loop inlined; 3: detail::copy<Block>'s one-vector-per-thread path with the source read
 // through ld.global.nc; 4: the same with ld.global.nc.L1::no_allocate; 5: plain ld.global.L1::no_allocate;
-// 6: plain loads, one vector per thread, nothing else inlined (detail::copy's fast path alone).
+// 6: plain loads, one vector per thread, nothing else inlined; 7: detail::copy's fast path alone, with its rank and
+// size (Block::rank/size over x, y, z) and checks; 8: detail::copy<Block>, then __syncwarp before the exit barrier
+// (the divergent one-vector branch reconverged first). 7 and 8 split the gap between 0 and 6 (open question).
 __device__ __noinline__ void restrict_copy_call(uint4* __restrict__ d, const uint4* __restrict__ s, size_t n) {
   __syncthreads();
   for (size_t i = threadIdx.x; i < n; i += blockDim.x) d[i] = s[i];
@@ -341,6 +343,15 @@ __global__ void block_put_study_kernel(char* d, const char* s, size_t bytes, siz
     } else if constexpr (KIND == 3) {
       if (threadIdx.x < bytes / 16)
         reinterpret_cast<uint4*>(dm)[threadIdx.x] = __ldg(reinterpret_cast<const uint4*>(sm) + threadIdx.x);
+    } else if constexpr (KIND == 7) {
+      const int rank = gshmem::dev::Block::rank(), size = gshmem::dev::Block::size();
+      const uintptr_t a = reinterpret_cast<uintptr_t>(dm) | reinterpret_cast<uintptr_t>(sm);
+      const size_t n = bytes / 16;
+      if ((a & 15) == 0 && (bytes & 15) == 0 && n <= size_t(size) && size_t(rank) < n)
+        reinterpret_cast<uint4*>(dm)[rank] = reinterpret_cast<const uint4*>(sm)[rank];
+    } else if constexpr (KIND == 8) {
+      gshmem::dev::detail::copy<gshmem::dev::Block>(dm, sm, bytes);
+      __syncwarp();
     } else if constexpr (KIND == 6) {
       if (threadIdx.x < bytes / 16)
         reinterpret_cast<uint4*>(dm)[threadIdx.x] = reinterpret_cast<const uint4*>(sm)[threadIdx.x];
@@ -610,6 +621,8 @@ int main(int argc, char** argv) {
       bs(block_put_study_kernel<4>, "one vector per thread, nc.L1::no_allocate");
       bs(block_put_study_kernel<5>, "one vector per thread, L1::no_allocate");
       bs(block_put_study_kernel<6>, "one vector per thread, plain loads");
+      bs(block_put_study_kernel<7>, "copy's fast path alone (Block rank/size)");
+      bs(block_put_study_kernel<8>, "gshmem detail::copy<Block> + __syncwarp");
     }
   }
   if (blockput_only) return 0;

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Compile CUDA sources with `nvcc -Xptxas -v` and fail if any kernel needs more registers per thread than a
+1024-thread block allows (65536 registers per SM / 1024 = 64). Such a kernel compiles but cannot launch with 1024
+threads: cudaLaunch reports "too many resources requested for launch" on the GPU only.
+
+usage: regs_check.py --nvcc NVCC --arch sm_90 [--limit 64] [--flag=-I...]... SOURCE...
+"""
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nvcc", required=True)
+    ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--limit", type=int, default=64)
+    ap.add_argument("--flag", action="append", default=[], help="extra nvcc flag (repeat)")
+    ap.add_argument("sources", nargs="+")
+    a = ap.parse_args()
+    bad = 0
+    checked = 0
+    for src in a.sources:
+        with tempfile.NamedTemporaryFile(suffix=".o") as obj:
+            cmd = [a.nvcc, "-c", "-O3", "-std=c++17", f"-arch={a.arch}", "-Xptxas", "-v", *a.flag, "-o", obj.name, src]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"regs_check: compiling {src} failed:\n{p.stderr}", file=sys.stderr)
+            return 1
+        entry = None
+        for line in p.stderr.splitlines():
+            m = re.search(r"Compiling entry function '([^']+)'", line)
+            if m:
+                entry = m.group(1)
+                continue
+            m = re.search(r"Used (\d+) registers", line)
+            if m and entry:
+                regs = int(m.group(1))
+                checked += 1
+                if regs > a.limit:
+                    bad += 1
+                    print(f"regs_check: {src}: kernel {entry} uses {regs} registers per thread (limit {a.limit}): "
+                          f"it cannot launch with 1024 threads. Fix: reduce what the device API keeps live in the "
+                          f"caller (it is inlined), e.g. no out-of-line calls or asm memory clobbers in copy loops",
+                          file=sys.stderr)
+                entry = None
+    if checked == 0:
+        print("regs_check: no kernel found in the ptxas output (did -Xptxas -v print nothing?)", file=sys.stderr)
+        return 1
+    print(f"regs_check: {checked} kernels, {bad} over {a.limit} registers")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
