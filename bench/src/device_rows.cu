@@ -35,6 +35,11 @@ Scope parse_scope(const std::string& s) {
 }
 
 // ---- kernels ----
+// Kernels launched with up to 1024 threads per CTA (--threads) are bounded to it (BENCH_KERNEL): the compiler keeps
+// them within 64 registers per thread (else a 1024-thread launch fails with "too many resources requested", as
+// the all-to-all kernels would on sm_80 at 66-80 registers). The one-thread latency kernels are plain __global__.
+// CI checks every kernel fits 64 registers without spills (tests/compile, compile.bench_regs_1024.*).
+#define BENCH_KERNEL __global__ __launch_bounds__(1024)
 
 // The bandwidth rows' unit of work (a thread, a warp or a CTA) and its one transfer, in the scope's NVSHMEM call.
 template <Scope S>
@@ -62,7 +67,7 @@ __device__ __forceinline__ void bw_transfer(char* d, const char* s, size_t n, in
 // fresh memory (no cache reuse: reading the same remote slice again is served from this GPU's L1 and would
 // report more than the link carries).
 template <Scope S, bool GET>
-__global__ void rma_bw_kernel(char* dst, const char* src, size_t bytes, size_t chunk, int peer, uint64_t iters,
+BENCH_KERNEL void rma_bw_kernel(char* dst, const char* src, size_t bytes, size_t chunk, int peer, uint64_t iters,
                               size_t slot_stride, uint64_t slots) {
   const size_t first = bw_unit<S>() * chunk;
   if (first < bytes) {
@@ -85,7 +90,7 @@ __global__ void rma_bw_kernel(char* dst, const char* src, size_t bytes, size_t c
 // region `me` of peer d's `src` into region d of its own `dst`. The unit and the peer order are uniform within
 // a warp (warp scope) and a CTA (block scope), as the collective calls require.
 template <Scope S, bool GET>
-__global__ void rma_bw_all_kernel(char* dst, const char* src, size_t bytes, size_t chunk, int me, int npes,
+BENCH_KERNEL void rma_bw_all_kernel(char* dst, const char* src, size_t bytes, size_t chunk, int me, int npes,
                                   uint64_t iters, size_t slot_stride, uint64_t slots) {
   const size_t unit = bw_unit<S>();
   const size_t first = unit * chunk;
@@ -135,7 +140,7 @@ __global__ void p_pingpong_kernel(int* flag, int base, int peer, int me, uint64_
 }
 
 // One CTA: put `bytes` with a signal (block scope), the other side waits for the signal and answers the same way.
-__global__ void signal_pingpong_kernel(char* dst, const char* src, size_t bytes, uint64_t* sig, uint64_t base,
+BENCH_KERNEL void signal_pingpong_kernel(char* dst, const char* src, size_t bytes, uint64_t* sig, uint64_t base,
                                        int peer, int me, uint64_t iters) {
   for (uint64_t i = 0; i < iters; ++i) {
     const uint64_t v = base + i + 1;
@@ -159,16 +164,16 @@ __global__ void amo_latency_kernel(unsigned long long* a, int peer, uint64_t ite
 }
 
 // Every thread adds to its own word on the peer.
-__global__ void amo_rate_kernel(unsigned long long* a, int peer, uint64_t iters) {
+BENCH_KERNEL void amo_rate_kernel(unsigned long long* a, int peer, uint64_t iters) {
   unsigned long long* mine = a + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   for (uint64_t i = 0; i < iters; ++i) nvshmem_ulonglong_atomic_add(mine, 1ull, peer);
   nvshmem_quiet();
 }
 
-__global__ void barrier_all_block_kernel(uint64_t iters) {
+BENCH_KERNEL void barrier_all_block_kernel(uint64_t iters) {
   for (uint64_t i = 0; i < iters; ++i) nvshmemx_barrier_all_block();
 }
-__global__ void sync_all_block_kernel(uint64_t iters) {
+BENCH_KERNEL void sync_all_block_kernel(uint64_t iters) {
   for (uint64_t i = 0; i < iters; ++i) nvshmemx_sync_all_block();
 }
 __global__ void barrier_all_thread_kernel(uint64_t iters) {

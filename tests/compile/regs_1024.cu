@@ -1,8 +1,10 @@
 // Kernels shaped like users' (and gshmem-bench's) 1024-thread kernels, each calling the device API the way those
-// do: a loop of non-blocking puts/gets at rotating offsets in thread, warp and block scope, put+signal, barriers.
-// Compiled (not run) by regs_check.py, which fails when any of them needs more than 64 registers per thread: such
-// a kernel cannot launch with 1024 threads ("too many resources requested for launch"), a failure only a GPU run
-// would otherwise show. The device API is inlined into the caller, so its register appetite is the caller's.
+// do: a loop of non-blocking puts/gets at rotating offsets in thread, warp and block scope, put+signal, barriers,
+// declared __launch_bounds__(1024) as a 1024-thread kernel should be. Compiled (not run) by regs_check.py, which
+// fails when any of them needs more than 64 registers per thread (it could not launch with 1024 threads: "too
+// many resources requested for launch") or spills to fit. The device API is inlined into the caller, so its
+// register appetite is the caller's; a copy change that raised gshmem-bench's kernels to 72-80 registers on sm_90
+// spills here.
 #include <gshmem/device.cuh>
 
 namespace {
@@ -32,7 +34,7 @@ __device__ __forceinline__ size_t unit() {
 
 // One slice per unit, `iters` messages at (i % slots) * stride, then quiet.
 template <int S, bool GET>
-__global__ void rma_loop(char* dst, const char* src, size_t bytes, size_t chunk, int pe, unsigned long long iters,
+__global__ void __launch_bounds__(1024) rma_loop(char* dst, const char* src, size_t bytes, size_t chunk, int pe, unsigned long long iters,
                          size_t stride, unsigned long long slots) {
   const size_t first = unit<S>() * chunk;
   if (first < bytes) {
@@ -47,7 +49,7 @@ __global__ void rma_loop(char* dst, const char* src, size_t bytes, size_t chunk,
 
 // All-to-all: every unit visits every other PE, staggered.
 template <int S, bool GET>
-__global__ void rma_all(char* dst, const char* src, size_t bytes, size_t chunk, unsigned long long iters,
+__global__ void __launch_bounds__(1024) rma_all(char* dst, const char* src, size_t bytes, size_t chunk, unsigned long long iters,
                         size_t stride) {
   const int me = gshmem_my_pe(), npes = gshmem_n_pes();
   const size_t u = unit<S>(), first = u * chunk;
@@ -62,7 +64,7 @@ __global__ void rma_all(char* dst, const char* src, size_t bytes, size_t chunk, 
   gshmem_quiet();
 }
 
-__global__ void signal_block(char* dst, const char* src, size_t bytes, uint64_t* sig, int pe, int rounds) {
+__global__ void __launch_bounds__(1024) signal_block(char* dst, const char* src, size_t bytes, uint64_t* sig, int pe, int rounds) {
   for (int r = 1; r <= rounds; ++r) {
     gshmemx_putmem_signal_nbi_block(dst, src, bytes, sig, uint64_t(r), GSHMEM_SIGNAL_SET, pe);
     if (threadIdx.x == 0) gshmem_signal_wait_until(sig + 1, GSHMEM_CMP_GE, uint64_t(r));
@@ -70,12 +72,12 @@ __global__ void signal_block(char* dst, const char* src, size_t bytes, uint64_t*
   }
 }
 
-__global__ void signal_warp(char* dst, const char* src, size_t bytes, uint64_t* sig, int pe, int rounds) {
+__global__ void __launch_bounds__(1024) signal_warp(char* dst, const char* src, size_t bytes, uint64_t* sig, int pe, int rounds) {
   for (int r = 1; r <= rounds; ++r)
     gshmemx_putmem_signal_nbi_warp(dst + threadIdx.x / 32 * bytes, src, bytes, sig, 1, GSHMEM_SIGNAL_ADD, pe);
 }
 
-__global__ void barriers(int rounds) {
+__global__ void __launch_bounds__(1024) barriers(int rounds) {
   for (int r = 0; r < rounds; ++r) {
     gshmemx_barrier_all_block();
     gshmemx_sync_all_block();
@@ -85,7 +87,7 @@ __global__ void barriers(int rounds) {
   }
 }
 
-__global__ void amo(unsigned long long* a, int pe, int rounds, unsigned long long* out) {
+__global__ void __launch_bounds__(1024) amo(unsigned long long* a, int pe, int rounds, unsigned long long* out) {
   unsigned long long acc = 0;
   for (int r = 0; r < rounds; ++r) acc += gshmem_ulonglong_atomic_fetch_add(a, 1ull, pe);
   out[threadIdx.x] = acc;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compile CUDA sources with `nvcc -Xptxas -v` and fail if any kernel needs more registers per thread than a
-1024-thread block allows (65536 registers per SM / 1024 = 64). Such a kernel compiles but cannot launch with 1024
-threads: cudaLaunch reports "too many resources requested for launch" on the GPU only.
+1024-thread block allows (65536 registers per SM / 1024 = 64), or spills registers to local memory. A kernel over
+64 compiles but cannot launch with 1024 threads (cudaLaunch reports "too many resources requested for launch" on
+the GPU only); a kernel bounded to 1024 threads (__launch_bounds__) that spills got there by slow local memory.
 
 usage: regs_check.py --nvcc NVCC --arch sm_90 [--limit 64] [--flag=-I...]... SOURCE...
 """
@@ -35,6 +36,12 @@ def main() -> int:
             if m:
                 entry = m.group(1)
                 continue
+            m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+            if m and entry and (int(m.group(1)) or int(m.group(2))):
+                bad += 1
+                print(f"regs_check: {src}: kernel {entry} spills ({m.group(1)} bytes stored, {m.group(2)} loaded) "
+                      f"to fit {a.limit} registers. Fix: reduce what the device API keeps live in the caller",
+                      file=sys.stderr)
             m = re.search(r"Used (\d+) registers", line)
             if m and entry:
                 regs = int(m.group(1))
@@ -49,7 +56,7 @@ def main() -> int:
     if checked == 0:
         print("regs_check: no kernel found in the ptxas output (did -Xptxas -v print nothing?)", file=sys.stderr)
         return 1
-    print(f"regs_check: {checked} kernels, {bad} over {a.limit} registers")
+    print(f"regs_check: {checked} kernels, {bad} findings (over {a.limit} registers or spilling)")
     return 1 if bad else 0
 
 
