@@ -370,6 +370,44 @@ __global__ void block_put_study_kernel(char* d, const char* s, size_t bytes, siz
   }
 }
 
+// Warp-scope puts as gshmem-bench's put_bw/warp rows issue them (gshmem 0.90-0.94x NVSHMEM at 4 KiB): each warp of
+// 1024 threads moves its own `bytes` per message at (i * 32 + warp) * bytes_slot, __syncwarp before and after.
+// KIND 0: gshmem's detail::copy<Warp>; 1: the same 16-byte loop (4 vectors in flight per lane) with __ldg loads
+// (ld.global.nc: what NVSHMEM's const __restrict__ copy loop compiles to); 2: a plain const __restrict__ loop
+// (the shape of NVSHMEM's memcpy, compiler-chosen loads).
+__device__ __forceinline__ void restrict_warp_copy(uint4* __restrict__ d, const uint4* __restrict__ s, size_t n,
+                                                   int lane) {
+  for (size_t j = lane; j < n; j += 32) d[j] = s[j];
+}
+template <int KIND>
+__global__ void warp_put_study_kernel(char* d, const char* s, size_t bytes, size_t slot, int iters) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int i = 0; i < iters; ++i) {
+    const size_t off = (size_t(i) * 32 + warp) * slot;
+    __syncwarp();
+    if constexpr (KIND == 0) {
+      gshmem::dev::detail::copy<gshmem::dev::Warp>(d + off, s + off, bytes);
+    } else if constexpr (KIND == 1) {
+      uint4* dv = reinterpret_cast<uint4*>(d + off);
+      const uint4* sv = reinterpret_cast<const uint4*>(s + off);
+      const size_t n = bytes / 16;
+      size_t j = lane;
+      for (; j + 96 < n; j += 128) {
+        uint4 r[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) r[u] = __ldg(sv + j + 32 * u);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) dv[j + 32 * u] = r[u];
+      }
+      for (; j < n; j += 32) dv[j] = __ldg(sv + j);
+    } else {
+      restrict_warp_copy(reinterpret_cast<uint4*>(d + off), reinterpret_cast<const uint4*>(s + off), bytes / 16,
+                         lane);
+    }
+    __syncwarp();
+  }
+}
+
 // ---- copies ----
 template <int U, bool NC>
 __global__ void copy_sm_kernel(uint4* __restrict__ d, const uint4* __restrict__ s, size_t n_per_cta, int reps) {
@@ -624,6 +662,19 @@ int main(int argc, char** argv) {
       bs(block_put_study_kernel<7>, "copy's fast path alone (Block rank/size)");
       bs(block_put_study_kernel<8>, "gshmem detail::copy<Block> + __syncwarp");
     }
+  }
+  std::printf("== warp-scope puts, __syncwarp before and after each, 1 CTA x 1024 = 32 warps (ns per message)\n");
+  for (size_t bytes : {size_t(256), size_t(4096), size_t(65536)}) {
+    const size_t slot = std::max<size_t>(bytes, 4096);
+    const int it = int(std::min<size_t>(2000, big / (slot * 32)));
+    auto ws = [&](auto kernel, const char* name) {
+      const double ms = timed0(reps, [&] { kernel<<<1, 1024, 0, g[0].s>>>(buf[1][1], buf[0][0], bytes, slot, it); });
+      std::printf("warpstudy  %-44s %6zu B %8.1f ns  %7.2f GB/s\n", name, bytes, ms * 1e6 / it,
+                  double(bytes) * 32 * it / (ms * 1e-3) / 1e9);
+    };
+    ws(warp_put_study_kernel<0>, "gshmem detail::copy<Warp>");
+    ws(warp_put_study_kernel<1>, "same loop, __ldg loads");
+    ws(warp_put_study_kernel<2>, "const __restrict__ loop");
   }
   if (blockput_only) return 0;
   char* buf_local16 = buf[0][0];
