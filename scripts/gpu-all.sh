@@ -3,7 +3,8 @@
 # come back as one archive): scripts/gpu-check.sh (build, ring under every launcher, ctest -L gpu),
 # scripts/nvshmem-compat.sh (same programs against NVIDIA NVSHMEM 3.4.5 and gshmem), scripts/bench-gpu.sh (side by
 # side; QUICK=1 by default here) and bench/probes/nvlink_probe. Writes $OUT/all.tgz and prints the summaries.
-#   STEPS="check compat bench probe" (default all four)   QUICK=0 for the full benchmark sweep
+#   STEPS="check compat bench probe" (default all four; "study": only the probe's copy-shape studies, seconds)
+#   QUICK=0 for the full benchmark sweep
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
@@ -26,12 +27,13 @@ for step in $steps; do
     compat) OUT=$work/compat timeout 200 "$root/scripts/nvshmem-compat.sh" >"$work/compat/console.txt" 2>&1 ;;
     bench) QUICK=${QUICK:-1} PES=${PES:-2} PES_LIST=${PES_LIST:-} BUDGET_S=$((${BENCH_TIMEOUT:-400} - 20)) \
              OUT=$work/bench timeout "${BENCH_TIMEOUT:-400}" "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
-    probe)
+    probe|study)
       # gshmem/version.h comes from a configured build tree (the check step's, else a configure-only one)
       [ -f "$root/build/include/gshmem/version.h" ] || cmake -S "$root" -B "$root/build" >/dev/null 2>&1
+      mode=(); [ "$step" = study ] && mode=(--blockput)
       nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -I"$root/include" -I"$root/build/include" \
-        -o "$work/probe/nvlink_probe" "$root/bench/probes/nvlink_probe.cu" >"$work/probe/build.txt" 2>&1 &&
-        timeout 150 "$work/probe/nvlink_probe" >"$work/probe/probe.txt" 2>&1 ;;
+        -o "$work/$step/nvlink_probe" "$root/bench/probes/nvlink_probe.cu" >"$work/$step/build.txt" 2>&1 &&
+        timeout 150 "$work/$step/nvlink_probe" "${mode[@]}" >"$work/$step/probe.txt" 2>&1 ;;
     *) echo "gpu-all.sh: unknown step $step"; false ;;
   esac
   s=$?
@@ -45,7 +47,7 @@ for step in $steps; do
            tail -5 "$work/check/console.txt" ;;
     compat) cat "$work/compat/table.txt" 2>/dev/null ;;
     bench) grep -vE '^(put|get)_bw(_all)?/(thread|warp)' "$work/bench/table.txt" 2>/dev/null | head -200 ;;
-    probe) cat "$work/probe/probe.txt" 2>/dev/null | head -120 ;;
+    probe|study) cat "$work/$step/probe.txt" 2>/dev/null | head -120 ;;
   esac
 done
 exit $rc
