@@ -23,7 +23,7 @@ for step in $steps; do
   mkdir -p "$work/$step"
   t0=$(date +%s)
   case $step in
-    check) OUT=$work/check timeout "${CHECK_TIMEOUT:-$((360 + 120 * (${PES:-2} - 2)))}" "$root/scripts/gpu-check.sh" >"$work/check/console.txt" 2>&1 ;;
+    check) OUT=$work/check timeout "${CHECK_TIMEOUT:-$((360 + 120 * (${PES:-2} > 2 ? ${PES:-2} - 2 : 0)))}" "$root/scripts/gpu-check.sh" >"$work/check/console.txt" 2>&1 ;;
     compat) OUT=$work/compat timeout 200 "$root/scripts/nvshmem-compat.sh" >"$work/compat/console.txt" 2>&1 ;;
     bench) QUICK=${QUICK:-1} PES=${PES:-2} PES_LIST=${PES_LIST:-} BUDGET_S=$((${BENCH_TIMEOUT:-400} - 20)) \
              OUT=$work/bench timeout "${BENCH_TIMEOUT:-400}" "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;

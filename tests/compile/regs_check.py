@@ -31,15 +31,20 @@ def main() -> int:
             print(f"regs_check: compiling {src} failed:\n{p.stderr}", file=sys.stderr)
             return 1
         entry = None
+        func = None  # the function the next spill line belongs to (a kernel or a noinline device function)
         for line in p.stderr.splitlines():
             m = re.search(r"Compiling entry function '([^']+)'", line)
             if m:
-                entry = m.group(1)
+                entry = func = m.group(1)
+                continue
+            m = re.search(r"Function properties for (\S+)", line)
+            if m:
+                func = m.group(1)
                 continue
             m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
-            if m and entry and (int(m.group(1)) or int(m.group(2))):
+            if m and func and (int(m.group(1)) or int(m.group(2))):
                 bad += 1
-                print(f"regs_check: {src}: kernel {entry} spills ({m.group(1)} bytes stored, {m.group(2)} loaded) "
+                print(f"regs_check: {src}: function {func} spills ({m.group(1)} bytes stored, {m.group(2)} loaded) "
                       f"to fit {a.limit} registers. Fix: reduce what the device API keeps live in the caller",
                       file=sys.stderr)
             m = re.search(r"Used (\d+) registers", line)

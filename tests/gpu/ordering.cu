@@ -4,9 +4,9 @@
 //  1. put_signal, paced: the receiver waits for the round's signal, then checks every data word exactly
 //     (thread: gshmem_uint64_put_signal SET; warp: gshmemx_uint64_put_signal_nbi_warp ADD; block:
 //     gshmemx_putmem_signal_block SET), and acknowledges. The sender writes the round's source in the same kernel
-//     right before the put (the library reads global sources through the non-coherent path: it must still see
-//     them): by the whole block then a CTA barrier, by the calling thread alone with no barrier (scope 3), and
-//     into shared memory (scope 4, block put from a __shared__ source).
+//     right before the put (a guard for any non-coherent source path; one was tried in ee3bdfc and reverted): by
+//     the whole block then a CTA barrier, by the calling thread alone with no barrier (scope 3), and into shared
+//     memory (scope 4, block put from a __shared__ source).
 //  2. unpaced message passing, the receiver never waiting for the sender: whenever it reads the flag (acquire),
 //     the data written before it must be at least as new:  p(a); fence; p(flag)  |  putmem_nbi; fence; p(flag)  |
 //     putmem_nbi; quiet; atomic_set(flag) (and a get after quiet sees the put)  |  putmem_signal_nbi.

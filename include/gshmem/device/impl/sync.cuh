@@ -194,11 +194,15 @@ __device__ __forceinline__ void fence() { asm volatile("fence.sc.sys;" ::: "memo
 // the group's earlier writes are covered through the group barrier before it).
 // sync: OpenSHMEM's sync completes the caller's earlier *local* stores only (not its puts/AMOs, which take quiet
 // or barrier), so its fence is GPU-scoped (fence.acq_rel.gpu, ~0.14 us): the group's stores to this GPU's memory
-// reach its L2, which is where a peer's NVLink loads of that memory are served, before any flag leaves. (NVSHMEM's
-// sync issues no fence at all.) quiet + sync still orders puts: quiet's fence.sc.sys completes them first.
+// reach its L2, which is where a peer's NVLink loads of that memory are served, before any flag leaves. The PTX
+// memory model alone does not promise this across GPUs (a GPU-scope fence is not morally strong with a peer's
+// system-scope acquire); it rests on that hardware fact, as NVSHMEM's sync (no fence at all) does. quiet + sync
+// still orders puts: quiet's fence.sc.sys completes them first, called by every thread that put (quiet is per
+// thread: one thread's quiet does not complete the others' puts).
 //   flat (team size <= GSHMEM_DEVICE_MAX_ROUNDS): member r writes its epoch into flag [r] of every other member
 //     and waits for flags [0, size) of its own (warp/block: lanes poll in parallel). One flight, one fence.
-//   dissemination (larger teams): round k writes flag [k] of the member 2^k ahead with a release store and waits
+//   dissemination (larger teams): round k writes flag [k] of the member 2^k ahead (barrier: a release store;
+//     sync: GPU fence + relaxed store) and waits
 //     for its own flag [k].
 // Epochs only grow (per team slot, in this PE's heap), so a fast member's later epoch also satisfies a wait.
 // One barrier per PE and team at a time.
