@@ -21,7 +21,13 @@
 #include <string>
 #include <vector>
 
-#include "gshmem/device/impl/common.cuh"  // the library's cooperative copy, for the small-put rows
+#include "gshmem/device.cuh"  // the library's device API (copy, signal, wait), for the small-put and signal rows
+#include "gshmem/nvshmem/nvshmemx.h"
+
+// The probe runs without the gshmem library: it publishes a hand-made device state itself (stride mode, 2 PEs,
+// one per GPU of this process), so these registration hooks of the device headers have nothing to do.
+extern "C" void gshmemi_register_device_state_setter(gshmemi_device_state_setter_t) {}
+extern "C" void gshmemi_unregister_device_state_setter(gshmemi_device_state_setter_t) {}
 
 #define CK(x)                                                                                 \
   do {                                                                                        \
@@ -84,7 +90,8 @@ __device__ __forceinline__ void store_flag(uint64_t* p, uint64_t v) {
     st_relaxed(p, v);
   }
 }
-// poll kinds: 0 ld.acquire.sys each try, 1 ld.relaxed.sys then one fence.acq_rel after, 2 volatile then fence
+// poll kinds: 0 ld.acquire.sys each try, 1 ld.relaxed.sys then one fence.acq_rel after, 2 volatile then fence,
+// 3 ld.acquire.sys and a global-timer deadline check on every try (the library's bounded wait)
 template <int POLL>
 __device__ __forceinline__ void wait_ge(const uint64_t* p, uint64_t v) {
   if constexpr (POLL == 0) {
@@ -94,6 +101,14 @@ __device__ __forceinline__ void wait_ge(const uint64_t* p, uint64_t v) {
     while (ld_relaxed(p) < v) {
     }
     fence_ar();
+  } else if constexpr (POLL == 3) {  // the library's wait: ld.acquire, and the global timer read on every try
+    uint64_t t0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (ld_acquire(p) < v) {
+      uint64_t t;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+      if (t - t0 > 30000000000ull) __trap();
+    }
   } else {
     while (ld_volatile(p) < v) {
     }
@@ -143,15 +158,137 @@ __global__ void barrier_kernel(uint64_t* mine, uint64_t* theirs, uint64_t* epoch
   }
 }
 
+// Candidate shapes for detail::copy (bench/NOTES.md entry 8). The library tests "16-byte aligned" first and then
+// "at most one vector per thread" inside; these test the one-vector case first with one combined condition and
+// keep everything else (the many-vector loop, the 8/4-byte word cases, the staged widths) behind it: inlined
+// (CALL false) or in a function of its own (CALL true), so the one-vector case has no loop in its region.
+namespace cand {
+// Uniform-trip form of detail::copy_elems: every thread of the group runs the same number of iterations (the trip
+// count depends on n and size only) and each load and store is predicated on its index.
+template <typename V, int U>
+__device__ __forceinline__ void elems_u(V* d, const V* s, size_t n, int rank, int size) {
+  const size_t step = size_t(U) * size;
+  for (size_t base = 0; base < n; base += step) {
+    V r[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const size_t j = base + rank + size_t(u) * size;
+      if (j < n) r[u] = s[j];
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const size_t j = base + rank + size_t(u) * size;
+      if (j < n) d[j] = r[u];
+    }
+  }
+}
+template <typename V, int U, bool UNIF>
+__device__ __forceinline__ void copy_elems(V* __restrict__ d, const V* __restrict__ s, size_t n, int rank, int size) {
+  if constexpr (UNIF)
+    elems_u<V, U>(d, s, n, rank, size);
+  else
+    gshmem::dev::detail::copy_elems<V, U>(d, s, n, rank, size);
+}
+template <typename Coop, bool UNIF = false>
+__device__ __forceinline__ void general(char* d, const char* s, size_t bytes, int rank, int size) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
+  if ((a & 15) == 0 && (bytes & 15) == 0) {
+    copy_elems<uint4, 4, UNIF>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), bytes / 16, rank, size);
+    return;
+  }
+  if ((a & 7) == 0 && (bytes & 7) == 0 && bytes / 8 <= static_cast<size_t>(size)) {
+    if (static_cast<size_t>(rank) < bytes / 8)
+      reinterpret_cast<uint64_t*>(d)[rank] = reinterpret_cast<const uint64_t*>(s)[rank];
+    return;
+  }
+  if ((a & 3) == 0 && (bytes & 3) == 0 && bytes / 4 <= static_cast<size_t>(size)) {
+    if (static_cast<size_t>(rank) < bytes / 4)
+      reinterpret_cast<uint32_t*>(d)[rank] = reinterpret_cast<const uint32_t*>(s)[rank];
+    return;
+  }
+  if ((a & 15) == 0) {
+    const size_t n = bytes / 16;
+    copy_elems<uint4, 4, UNIF>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
+    d += n * 16;
+    s += n * 16;
+    bytes -= n * 16;
+  }
+  if ((a & 7) == 0) {
+    const size_t n = bytes / 8;
+    copy_elems<uint64_t, 8, UNIF>(reinterpret_cast<uint64_t*>(d), reinterpret_cast<const uint64_t*>(s), n, rank, size);
+    d += n * 8;
+    s += n * 8;
+    bytes -= n * 8;
+  }
+  if ((a & 3) == 0) {
+    const size_t n = bytes / 4;
+    copy_elems<uint32_t, 8, UNIF>(reinterpret_cast<uint32_t*>(d), reinterpret_cast<const uint32_t*>(s), n, rank, size);
+    d += n * 4;
+    s += n * 4;
+    bytes -= n * 4;
+  }
+  copy_elems<unsigned char, 8, UNIF>(reinterpret_cast<unsigned char*>(d), reinterpret_cast<const unsigned char*>(s),
+                               bytes, rank, size);
+}
+template <typename Coop>
+__device__ __noinline__ void general_call(char* d, const char* s, size_t bytes, int rank, int size) {
+  general<Coop>(d, s, bytes, rank, size);
+}
+// MODE 0: one-vector case first, the rest inlined; 1: the rest a call; 2: the rest inlined with uniform-trip
+// loops; 3: up to 4 vectors per thread straight-line (predicated, no loop), the rest a call.
+template <typename Coop, int MODE>
+__device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
+  const int rank = Coop::rank(), size = Coop::size();
+  const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes;
+  const size_t n = bytes / 16;
+  if constexpr (MODE == 3) {
+    if ((a & 15) == 0 && n <= 4 * static_cast<size_t>(size)) {
+      uint4 r[4];
+      const uint4* sv = static_cast<const uint4*>(src);
+      uint4* dv = static_cast<uint4*>(dst);
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const size_t j = static_cast<size_t>(rank) + static_cast<size_t>(u) * size;
+        if (j < n) r[u] = sv[j];
+      }
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const size_t j = static_cast<size_t>(rank) + static_cast<size_t>(u) * size;
+        if (j < n) dv[j] = r[u];
+      }
+      return;
+    }
+  } else {
+    if ((a & 15) == 0 && n <= static_cast<size_t>(size)) {
+      if (static_cast<size_t>(rank) < n)
+        reinterpret_cast<uint4*>(dst)[rank] = reinterpret_cast<const uint4*>(src)[rank];
+      return;
+    }
+  }
+  if constexpr (MODE == 1 || MODE == 3)
+    general_call<Coop>(static_cast<char*>(dst), static_cast<const char*>(src), bytes, rank, size);
+  else
+    general<Coop, MODE == 2>(static_cast<char*>(dst), static_cast<const char*>(src), bytes, rank, size);
+}
+}  // namespace cand
+
 // put+signal ping-pong, one CTA per GPU. ORDER 0: every thread fence.sc.sys, bar, thread 0 st.release (the
 // library today); 1: bar, thread 0 fence.acq_rel + st.relaxed; 2: bar, thread 0 st.release; 3: bar, thread 0
-// fence.sc + st.relaxed; 4: every warp: syncwarp, lane 0 fence.acq_rel, then bar, thread 0 st.relaxed.
+// fence.sc + st.relaxed; 4: every warp: syncwarp, lane 0 fence.acq_rel, then bar, thread 0 st.relaxed; 5: as 2
+// with the data moved by detail::copy<Block>; 6, 7: as 5 with cand::copy (rest inlined, rest a call); 8: as 5 with
+// the library's bounded wait (timer read per poll).
 template <int ORDER>
 __device__ __forceinline__ void put_signal_block(char* dst, const char* src, size_t bytes, uint64_t* sig, uint64_t v) {
   __syncthreads();
-  const size_t n = bytes / 16;
-  for (size_t i = threadIdx.x; i < n; i += blockDim.x)
-    reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+  if constexpr (ORDER == 5 || ORDER == 8) {
+    gshmem::dev::detail::copy<gshmem::dev::Block>(dst, src, bytes);
+  } else if constexpr (ORDER == 6 || ORDER == 7 || ORDER == 9 || ORDER == 10) {
+    cand::copy<gshmem::dev::Block, ORDER == 6 ? 0 : ORDER == 7 ? 1 : ORDER == 9 ? 2 : 3>(dst, src, bytes);
+  } else {
+    const size_t n = bytes / 16;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+      reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+  }
   if constexpr (ORDER == 0) {
     __threadfence_system();
     __syncthreads();
@@ -167,7 +304,7 @@ __device__ __forceinline__ void put_signal_block(char* dst, const char* src, siz
       if constexpr (ORDER == 1) {
         fence_ar();
         st_relaxed(sig, v);
-      } else if constexpr (ORDER == 2)
+      } else if constexpr (ORDER == 2 || ORDER >= 5)
         st_release(sig, v);
       else {
         fence_sc();
@@ -179,16 +316,16 @@ __device__ __forceinline__ void put_signal_block(char* dst, const char* src, siz
 }
 
 template <int ORDER>
-__global__ void signal_pingpong_kernel(char* peer_dst, const char* src, size_t bytes, uint64_t* peer_sig,
+__global__ __launch_bounds__(1024) void signal_pingpong_kernel(char* peer_dst, const char* src, size_t bytes, uint64_t* peer_sig,
                                        uint64_t* my_sig, int me, uint64_t base, int iters) {
   for (int i = 0; i < iters; ++i) {
     const uint64_t v = base + i + 1;
     if (me == 0) {
       put_signal_block<ORDER>(peer_dst, src, bytes, peer_sig, v);
-      if (threadIdx.x == 0) wait_ge<0>(my_sig, v);
+      if (threadIdx.x == 0) wait_ge<ORDER == 8 ? 3 : 0>(my_sig, v);
       __syncthreads();
     } else {
-      if (threadIdx.x == 0) wait_ge<0>(my_sig, v);
+      if (threadIdx.x == 0) wait_ge<ORDER == 8 ? 3 : 0>(my_sig, v);
       __syncthreads();
       put_signal_block<ORDER>(peer_dst, src, bytes, peer_sig, v);
     }
@@ -237,6 +374,8 @@ __global__ void amo_kernel(uint64_t* a, int iters, uint64_t* out) {
       asm volatile("atom.relaxed.sys.add.u64 %0, [%1], 1;" : "=l"(r) : "l"(a) : "memory");
     else if constexpr (KIND == 1)
       asm volatile("atom.relaxed.gpu.add.u64 %0, [%1], 1;" : "=l"(r) : "l"(a) : "memory");
+    else if constexpr (KIND == 3)
+      asm volatile("atom.global.relaxed.sys.add.u64 %0, [%1], 1;" : "=l"(r) : "l"(a) : "memory");
     else
       r = atomicAdd(reinterpret_cast<unsigned long long*>(a), 1ull);
     acc += r;
@@ -327,7 +466,7 @@ __device__ __forceinline__ void restrict_copy_inline(uint4* __restrict__ d, cons
   for (size_t i = threadIdx.x; i < n; i += blockDim.x) d[i] = s[i];
 }
 template <int KIND>
-__global__ void block_put_study_kernel(char* d, const char* s, size_t bytes, size_t stride, int iters) {
+__global__ __launch_bounds__(1024) void block_put_study_kernel(char* d, const char* s, size_t bytes, size_t stride, int iters) {
   for (int i = 0; i < iters; ++i) {
     char* dm = d + size_t(i) * stride;
     const char* sm = s + size_t(i) * stride;
@@ -352,6 +491,8 @@ __global__ void block_put_study_kernel(char* d, const char* s, size_t bytes, siz
     } else if constexpr (KIND == 8) {
       gshmem::dev::detail::copy<gshmem::dev::Block>(dm, sm, bytes);
       __syncwarp();
+    } else if constexpr (KIND >= 9) {
+      cand::copy<gshmem::dev::Block, KIND - 9>(dm, sm, bytes);
     } else if constexpr (KIND == 6) {
       if (threadIdx.x < bytes / 16)
         reinterpret_cast<uint4*>(dm)[threadIdx.x] = reinterpret_cast<const uint4*>(sm)[threadIdx.x];
@@ -380,7 +521,7 @@ __device__ __forceinline__ void restrict_warp_copy(uint4* __restrict__ d, const 
   for (size_t j = lane; j < n; j += 32) d[j] = s[j];
 }
 template <int KIND>
-__global__ void warp_put_study_kernel(char* d, const char* s, size_t bytes, size_t slot, int iters) {
+__global__ __launch_bounds__(1024) void warp_put_study_kernel(char* d, const char* s, size_t bytes, size_t slot, int iters) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (int i = 0; i < iters; ++i) {
     const size_t off = (size_t(i) * 32 + warp) * slot;
@@ -400,11 +541,89 @@ __global__ void warp_put_study_kernel(char* d, const char* s, size_t bytes, size
         for (int u = 0; u < 4; ++u) dv[j + 32 * u] = r[u];
       }
       for (; j < n; j += 32) dv[j] = __ldg(sv + j);
+    } else if constexpr (KIND >= 3) {
+      cand::copy<gshmem::dev::Warp, KIND - 3>(d + off, s + off, bytes);
     } else {
       restrict_warp_copy(reinterpret_cast<uint4*>(d + off), reinterpret_cast<const uint4*>(s + off), bytes / 16,
                          lane);
     }
     __syncwarp();
+  }
+}
+
+// put+signal ping-pong through the library's public calls, as gshmem-bench's put_signal_pingpong row (KIND 0), and
+// the same built from the library's pieces: 1 without the exit barrier of putmem_signal_nbi_block; 2 as 0 with the
+// wait as a bare ld.acquire poll; 3 as 1 and 2 together; 4 as 0 with one extra CTA barrier per round (what one
+// barrier costs here); 5 as 3 with both peer addresses translated once before the loop; 6 as 5 with the signal
+// stored through a generic address; 7 as 3 with the wait a relaxed poll and one fence.acq_rel after (no L1
+// invalidation per poll); 8 as 3 with the translation from kernel arguments instead of the __constant__ state;
+// 9 as 5 with one read of the __constant__ state after the wait; 10 as 9 polling with volatile loads (no acquire:
+// a diagnostic, not a correct wait).
+template <int KIND>
+__global__ __launch_bounds__(1024) void api_signal_kernel(char* dst, const char* src, size_t bytes, uint64_t* sig,
+                                                        uint64_t base, int peer, int me, int iters,
+                                                        long long pstride) {
+  const gshmem::DeviceHandle& h = gshmemi_dstate;
+  char* const pdst = gshmem::dev::detail::peer(h, dst, peer);
+  uint64_t* const psig = gshmem::dev::detail::peer(h, sig, peer);
+  for (int i = 0; i < iters; ++i) {
+    const uint64_t v = base + i + 1;
+    auto put = [&] {
+      if constexpr (KIND == 0 || KIND == 2 || KIND == 4) {
+        nvshmemx_putmem_signal_nbi_block(dst, src, bytes, sig, v, NVSHMEM_SIGNAL_SET, peer);
+        if constexpr (KIND == 4) __syncthreads();
+      } else if constexpr (KIND == 8) {  // translated in the loop from kernel arguments (bank 0), not the state
+        __syncthreads();
+        char* pd = dst + static_cast<int64_t>(peer - me) * pstride;
+        gshmem::dev::detail::copy<gshmem::dev::Block>(pd, src, bytes);
+        __syncthreads();
+        if (threadIdx.x == 0)
+          st_release(reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(sig) + static_cast<int64_t>(peer - me) *
+                                                                               pstride), v);
+      } else if constexpr (KIND == 9 || KIND == 10) {  // as 5, plus one read of the state after the wait
+        __syncthreads();
+        gshmem::dev::detail::copy<gshmem::dev::Block>(pdst, src, bytes);
+        __syncthreads();
+        if (threadIdx.x == 0) st_release(psig, v + static_cast<uint64_t>(gshmemi_dstate.my_pe == 7));
+      } else if constexpr (KIND == 5 || KIND == 6) {  // peer addresses precomputed before the loop
+        __syncthreads();
+        gshmem::dev::detail::copy<gshmem::dev::Block>(pdst, src, bytes);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+          if constexpr (KIND == 5)
+            asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(gshmem::dev::detail::gaddr(psig)), "l"(v)
+                         : "memory");
+          else
+            st_release(psig, v);
+        }
+      } else {
+        __syncthreads();
+        gshmem::dev::detail::copy<gshmem::dev::Block>(gshmem::dev::detail::peer(h, dst, peer), src, bytes);
+        __syncthreads();
+        if (threadIdx.x == 0) gshmem::dev::signal_op(h, sig, v, GSHMEM_SIGNAL_SET, peer);
+      }
+    };
+    auto wait = [&] {
+      if (threadIdx.x == 0) {
+        if constexpr (KIND == 7)
+          wait_ge<1>(sig, v);  // ld.relaxed.sys poll, then one fence.acq_rel
+        else if constexpr (KIND == 10)
+          while (ld_volatile(sig) < v) {  // diagnostic only: no acquire at all (no L1 invalidation)
+          }
+        else if constexpr (KIND == 2 || KIND == 3 || KIND >= 5)
+          wait_ge<0>(sig, v);
+        else
+          nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, v);
+      }
+      __syncthreads();
+    };
+    if (me == 0) {
+      put();
+      wait();
+    } else {
+      wait();
+      put();
+    }
   }
 }
 
@@ -646,7 +865,8 @@ int main(int argc, char** argv) {
   std::printf("== block-scope small puts, barrier before and after each, 1 CTA x 1024 (ns per message)\n");
   for (size_t stride : {size_t(4096), size_t(65536)}) {
     const int it = int(std::min<size_t>(4000, big / stride));
-    for (size_t bytes : {size_t(16), size_t(256), size_t(4096)}) {
+    for (size_t bytes : {size_t(16), size_t(256), size_t(4096), size_t(65536)}) {
+      if (bytes > stride) continue;
       auto bs = [&](auto kernel, const char* name) {
         const double ms =
             timed0(reps, [&] { kernel<<<1, 1024, 0, g[0].s>>>(buf[1][1], buf[0][0], bytes, stride, it); });
@@ -661,6 +881,10 @@ int main(int argc, char** argv) {
       bs(block_put_study_kernel<6>, "one vector per thread, plain loads");
       bs(block_put_study_kernel<7>, "copy's fast path alone (Block rank/size)");
       bs(block_put_study_kernel<8>, "gshmem detail::copy<Block> + __syncwarp");
+      bs(block_put_study_kernel<9>, "one-vector test first, rest inlined");
+      bs(block_put_study_kernel<10>, "one-vector test first, rest a call");
+      bs(block_put_study_kernel<11>, "one-vector first, uniform-trip loops");
+      bs(block_put_study_kernel<12>, "<= 4 vectors straight-line, rest a call");
     }
   }
   std::printf("== warp-scope puts, __syncwarp before and after each, 1 CTA x 1024 = 32 warps (ns per message)\n");
@@ -675,6 +899,110 @@ int main(int argc, char** argv) {
     ws(warp_put_study_kernel<0>, "gshmem detail::copy<Warp>");
     ws(warp_put_study_kernel<1>, "same loop, __ldg loads");
     ws(warp_put_study_kernel<2>, "const __restrict__ loop");
+    ws(warp_put_study_kernel<3>, "one-vector test first, rest inlined");
+    ws(warp_put_study_kernel<4>, "one-vector test first, rest a call");
+    ws(warp_put_study_kernel<5>, "one-vector first, uniform-trip loops");
+    ws(warp_put_study_kernel<6>, "<= 4 vectors straight-line, rest a call");
+  }
+  std::printf("== atomic fetch_add latency on the peer (one thread)\n");
+  {
+    const int it = 2000;
+    auto amo = [&](auto kernel, const char* name) {
+      CK(cudaSetDevice(0));
+      const double ms = timed0(reps, [&] { kernel<<<1, 1, 0, g[0].s>>>(flags[1] + 256, it, flags[0] + 300); });
+      std::printf("amo       %-44s %8.3f us\n", name, ms * 1e3 / it);
+    };
+    amo(amo_kernel<0>, "atom.relaxed.sys.add (generic address)");
+    amo(amo_kernel<3>, "atom.global.relaxed.sys.add");
+    amo(amo_kernel<2>, "atomicAdd (default scope)");
+    amo(amo_kernel<0>, "atom.relaxed.sys.add (generic address)");
+    amo(amo_kernel<3>, "atom.global.relaxed.sys.add");
+  }
+  std::printf("== put+signal ping-pong, one CTA of 1024 threads per GPU (copy shape and wait)\n");
+  {
+    uint64_t b = 0;
+    auto sp = [&](auto kernel, const char* name) {
+      for (size_t bytes : {size_t(16), size_t(4096), size_t(65536)}) {
+        for (int i = 0; i < 2; ++i) {
+          CK(cudaSetDevice(i));
+          CK(cudaMemset(flags[i] + 48, 0, 8));
+          CK(cudaDeviceSynchronize());
+        }
+        b = 0;
+        const int it = 500;
+        std::vector<double> t;
+        for (int r = 0; r <= reps; ++r) {
+          both([&](int i) {
+            kernel<<<1, 1024, 0, g[i].s>>>(buf[1 - i][1], buf[i][0], bytes, flags[1 - i] + 48, flags[i] + 48, i, b,
+                                           it);
+          });
+          b += it;
+          if (r) t.push_back(ms0());
+        }
+        std::printf("signal    %-44s %6zu B %8.3f us\n", name, bytes, median(t) * 1e3 / (2.0 * it));
+      }
+    };
+    sp(signal_pingpong_kernel<2>, "plain loop, bar, st.release");
+    sp(signal_pingpong_kernel<5>, "detail::copy<Block>, bar, st.release");
+    sp(signal_pingpong_kernel<6>, "cand copy (rest inlined)");
+    sp(signal_pingpong_kernel<7>, "cand copy (rest a call)");
+    sp(signal_pingpong_kernel<8>, "detail::copy<Block> + timed wait");
+    sp(signal_pingpong_kernel<9>, "cand copy (uniform-trip loops)");
+    sp(signal_pingpong_kernel<10>, "cand copy (<= 4 straight, rest a call)");
+    sp(signal_pingpong_kernel<2>, "plain loop, bar, st.release (again)");
+  }
+  std::printf("== put+signal ping-pong through the library's calls (state published by hand, stride mode)\n");
+  {
+    // PE i's "heap" is buf[i][1]; dst at offset 0 (1 MiB), the signal word at big - 4096.
+    const long long stride = static_cast<long long>(buf[1][1] - buf[0][1]);
+    for (int i = 0; i < 2; ++i) {
+      gshmem_device_state_t st{};
+      st.version = GSHMEM_DEVICE_STATE_VERSION;
+      st.my_pe = i;
+      st.n_pes = 2;
+      st.device = i;
+      st.heap_base = buf[i][1];
+      st.heap_size = st.heap_max = big;
+      st.timeout_ns = 30000000000ull;
+      st.peer_stride = static_cast<uint64_t>(stride);
+      CK(cudaSetDevice(i));
+      CK(cudaMemcpyToSymbol(gshmemi_dstate, &st, sizeof st));
+      CK(cudaDeviceSynchronize());
+    }
+    auto as = [&](auto kernel, const char* name) {
+      for (size_t bytes : {size_t(8), size_t(4096), size_t(65536)}) {
+        for (int i = 0; i < 2; ++i) {
+          CK(cudaSetDevice(i));
+          CK(cudaMemset(buf[i][1] + big - 4096, 0, 8));
+          CK(cudaDeviceSynchronize());
+        }
+        uint64_t b = 0;
+        const int it = 500;
+        std::vector<double> t;
+        for (int r = 0; r <= reps; ++r) {
+          both([&](int i) {
+            kernel<<<1, 1024, 0, g[i].s>>>(buf[i][1], buf[i][0], bytes,
+                                           reinterpret_cast<uint64_t*>(buf[i][1] + big - 4096), b, 1 - i, i, it, stride);
+          });
+          b += it;
+          if (r) t.push_back(ms0());
+        }
+        std::printf("apisignal %-44s %6zu B %8.3f us\n", name, bytes, median(t) * 1e3 / (2.0 * it));
+      }
+    };
+    as(api_signal_kernel<0>, "public calls (the bench row)");
+    as(api_signal_kernel<1>, "pieces, no exit barrier");
+    as(api_signal_kernel<2>, "public put, bare ld.acquire wait");
+    as(api_signal_kernel<3>, "pieces, no exit barrier, bare wait");
+    as(api_signal_kernel<4>, "public calls + one more barrier");
+    as(api_signal_kernel<5>, "3 with addresses before the loop");
+    as(api_signal_kernel<6>, "5 with generic st.release");
+    as(api_signal_kernel<7>, "3 with a relaxed poll + one fence");
+    as(api_signal_kernel<8>, "3 translated from kernel arguments");
+    as(api_signal_kernel<9>, "5 + one state read after the wait");
+    as(api_signal_kernel<10>, "9 with a volatile poll (no acquire)");
+    as(api_signal_kernel<3>, "pieces, no exit barrier, bare wait (again)");
+    as(api_signal_kernel<0>, "public calls (again)");
   }
   if (blockput_only) return 0;
   char* buf_local16 = buf[0][0];

@@ -157,9 +157,17 @@ BENCH_KERNEL void signal_pingpong_kernel(char* dst, const char* src, size_t byte
   nvshmem_quiet();
 }
 
+// One thread's fetch_adds. DEP false: independent ops (each result only summed), so a library may overlap them;
+// DEP true: each op's address depends on the previous result (always the same word), so each waits for the
+// previous one's reply: the round-trip latency.
+template <bool DEP>
 __global__ void amo_latency_kernel(unsigned long long* a, int peer, uint64_t iters, unsigned long long* out) {
   unsigned long long acc = 0;
-  for (uint64_t i = 0; i < iters; ++i) acc += nvshmem_ulonglong_atomic_fetch_add(a, 1ull, peer);
+  for (uint64_t i = 0; i < iters; ++i) {
+    unsigned long long* target = a;
+    if constexpr (DEP) target += (acc >> 63);  // acc never reaches 2^63: the same word, but a true dependency
+    acc += nvshmem_ulonglong_atomic_fetch_add(target, 1ull, peer);
+  }
   *out = acc;
 }
 
@@ -471,11 +479,19 @@ void amo(const Options& o, Rows& out) {
   Sym a(words * sizeof(unsigned long long)), sink(sizeof(unsigned long long));
   Stream st;
   double s = time_events(o, st, [&](cudaStream_t cs) {
-    if (pr.me == 0) amo_latency_kernel<<<1, 1, 0, cs>>>(a.as<unsigned long long>(), pr.peer, it,
-                                                        sink.as<unsigned long long>());
+    if (pr.me == 0) amo_latency_kernel<false><<<1, 1, 0, cs>>>(a.as<unsigned long long>(), pr.peer, it,
+                                                               sink.as<unsigned long long>());
   });
   out.push_back({"amo_fetch_add", 8, "us", s / double(it) * 1e6, o.repeats, it,
-                 fmt::format("ulonglong_atomic_fetch_add by one thread x{}, one kernel; time per op", it)});
+                 fmt::format("ulonglong_atomic_fetch_add by one thread x{}, one kernel, results only summed "
+                             "(ops may overlap); time per op", it)});
+  s = time_events(o, st, [&](cudaStream_t cs) {
+    if (pr.me == 0) amo_latency_kernel<true><<<1, 1, 0, cs>>>(a.as<unsigned long long>(), pr.peer, it,
+                                                              sink.as<unsigned long long>());
+  });
+  out.push_back({"amo_fetch_add_dep", 8, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("ulonglong_atomic_fetch_add by one thread x{}, each op's address from the previous "
+                             "result (round-trip latency); time per op", it)});
   s = time_events(o, st, [&](cudaStream_t cs) {
     if (pr.me == 0) amo_rate_kernel<<<o.amo_ctas, o.amo_threads, 0, cs>>>(a.as<unsigned long long>(), pr.peer, it);
   });

@@ -4,7 +4,13 @@
 64 compiles but cannot launch with 1024 threads (cudaLaunch reports "too many resources requested for launch" on
 the GPU only); a kernel bounded to 1024 threads (__launch_bounds__) that spills got there by slow local memory.
 
-usage: regs_check.py --nvcc NVCC --arch sm_90 [--limit 64] [--flag=-I...]... SOURCE...
+A few spilled bytes are allowed (--spill-allow, default 32 = 8 registers) and reported: warp and block copies of
+more than one element per thread are a call (detail::copy_general_call), and a kernel with many live values keeps
+a few of them on the stack across it (12-24 bytes in the bench's and this test's all-to-all kernels, stored at
+entry or once per outer round). A register blow-up in the inlined API (the reverted non-coherent-load copy needed
+72-80 registers) spills more than that.
+
+usage: regs_check.py --nvcc NVCC --arch sm_90 [--limit 64] [--spill-allow 32] [--flag=-I...]... SOURCE...
 """
 import argparse
 import re
@@ -18,6 +24,7 @@ def main() -> int:
     ap.add_argument("--nvcc", required=True)
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--limit", type=int, default=64)
+    ap.add_argument("--spill-allow", type=int, default=32, help="spill store bytes per function still accepted")
     ap.add_argument("--flag", action="append", default=[], help="extra nvcc flag (repeat)")
     ap.add_argument("sources", nargs="+")
     a = ap.parse_args()
@@ -43,10 +50,15 @@ def main() -> int:
                 continue
             m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
             if m and func and (int(m.group(1)) or int(m.group(2))):
-                bad += 1
-                print(f"regs_check: {src}: function {func} spills ({m.group(1)} bytes stored, {m.group(2)} loaded) "
-                      f"to fit {a.limit} registers. Fix: reduce what the device API keeps live in the caller",
-                      file=sys.stderr)
+                stored, loaded = int(m.group(1)), int(m.group(2))
+                if stored <= a.spill_allow and loaded <= a.spill_allow:
+                    print(f"regs_check: note: {src}: function {func} spills {stored} bytes stored, {loaded} loaded "
+                          f"(within --spill-allow {a.spill_allow}: values kept across the out-of-line copy call)")
+                else:
+                    bad += 1
+                    print(f"regs_check: {src}: function {func} spills ({stored} bytes stored, {loaded} loaded, "
+                          f"more than {a.spill_allow}) to fit {a.limit} registers. Fix: reduce what the device API "
+                          f"keeps live in the caller", file=sys.stderr)
             m = re.search(r"Used (\d+) registers", line)
             if m and entry:
                 regs = int(m.group(1))

@@ -42,6 +42,10 @@ namespace detail {
 template <typename T>
 using sys_ref = ::cuda::atomic_ref<T, ::cuda::thread_scope_system>;
 
+// Global-space address of a pointer into global memory (the symmetric heap), for PTX that names .global: a generic
+// address makes atomics carry a shared/local-memory fallback that waits for their reply (amo.cuh).
+__device__ __forceinline__ size_t gaddr(const void* p) { return __cvta_generic_to_global(p); }
+
 __device__ __forceinline__ uint64_t globaltimer() {
   uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -55,14 +59,14 @@ struct Spin {
   __device__ __forceinline__ bool expired() const { return limit != 0 && globaltimer() - start > limit; }
 };
 
-__device__ __noinline__ inline void trap_not_published(const char* call) {
+[[noreturn]] __device__ __noinline__ inline void trap_not_published(const char* call) {
   printf("gshmem: %s: the device state is not set (gshmem_init not called yet in this process, or this kernel was "
          "launched with a handle from before init); aborting the kernel. Fix: call gshmem_init() before launching "
          "kernels that use gshmem, and take the handle with gshmemx_device_handle() after it\n", call);
   __trap();
 }
 
-__device__ __noinline__ inline void trap_timeout(const DeviceHandle& h, const char* call, const void* addr,
+[[noreturn]] __device__ __noinline__ inline void trap_timeout(const DeviceHandle& h, const char* call, const void* addr,
                                                  const char* waiting_for) {
   printf("gshmem: %s on PE %d: waited %.1f s for %s (address %p) and it never happened (GSHMEM_WAIT_TIMEOUT); "
          "aborting the kernel. Fix: check that every PE makes the matching call (put/signal/barrier), or raise "
@@ -71,7 +75,7 @@ __device__ __noinline__ inline void trap_timeout(const DeviceHandle& h, const ch
   __trap();
 }
 
-__device__ __noinline__ inline void trap_unreachable(const DeviceHandle& h, const char* call, const void* p, int pe) {
+[[noreturn]] __device__ __noinline__ inline void trap_unreachable(const DeviceHandle& h, const char* call, const void* p, int pe) {
   printf("gshmem: %s on PE %d: address %p for PE %d is not reachable (pe out of 0..%d, PE not mapped, or the "
          "address is not in the symmetric heap); aborting the kernel. Fix: pass a symmetric address from "
          "gshmem_malloc and a PE from 0 to gshmem_n_pes()-1\n", call, h.my_pe, p, pe, h.n_pes - 1);
@@ -152,39 +156,15 @@ __device__ __forceinline__ void copy_elems(V* __restrict__ d, const V* __restric
   for (; i < n; i += stride) d[i] = s[i];
 }
 
-// Cooperative memcpy: 16-byte vectors when both pointers are 16-byte aligned, else the widest common alignment.
-template <typename Coop>
-__device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
-  const int rank = Coop::rank(), size = Coop::size();
-  const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src);
-  auto* d = static_cast<char*>(dst);
-  const auto* s = static_cast<const char*>(src);
+// Everything but the one-element-per-thread cases of copy(): the 16-byte loop when both pointers and the size
+// allow it, else the widest vectors first and what is left (fewer than 16 bytes) in the next widths the alignment
+// allows, so a small remainder is one or two stores by rank 0 rather than a byte per thread.
+__device__ __forceinline__ void copy_general(char* d, const char* s, size_t bytes, int rank, int size) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
   if ((a & 15) == 0 && (bytes & 15) == 0) {
-    // Whole 16-byte vectors (the usual case): no remainder stages. A small message (at most one vector per
-    // thread) is one load and one store per thread and no loop: ~125 ns less per 16-byte message than the
-    // general path (bench/NOTES.md, nvlink_probe "small puts").
-    const size_t n = bytes / 16;
-    if (n <= static_cast<size_t>(size)) {
-      if (static_cast<size_t>(rank) < n)
-        reinterpret_cast<uint4*>(d)[rank] = reinterpret_cast<const uint4*>(s)[rank];
-    } else {
-      copy_elems<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
-    }
+    copy_elems<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), bytes / 16, rank, size);
     return;
   }
-  // Small messages of whole 8- or 4-byte words (a signal word, a few ints): one word per thread, no stages.
-  if ((a & 7) == 0 && (bytes & 7) == 0 && bytes / 8 <= static_cast<size_t>(size)) {
-    if (static_cast<size_t>(rank) < bytes / 8)
-      reinterpret_cast<uint64_t*>(d)[rank] = reinterpret_cast<const uint64_t*>(s)[rank];
-    return;
-  }
-  if ((a & 3) == 0 && (bytes & 3) == 0 && bytes / 4 <= static_cast<size_t>(size)) {
-    if (static_cast<size_t>(rank) < bytes / 4)
-      reinterpret_cast<uint32_t*>(d)[rank] = reinterpret_cast<const uint32_t*>(s)[rank];
-    return;
-  }
-  // Widest vectors first; what is left (fewer than 16 bytes) takes the next widths the alignment allows, so a
-  // small remainder is one or two stores by rank 0 rather than a byte per thread.
   if ((a & 15) == 0) {
     const size_t n = bytes / 16;
     copy_elems<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
@@ -208,6 +188,53 @@ __device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
   }
   copy_elems<unsigned char, 8>(reinterpret_cast<unsigned char*>(d), reinterpret_cast<const unsigned char*>(s),
                                bytes, rank, size);
+}
+// The same as a call: what warp and block copies use for more than one element per thread (below), up to sm_90.
+// On sm_100 ptxas keeps too little in registers across such a call in 1024-thread kernels (bounded to 64
+// registers, the bench's all-to-all kernels spilled 36-120 bytes, CI's compile.*_regs_1024 checks), so there the
+// general path stays inline (not measured on a Blackwell GPU: none was available).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+#define GSHMEMI_COPY_CALL 0
+#else
+#define GSHMEMI_COPY_CALL 1
+#endif
+__device__ __noinline__ inline void copy_general_call(char* d, const char* s, size_t bytes, int rank, int size) {
+  copy_general(d, s, bytes, rank, size);
+}
+
+// Cooperative memcpy. At most one element per thread (16-, 8- or 4-byte, as the pointers and size allow) is one
+// load and one store per thread, inline and loop-free; more goes to copy_general, which warp and block scope call
+// out of line. Measured (nvlink_probe --blockput, bench/NOTES.md entries 7-8): a loop anywhere in the inlined copy
+// made every small group put slower even when the loop did not run (block 16 B-4 KiB 373-397 ns per message with
+// the loops inline, 272-293 with them in a call, 234-272 for a bare one-vector store; warp 256 B 392 vs 314),
+// while the call costs ~80 ns on a 64 KiB block copy (1651 vs 1730 ns). A thread's copy keeps everything inline, as
+// do all copies on sm_100 and later (GSHMEMI_COPY_CALL).
+template <typename Coop>
+__device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
+  const int rank = Coop::rank(), size = Coop::size();
+  const uintptr_t a = reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes;
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  if ((a & 15) == 0 && bytes / 16 <= static_cast<size_t>(size)) {
+    if (static_cast<size_t>(rank) < bytes / 16)
+      reinterpret_cast<uint4*>(d)[rank] = reinterpret_cast<const uint4*>(s)[rank];
+    return;
+  }
+  // Small messages of whole 8- or 4-byte words (a signal word, a few ints).
+  if ((a & 7) == 0 && bytes / 8 <= static_cast<size_t>(size)) {
+    if (static_cast<size_t>(rank) < bytes / 8)
+      reinterpret_cast<uint64_t*>(d)[rank] = reinterpret_cast<const uint64_t*>(s)[rank];
+    return;
+  }
+  if ((a & 3) == 0 && bytes / 4 <= static_cast<size_t>(size)) {
+    if (static_cast<size_t>(rank) < bytes / 4)
+      reinterpret_cast<uint32_t*>(d)[rank] = reinterpret_cast<const uint32_t*>(s)[rank];
+    return;
+  }
+  if constexpr (::cuda::std::is_same<Coop, Thread>::value || !GSHMEMI_COPY_CALL)
+    copy_general(d, s, bytes, rank, size);
+  else
+    copy_general_call(d, s, bytes, rank, size);
 }
 
 }  // namespace detail

@@ -32,7 +32,7 @@ namespace dev {
 // multiple of 128; every thread of the warpgroup calls. Warpgroup w of a block synchronises on named barrier 1 + w
 // (ids 1..8; 0 is __syncthreads), so a kernel using _warpgroup calls must leave those ids to gshmem.
 namespace detail {
-__device__ __noinline__ inline void trap_warpgroup_block(int threads) {
+[[noreturn]] __device__ __noinline__ inline void trap_warpgroup_block(int threads) {
   printf("gshmem: a _warpgroup call (e.g. gshmemx_barrier_warpgroup) in a block of %d threads: a warpgroup is 128 "
          "threads of a block whose size is a multiple of 128, else its named barrier never completes; aborting the "
          "kernel. Fix: launch with a multiple of 128 threads per block\n", threads);

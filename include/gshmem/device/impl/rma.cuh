@@ -98,17 +98,27 @@ __device__ __forceinline__ void iget(const DeviceHandle& h, T* dst, const T* src
 
 // SIGNAL_SET or SIGNAL_ADD on PE pe's signal word, with release order at system scope: every write this thread
 // made before (and, through a group barrier, its group's) is visible at the target before the signal is.
-__device__ __forceinline__ void signal_op(const DeviceHandle& h, uint64_t* sig, uint64_t value, int op, int pe) {
-  uint64_t* target = detail::peer(h, sig, pe);
+namespace detail {
+[[noreturn]] __device__ __noinline__ inline void trap_signal_op(int op, int pe) {
+  printf("gshmem: signal operation on PE %d: sig_op=%d is neither GSHMEM_SIGNAL_SET (%d) nor GSHMEM_SIGNAL_ADD (%d); "
+         "aborting the kernel. Fix: pass one of those constants\n", pe, op, GSHMEM_SIGNAL_SET, GSHMEM_SIGNAL_ADD);
+  __trap();
+}
+// The signal update on an already translated address (target: PE pe's copy of the signal word).
+__device__ __forceinline__ void signal_store(uint64_t* target, uint64_t value, int op, int pe) {
+  // .global: with a generic address the add would wait for its reply (a software fallback for shared memory).
   if (op == GSHMEM_SIGNAL_ADD) {
-    asm volatile("red.release.sys.add.u64 [%0], %1;" ::"l"(target), "l"(value) : "memory");
+    asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
   } else if (op == GSHMEM_SIGNAL_SET) {
-    asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(target), "l"(value) : "memory");
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
   } else {
-    printf("gshmem: signal operation on PE %d: sig_op=%d is neither GSHMEM_SIGNAL_SET (%d) nor GSHMEM_SIGNAL_ADD (%d); "
-           "aborting the kernel. Fix: pass one of those constants\n", pe, op, GSHMEM_SIGNAL_SET, GSHMEM_SIGNAL_ADD);
-    __trap();
+    trap_signal_op(op, pe);
   }
+}
+}  // namespace detail
+
+__device__ __forceinline__ void signal_op(const DeviceHandle& h, uint64_t* sig, uint64_t value, int op, int pe) {
+  detail::signal_store(detail::peer(h, sig, pe), value, op, pe);
 }
 
 __device__ __forceinline__ uint64_t signal_fetch(const DeviceHandle&, const uint64_t* sig) {

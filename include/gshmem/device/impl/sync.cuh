@@ -216,7 +216,7 @@ __device__ __forceinline__ void store_release_sys(uint64_t* p, uint64_t v) {
   asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-__device__ __noinline__ inline void trap_bad_team(const DeviceHandle& h, int team, const char* call) {
+[[noreturn]] __device__ __noinline__ inline void trap_bad_team(const DeviceHandle& h, int team, const char* call) {
   printf("gshmem: %s on PE %d: team %d is not a valid team this PE belongs to; aborting the kernel. Fix: pass "
          "GSHMEM_TEAM_WORLD or a team from gshmem_team_split_* that includes this PE (and launch after the "
          "split returned)\n", call, h.my_pe, team);
