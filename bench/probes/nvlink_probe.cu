@@ -558,7 +558,9 @@ __global__ __launch_bounds__(1024) void warp_put_study_kernel(char* d, const cha
 // stored through a generic address; 7 as 3 with the wait a relaxed poll and one fence.acq_rel after (no L1
 // invalidation per poll); 8 as 3 with the translation from kernel arguments instead of the __constant__ state;
 // 9 as 5 with one read of the __constant__ state after the wait; 10 as 9 polling with volatile loads (no acquire:
-// a diagnostic, not a correct wait).
+// a diagnostic, not a correct wait); 11 as 9 with the read register-indexed (an LDC, as ptxas emits for the
+// translation under the 1024-thread bound) and 12 the same with the volatile poll: whether an LDC after the
+// poll's L1 invalidation (CCTL.IVALL) is what costs the public calls ~0.3 us (NOTES entry 8).
 template <int KIND>
 __global__ __launch_bounds__(1024) void api_signal_kernel(char* dst, const char* src, size_t bytes, uint64_t* sig,
                                                         uint64_t base, int peer, int me, int iters,
@@ -585,6 +587,14 @@ __global__ __launch_bounds__(1024) void api_signal_kernel(char* dst, const char*
         gshmem::dev::detail::copy<gshmem::dev::Block>(pdst, src, bytes);
         __syncthreads();
         if (threadIdx.x == 0) st_release(psig, v + static_cast<uint64_t>(gshmemi_dstate.my_pe == 7));
+      } else if constexpr (KIND == 11 || KIND == 12) {  // as 5, plus one register-indexed (LDC) state read
+        __syncthreads();
+        gshmem::dev::detail::copy<gshmem::dev::Block>(pdst, src, bytes);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+          const uint32_t w = reinterpret_cast<const uint32_t*>(&gshmemi_dstate)[(gshmem::dev::Warp::rank() & 1) + 1];  // my_pe (lane 0)
+          st_release(psig, v + static_cast<uint64_t>(w == 77));
+        }
       } else if constexpr (KIND == 5 || KIND == 6) {  // peer addresses precomputed before the loop
         __syncthreads();
         gshmem::dev::detail::copy<gshmem::dev::Block>(pdst, src, bytes);
@@ -607,7 +617,7 @@ __global__ __launch_bounds__(1024) void api_signal_kernel(char* dst, const char*
       if (threadIdx.x == 0) {
         if constexpr (KIND == 7)
           wait_ge<1>(sig, v);  // ld.relaxed.sys poll, then one fence.acq_rel
-        else if constexpr (KIND == 10)
+        else if constexpr (KIND == 10 || KIND == 12)
           while (ld_volatile(sig) < v) {  // diagnostic only: no acquire at all (no L1 invalidation)
           }
         else if constexpr (KIND == 2 || KIND == 3 || KIND >= 5)
@@ -1001,6 +1011,8 @@ int main(int argc, char** argv) {
     as(api_signal_kernel<8>, "3 translated from kernel arguments");
     as(api_signal_kernel<9>, "5 + one state read after the wait");
     as(api_signal_kernel<10>, "9 with a volatile poll (no acquire)");
+    as(api_signal_kernel<11>, "5 + one LDC (indexed) state read");
+    as(api_signal_kernel<12>, "11 with a volatile poll (no acquire)");
     as(api_signal_kernel<3>, "pieces, no exit barrier, bare wait (again)");
     as(api_signal_kernel<0>, "public calls (again)");
   }
