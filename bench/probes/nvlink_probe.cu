@@ -316,8 +316,9 @@ __device__ __forceinline__ void put_signal_block(char* dst, const char* src, siz
 }
 
 template <int ORDER>
-__global__ __launch_bounds__(1024) void signal_pingpong_kernel(char* peer_dst, const char* src, size_t bytes, uint64_t* peer_sig,
-                                       uint64_t* my_sig, int me, uint64_t base, int iters) {
+__global__ __launch_bounds__(1024) void signal_pingpong_kernel(char* peer_dst, const char* src, size_t bytes,
+                                                              uint64_t* peer_sig, uint64_t* my_sig, int me,
+                                                              uint64_t base, int iters) {
   for (int i = 0; i < iters; ++i) {
     const uint64_t v = base + i + 1;
     if (me == 0) {
@@ -466,7 +467,8 @@ __device__ __forceinline__ void restrict_copy_inline(uint4* __restrict__ d, cons
   for (size_t i = threadIdx.x; i < n; i += blockDim.x) d[i] = s[i];
 }
 template <int KIND>
-__global__ __launch_bounds__(1024) void block_put_study_kernel(char* d, const char* s, size_t bytes, size_t stride, int iters) {
+__global__ __launch_bounds__(1024) void block_put_study_kernel(char* d, const char* s, size_t bytes, size_t stride,
+                                                              int iters) {
   for (int i = 0; i < iters; ++i) {
     char* dm = d + size_t(i) * stride;
     const char* sm = s + size_t(i) * stride;
@@ -521,7 +523,8 @@ __device__ __forceinline__ void restrict_warp_copy(uint4* __restrict__ d, const 
   for (size_t j = lane; j < n; j += 32) d[j] = s[j];
 }
 template <int KIND>
-__global__ __launch_bounds__(1024) void warp_put_study_kernel(char* d, const char* s, size_t bytes, size_t slot, int iters) {
+__global__ __launch_bounds__(1024) void warp_put_study_kernel(char* d, const char* s, size_t bytes, size_t slot,
+                                                             int iters) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   for (int i = 0; i < iters; ++i) {
     const size_t off = (size_t(i) * 32 + warp) * slot;
@@ -592,7 +595,8 @@ __global__ __launch_bounds__(1024) void api_signal_kernel(char* dst, const char*
         gshmem::dev::detail::copy<gshmem::dev::Block>(pdst, src, bytes);
         __syncthreads();
         if (threadIdx.x == 0) {
-          const uint32_t w = reinterpret_cast<const uint32_t*>(&gshmemi_dstate)[(gshmem::dev::Warp::rank() & 1) + 1];  // my_pe (lane 0)
+          // my_pe (lane 0), through a register index the compiler cannot fold: an LDC
+          const uint32_t w = reinterpret_cast<const uint32_t*>(&gshmemi_dstate)[(gshmem::dev::Warp::rank() & 1) + 1];
           st_release(psig, v + static_cast<uint64_t>(w == 77));
         }
       } else if constexpr (KIND == 5 || KIND == 6) {  // peer addresses precomputed before the loop
@@ -992,7 +996,8 @@ int main(int argc, char** argv) {
         for (int r = 0; r <= reps; ++r) {
           both([&](int i) {
             kernel<<<1, 1024, 0, g[i].s>>>(buf[i][1], buf[i][0], bytes,
-                                           reinterpret_cast<uint64_t*>(buf[i][1] + big - 4096), b, 1 - i, i, it, stride);
+                                           reinterpret_cast<uint64_t*>(buf[i][1] + big - 4096), b, 1 - i, i, it,
+                                           stride);
           });
           b += it;
           if (r) t.push_back(ms0());

@@ -66,8 +66,8 @@ struct Spin {
   __trap();
 }
 
-[[noreturn]] __device__ __noinline__ inline void trap_timeout(const DeviceHandle& h, const char* call, const void* addr,
-                                                 const char* waiting_for) {
+[[noreturn]] __device__ __noinline__ inline void trap_timeout(const DeviceHandle& h, const char* call,
+                                                              const void* addr, const char* waiting_for) {
   printf("gshmem: %s on PE %d: waited %.1f s for %s (address %p) and it never happened (GSHMEM_WAIT_TIMEOUT); "
          "aborting the kernel. Fix: check that every PE makes the matching call (put/signal/barrier), or raise "
          "GSHMEM_WAIT_TIMEOUT (0 = no limit)\n", call, h.my_pe, static_cast<double>(h.timeout_ns) / 1e9,
@@ -75,7 +75,8 @@ struct Spin {
   __trap();
 }
 
-[[noreturn]] __device__ __noinline__ inline void trap_unreachable(const DeviceHandle& h, const char* call, const void* p, int pe) {
+[[noreturn]] __device__ __noinline__ inline void trap_unreachable(const DeviceHandle& h, const char* call,
+                                                                  const void* p, int pe) {
   printf("gshmem: %s on PE %d: address %p for PE %d is not reachable (pe out of 0..%d, PE not mapped, or the "
          "address is not in the symmetric heap); aborting the kernel. Fix: pass a symmetric address from "
          "gshmem_malloc and a PE from 0 to gshmem_n_pes()-1\n", call, h.my_pe, p, pe, h.n_pes - 1);
