@@ -563,7 +563,9 @@ __global__ __launch_bounds__(1024) void warp_put_study_kernel(char* d, const cha
 // 9 as 5 with one read of the __constant__ state after the wait; 10 as 9 polling with volatile loads (no acquire:
 // a diagnostic, not a correct wait); 11 as 9 with the read register-indexed (an LDC, as ptxas emits for the
 // translation under the 1024-thread bound) and 12 the same with the volatile poll: whether an LDC after the
-// poll's L1 invalidation (CCTL.IVALL) is what costs the public calls ~0.3 us (NOTES entry 8).
+// poll's L1 invalidation (CCTL.IVALL) is what costs the public calls ~0.3 us (NOTES entry 8); 13 as 3 with
+// relaxed polls and one acquire load at the end; 14 the public put with the volatile poll (the same question on
+// the library's own code).
 template <int KIND>
 __global__ __launch_bounds__(1024) void api_signal_kernel(char* dst, const char* src, size_t bytes, uint64_t* sig,
                                                         uint64_t base, int peer, int me, int iters,
@@ -574,7 +576,7 @@ __global__ __launch_bounds__(1024) void api_signal_kernel(char* dst, const char*
   for (int i = 0; i < iters; ++i) {
     const uint64_t v = base + i + 1;
     auto put = [&] {
-      if constexpr (KIND == 0 || KIND == 2 || KIND == 4) {
+      if constexpr (KIND == 0 || KIND == 2 || KIND == 4 || KIND == 14) {
         nvshmemx_putmem_signal_nbi_block(dst, src, bytes, sig, v, NVSHMEM_SIGNAL_SET, peer);
         if constexpr (KIND == 4) __syncthreads();
       } else if constexpr (KIND == 8) {  // translated in the loop from kernel arguments (bank 0), not the state
@@ -621,9 +623,15 @@ __global__ __launch_bounds__(1024) void api_signal_kernel(char* dst, const char*
       if (threadIdx.x == 0) {
         if constexpr (KIND == 7)
           wait_ge<1>(sig, v);  // ld.relaxed.sys poll, then one fence.acq_rel
-        else if constexpr (KIND == 10 || KIND == 12)
+        else if constexpr (KIND == 10 || KIND == 12 || KIND == 14)
           while (ld_volatile(sig) < v) {  // diagnostic only: no acquire at all (no L1 invalidation)
           }
+        else if constexpr (KIND == 13) {  // relaxed polls, then one acquire load (one L1 invalidation per wait)
+          while (ld_relaxed(sig) < v) {
+          }
+          while (ld_acquire(sig) < v) {
+          }
+        }
         else if constexpr (KIND == 2 || KIND == 3 || KIND >= 5)
           wait_ge<0>(sig, v);
         else
@@ -1018,6 +1026,8 @@ int main(int argc, char** argv) {
     as(api_signal_kernel<10>, "9 with a volatile poll (no acquire)");
     as(api_signal_kernel<11>, "5 + one LDC (indexed) state read");
     as(api_signal_kernel<12>, "11 with a volatile poll (no acquire)");
+    as(api_signal_kernel<13>, "3, relaxed polls + one acquire load");
+    as(api_signal_kernel<14>, "public put, volatile poll (no acquire)");
     as(api_signal_kernel<3>, "pieces, no exit barrier, bare wait (again)");
     as(api_signal_kernel<0>, "public calls (again)");
   }
