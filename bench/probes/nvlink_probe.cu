@@ -554,6 +554,30 @@ __global__ __launch_bounds__(1024) void warp_put_study_kernel(char* d, const cha
   }
 }
 
+// gshmem-bench's put_bw rows through the library's public calls (state published by hand, as api_signal_kernel):
+// each unit (KIND 0: the CTA, block scope; 1: each warp, warp scope) puts its slice of a `bytes` message, message i
+// at (i % slots) * stride, then quiet; the same loop shape as the bench's rma_bw_kernel. For comparing builds of
+// the library against each other (build the probe once per variant of the headers).
+template <int KIND>
+__global__ __launch_bounds__(1024) void api_put_kernel(char* dst, const char* src, size_t bytes, size_t stride,
+                                                     uint64_t slots, uint64_t iters, int peer) {
+  const size_t units = KIND == 0 ? 1 : blockDim.x / 32;
+  const size_t unit = KIND == 0 ? 0 : threadIdx.x / 32;
+  const size_t chunk = (bytes + units - 1) / units;
+  const size_t first = unit * chunk;
+  if (first < bytes) {
+    const size_t n = chunk < bytes - first ? chunk : bytes - first;
+    for (uint64_t i = 0; i < iters; ++i) {
+      const size_t off = first + size_t(i % slots) * stride;
+      if constexpr (KIND == 0)
+        nvshmemx_putmem_nbi_block(dst + off, src + off, n, peer);
+      else
+        nvshmemx_putmem_nbi_warp(dst + off, src + off, n, peer);
+    }
+  }
+  nvshmem_quiet();
+}
+
 // put+signal ping-pong through the library's public calls, as gshmem-bench's put_signal_pingpong row (KIND 0), and
 // the same built from the library's pieces: 1 without the exit barrier of putmem_signal_nbi_block; 2 as 0 with the
 // wait as a bare ld.acquire poll; 3 as 1 and 2 together; 4 as 0 with one extra CTA barrier per round (what one
@@ -1030,6 +1054,19 @@ int main(int argc, char** argv) {
     as(api_signal_kernel<14>, "public put, volatile poll (no acquire)");
     as(api_signal_kernel<3>, "pieces, no exit barrier, bare wait (again)");
     as(api_signal_kernel<0>, "public calls (again)");
+    // put_bw rows, 1 CTA x 1024, through the public calls (the hand-published state is still in place)
+    for (size_t bytes : {size_t(16), size_t(4096), size_t(65536)}) {
+      const size_t stride = std::max<size_t>(bytes, 4096);
+      const uint64_t slots = (big / 2) / stride, iters = 4000;
+      auto ap = [&](auto kernel, const char* name) {
+        CK(cudaSetDevice(0));
+        const double ms =
+            timed0(reps, [&] { kernel<<<1, 1024, 0, g[0].s>>>(buf[0][1], buf[0][0], bytes, stride, slots, iters, 1); });
+        std::printf("apiput    %-44s %6zu B %8.1f ns per message\n", name, bytes, ms * 1e6 / double(iters));
+      };
+      ap(api_put_kernel<0>, "putmem_nbi_block, 1 CTA");
+      ap(api_put_kernel<1>, "putmem_nbi_warp, 32 warps");
+    }
   }
   if (blockput_only) return 0;
   char* buf_local16 = buf[0][0];
