@@ -815,6 +815,31 @@ double timed0(int reps, const std::function<void()>& launch) {
   });
 }
 
+// put+signal ping-pong between the GPUs (signal_pingpong_kernel<...>): 16 B, 4 KiB and 64 KiB, 500 rounds per
+// sample, median of `reps`; prints the half round trip.
+template <typename Kernel>
+void signal_pingpong(Kernel kernel, const char* name, char* const (&buf)[2][2], uint64_t* const (&flags)[2],
+                     int reps) {
+  for (size_t bytes : {size_t(16), size_t(4096), size_t(65536)}) {
+    for (int i = 0; i < 2; ++i) {
+      CK(cudaSetDevice(i));
+      CK(cudaMemset(flags[i] + 48, 0, 8));
+      CK(cudaDeviceSynchronize());
+    }
+    uint64_t b = 0;
+    const int it = 500;
+    std::vector<double> t;
+    for (int r = 0; r <= reps; ++r) {
+      both([&](int i) {
+        kernel<<<1, 1024, 0, g[i].s>>>(buf[1 - i][1], buf[i][0], bytes, flags[1 - i] + 48, flags[i] + 48, i, b, it);
+      });
+      b += it;
+      if (r) t.push_back(ms0());
+    }
+    std::printf("signal    %-44s %6zu B %8.3f us\n", name, bytes, median(t) * 1e3 / (2.0 * it));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -966,28 +991,7 @@ int main(int argc, char** argv) {
   }
   std::printf("== put+signal ping-pong, one CTA of 1024 threads per GPU (copy shape and wait)\n");
   {
-    uint64_t b = 0;
-    auto sp = [&](auto kernel, const char* name) {
-      for (size_t bytes : {size_t(16), size_t(4096), size_t(65536)}) {
-        for (int i = 0; i < 2; ++i) {
-          CK(cudaSetDevice(i));
-          CK(cudaMemset(flags[i] + 48, 0, 8));
-          CK(cudaDeviceSynchronize());
-        }
-        b = 0;
-        const int it = 500;
-        std::vector<double> t;
-        for (int r = 0; r <= reps; ++r) {
-          both([&](int i) {
-            kernel<<<1, 1024, 0, g[i].s>>>(buf[1 - i][1], buf[i][0], bytes, flags[1 - i] + 48, flags[i] + 48, i, b,
-                                           it);
-          });
-          b += it;
-          if (r) t.push_back(ms0());
-        }
-        std::printf("signal    %-44s %6zu B %8.3f us\n", name, bytes, median(t) * 1e3 / (2.0 * it));
-      }
-    };
+    auto sp = [&](auto kernel, const char* name) { signal_pingpong(kernel, name, buf, flags, reps); };
     sp(signal_pingpong_kernel<2>, "plain loop, bar, st.release");
     sp(signal_pingpong_kernel<5>, "detail::copy<Block>, bar, st.release");
     sp(signal_pingpong_kernel<6>, "cand copy (rest inlined)");
@@ -1072,26 +1076,7 @@ int main(int argc, char** argv) {
   char* buf_local16 = buf[0][0];
   char* buf_peer16 = buf[1][1] + (big - (1 << 20));
   std::printf("== put+signal ping-pong, one CTA of 1024 threads per GPU\n");
-  auto sp = [&](auto kernel, const char* name) {
-    for (size_t bytes : {size_t(16), size_t(4096), size_t(65536)}) {
-      for (int i = 0; i < 2; ++i) {
-        CK(cudaSetDevice(i));
-        CK(cudaMemset(flags[i] + 48, 0, 8));
-        CK(cudaDeviceSynchronize());
-      }
-      uint64_t b = 0;
-      const int it = 500;
-      std::vector<double> t;
-      for (int r = 0; r <= reps; ++r) {
-        both([&](int i) {
-          kernel<<<1, 1024, 0, g[i].s>>>(buf[1 - i][1], buf[i][0], bytes, flags[1 - i] + 48, flags[i] + 48, i, b, it);
-        });
-        b += it;
-        if (r) t.push_back(ms0());
-      }
-      std::printf("signal    %-36s %6zu B %8.3f us\n", name, bytes, median(t) * 1e3 / (2.0 * it));
-    }
-  };
+  auto sp = [&](auto kernel, const char* name) { signal_pingpong(kernel, name, buf, flags, reps); };
   sp(signal_pingpong_kernel<0>, "all fence.sc, bar, st.release (today)");
   sp(signal_pingpong_kernel<1>, "bar, t0 fence.acq_rel + st.relaxed");
   sp(signal_pingpong_kernel<2>, "bar, t0 st.release");
