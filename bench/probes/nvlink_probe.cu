@@ -158,10 +158,9 @@ __global__ void barrier_kernel(uint64_t* mine, uint64_t* theirs, uint64_t* epoch
   }
 }
 
-// Candidate shapes for detail::copy (bench/NOTES.md entry 8). The library tests "16-byte aligned" first and then
-// "at most one vector per thread" inside; these test the one-vector case first with one combined condition and
-// keep everything else (the many-vector loop, the 8/4-byte word cases, the staged widths) behind it: inlined
-// (CALL false) or in a function of its own (CALL true), so the one-vector case has no loop in its region.
+// Candidate shapes for detail::copy (bench/NOTES.md entry 8; "rest a call" is what the library adopted): the
+// one-vector case first with one combined condition and everything else (the library's copy_general) behind it,
+// inlined, called, or with uniform-trip loops; or up to 4 vectors per thread straight-line before the call.
 namespace cand {
 // Uniform-trip form of detail::copy_elems: every thread of the group runs the same number of iterations (the trip
 // count depends on n and size only) and each load and store is predicated on its index.
@@ -182,57 +181,14 @@ __device__ __forceinline__ void elems_u(V* d, const V* s, size_t n, int rank, in
     }
   }
 }
-template <typename V, int U, bool UNIF>
-__device__ __forceinline__ void copy_elems(V* __restrict__ d, const V* __restrict__ s, size_t n, int rank, int size) {
-  if constexpr (UNIF)
-    elems_u<V, U>(d, s, n, rank, size);
-  else
-    gshmem::dev::detail::copy_elems<V, U>(d, s, n, rank, size);
-}
-template <typename Coop, bool UNIF = false>
+// The rest of the copy: the library's general path (inline), or with UNIF the 16-byte case in uniform-trip loops.
+template <bool UNIF = false>
 __device__ __forceinline__ void general(char* d, const char* s, size_t bytes, int rank, int size) {
-  const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
-  if ((a & 15) == 0 && (bytes & 15) == 0) {
-    copy_elems<uint4, 4, UNIF>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), bytes / 16, rank, size);
-    return;
-  }
-  if ((a & 7) == 0 && (bytes & 7) == 0 && bytes / 8 <= static_cast<size_t>(size)) {
-    if (static_cast<size_t>(rank) < bytes / 8)
-      reinterpret_cast<uint64_t*>(d)[rank] = reinterpret_cast<const uint64_t*>(s)[rank];
-    return;
-  }
-  if ((a & 3) == 0 && (bytes & 3) == 0 && bytes / 4 <= static_cast<size_t>(size)) {
-    if (static_cast<size_t>(rank) < bytes / 4)
-      reinterpret_cast<uint32_t*>(d)[rank] = reinterpret_cast<const uint32_t*>(s)[rank];
-    return;
-  }
-  if ((a & 15) == 0) {
-    const size_t n = bytes / 16;
-    copy_elems<uint4, 4, UNIF>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
-    d += n * 16;
-    s += n * 16;
-    bytes -= n * 16;
-  }
-  if ((a & 7) == 0) {
-    const size_t n = bytes / 8;
-    copy_elems<uint64_t, 8, UNIF>(reinterpret_cast<uint64_t*>(d), reinterpret_cast<const uint64_t*>(s), n, rank, size);
-    d += n * 8;
-    s += n * 8;
-    bytes -= n * 8;
-  }
-  if ((a & 3) == 0) {
-    const size_t n = bytes / 4;
-    copy_elems<uint32_t, 8, UNIF>(reinterpret_cast<uint32_t*>(d), reinterpret_cast<const uint32_t*>(s), n, rank, size);
-    d += n * 4;
-    s += n * 4;
-    bytes -= n * 4;
-  }
-  copy_elems<unsigned char, 8, UNIF>(reinterpret_cast<unsigned char*>(d), reinterpret_cast<const unsigned char*>(s),
-                               bytes, rank, size);
-}
-template <typename Coop>
-__device__ __noinline__ void general_call(char* d, const char* s, size_t bytes, int rank, int size) {
-  general<Coop>(d, s, bytes, rank, size);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s) | bytes;
+  if (UNIF && (a & 15) == 0)
+    elems_u<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), bytes / 16, rank, size);
+  else
+    gshmem::dev::detail::copy_general(d, s, bytes, rank, size);
 }
 // MODE 0: one-vector case first, the rest inlined; 1: the rest a call; 2: the rest inlined with uniform-trip
 // loops; 3: up to 4 vectors per thread straight-line (predicated, no loop), the rest a call.
@@ -266,9 +222,9 @@ __device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
     }
   }
   if constexpr (MODE == 1 || MODE == 3)
-    general_call<Coop>(static_cast<char*>(dst), static_cast<const char*>(src), bytes, rank, size);
+    gshmem::dev::detail::copy_general_call(static_cast<char*>(dst), static_cast<const char*>(src), bytes, rank, size);
   else
-    general<Coop, MODE == 2>(static_cast<char*>(dst), static_cast<const char*>(src), bytes, rank, size);
+    general<MODE == 2>(static_cast<char*>(dst), static_cast<const char*>(src), bytes, rank, size);
 }
 }  // namespace cand
 
