@@ -534,6 +534,21 @@ __global__ __launch_bounds__(1024) void api_put_kernel(char* dst, const char* sr
   nvshmem_quiet();
 }
 
+// Two other forms of detail::peer for api_signal_kernel 15/16: 15 the stride arithmetic alone (no peer-table path at
+// all; what the state's stride mode would need), 16 the table path as an out-of-line call (ptxas cannot predicate
+// it into the fast path). Both read the __constant__ state as the library does.
+__device__ __noinline__ char* peer_table_call(const gshmem::DeviceHandle& h, char* p, int pe) {
+  return h.peer_bases[pe] + (p - h.heap_base);
+}
+template <int KIND, typename T>
+__device__ __forceinline__ T* peer_alt(const gshmem::DeviceHandle& h, T* p, int pe) {
+  char* c = reinterpret_cast<char*>(p);
+  const int64_t off = static_cast<int64_t>(pe - h.my_pe) * static_cast<int64_t>(h.peer_stride);
+  if constexpr (KIND == 15) return reinterpret_cast<T*>(c + off);
+  if (h.peer_stride != 0) return reinterpret_cast<T*>(c + off);
+  return reinterpret_cast<T*>(peer_table_call(h, c, pe));
+}
+
 // put+signal ping-pong through the library's public calls, as gshmem-bench's put_signal_pingpong row (KIND 0), and
 // the same built from the library's pieces: 1 without the exit barrier of putmem_signal_nbi_block; 2 as 0 with the
 // wait as a bare ld.acquire poll; 3 as 1 and 2 together; 4 as 0 with one extra CTA barrier per round (what one
@@ -545,7 +560,9 @@ __global__ __launch_bounds__(1024) void api_put_kernel(char* dst, const char* sr
 // translation under the 1024-thread bound) and 12 the same with the volatile poll: whether an LDC after the
 // poll's L1 invalidation (CCTL.IVALL) is what costs the public calls ~0.3 us (NOTES entry 8); 13 as 3 with
 // relaxed polls and one acquire load at the end; 14 the public put with the volatile poll (the same question on
-// the library's own code).
+// the library's own code); 15 as 3 with the translation stride arithmetic only (no predicated peer-table load in
+// line) and 16 as 3 with the table path an out-of-line call (peer_alt): whether the table load ptxas predicates
+// into the fast path, though it never runs, is what the translation costs.
 template <int KIND>
 __global__ __launch_bounds__(1024) void api_signal_kernel(char* dst, const char* src, size_t bytes, uint64_t* sig,
                                                         uint64_t base, int peer, int me, int iters,
@@ -581,6 +598,12 @@ __global__ __launch_bounds__(1024) void api_signal_kernel(char* dst, const char*
           const uint32_t w = reinterpret_cast<const uint32_t*>(&gshmemi_dstate)[(gshmem::dev::Warp::rank() & 1) + 1];
           st_release(psig, v + static_cast<uint64_t>(w == 77));
         }
+      } else if constexpr (KIND == 15 || KIND == 16) {  // as 3, translation without a table load in line
+        __syncthreads();
+        gshmem::dev::detail::copy<gshmem::dev::Block>(peer_alt<KIND>(h, dst, peer), src, bytes);
+        __syncthreads();
+        if (threadIdx.x == 0) gshmem::dev::detail::signal_store(peer_alt<KIND>(h, sig, peer), v, GSHMEM_SIGNAL_SET,
+                                                                peer);
       } else if constexpr (KIND == 5 || KIND == 6) {  // peer addresses precomputed before the loop
         __syncthreads();
         gshmem::dev::detail::copy<gshmem::dev::Block>(pdst, src, bytes);
@@ -796,12 +819,162 @@ void signal_pingpong(Kernel kernel, const char* name, char* const (&buf)[2][2], 
   }
 }
 
+// ---- one GPU (--one-gpu): what the library's address translation costs, without NVLink ----
+// The state is published on GPU 0 as PE 0 of 2 whose "peer" heap is a second buffer on the same GPU (stride mode),
+// so the library's calls run their usual path. Build the probe against two versions of the headers and compare.
+// api_amo_chain_kernel: dependent fetch_adds (each address from the previous result). KIND 0: the public
+// nvshmem_ulonglong_atomic_fetch_add; 1: atom.global on an address translated once before the loop; 2: as 0 with a
+// 16-byte store to the peer buffer before each op (a store outstanding while the translation runs); 3: as 1 with it.
+template <int KIND>
+__global__ void api_amo_chain_kernel(unsigned long long* a, uint4* d, int iters, unsigned long long* out) {
+  unsigned long long acc = 0;
+  unsigned long long* const pa = gshmem::dev::detail::peer(gshmemi_dstate, a, 1);
+  for (int i = 0; i < iters; ++i) {
+    if constexpr (KIND >= 2) d[i & 1023] = make_uint4(i, i, i, i);
+    if constexpr (KIND == 0 || KIND == 2) {
+      acc += nvshmem_ulonglong_atomic_fetch_add(a + (acc >> 63), 1ull, 1);
+    } else if constexpr (KIND >= 4) {  // translated in the loop: 4 stride arithmetic only, 5 + the version check,
+                                       // 6 the library's detail::peer without the version check
+      const gshmem::DeviceHandle& h = KIND == 5 ? gshmemi_state("probe") : gshmemi_dstate;
+      unsigned long long* t = KIND == 6 ? gshmem::dev::detail::peer(h, a + (acc >> 63), 1)
+                                        : peer_alt<15>(h, a + (acc >> 63), 1);
+      unsigned long long r;
+      asm volatile("atom.global.relaxed.sys.add.u64 %0, [%1], 1;" : "=l"(r) : "l"(gshmem::dev::detail::gaddr(t))
+                   : "memory");
+      acc += r;
+    } else {
+      unsigned long long r;
+      asm volatile("atom.global.relaxed.sys.add.u64 %0, [%1], 1;"
+                   : "=l"(r)
+                   : "l"(gshmem::dev::detail::gaddr(pa + (acc >> 63)))
+                   : "memory");
+      acc += r;
+    }
+  }
+  *out = acc;
+}
+// One CTA of 1024 threads, put+signal rounds to the same-GPU "peer" with nobody answering: the signal it waits
+// for is its own word, already set (so the wait is one acquire load). KIND 0: the public calls (as gshmem-bench's
+// put_signal_pingpong); 1: the same pieces with both peer addresses translated once before the loop.
+template <int KIND>
+__global__ __launch_bounds__(1024) void api_signal_round_kernel(char* dst, const char* src, size_t bytes, uint64_t* sig,
+                                                               int iters) {
+  char* const pd = gshmem::dev::detail::peer(gshmemi_dstate, dst, 1);
+  uint64_t* const ps = gshmem::dev::detail::peer(gshmemi_dstate, sig, 1);
+  for (int i = 0; i < iters; ++i) {
+    if constexpr (KIND == 0) {
+      nvshmemx_putmem_signal_nbi_block(dst, src, bytes, sig, uint64_t(i) + 1, NVSHMEM_SIGNAL_SET, 1);
+      if (threadIdx.x == 0) nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, 0);
+    } else if constexpr (KIND >= 2) {  // translated in the loop: 2 stride arithmetic only, 3 detail::peer
+      const gshmem::DeviceHandle& h = gshmemi_dstate;
+      __syncthreads();
+      gshmem::dev::detail::copy<gshmem::dev::Block>(KIND == 2 ? peer_alt<15>(h, dst, 1)
+                                                              : gshmem::dev::detail::peer(h, dst, 1), src, bytes);
+      __syncthreads();
+      if (threadIdx.x == 0)
+        gshmem::dev::detail::signal_store(KIND == 2 ? peer_alt<15>(h, sig, 1) : gshmem::dev::detail::peer(h, sig, 1),
+                                          uint64_t(i) + 1, GSHMEM_SIGNAL_SET, 1);
+      __syncthreads();
+      if (threadIdx.x == 0) gshmem::dev::signal_wait_until(h, sig, GSHMEM_CMP_GE, 0);
+    } else {
+      __syncthreads();
+      gshmem::dev::detail::copy<gshmem::dev::Block>(pd, src, bytes);
+      __syncthreads();
+      if (threadIdx.x == 0) gshmem::dev::detail::signal_store(ps, uint64_t(i) + 1, GSHMEM_SIGNAL_SET, 1);
+      __syncthreads();
+      if (threadIdx.x == 0) gshmem::dev::signal_wait_until(gshmemi_dstate, sig, GSHMEM_CMP_GE, 0);
+    }
+    __syncthreads();
+  }
+}
+
+int one_gpu(int reps) {
+  CK(cudaSetDevice(0));
+  cudaStream_t s;
+  cudaEvent_t ea, eb;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CK(cudaEventCreate(&ea));
+  CK(cudaEventCreate(&eb));
+  const size_t heap = size_t(64) << 20;
+  char *mine = nullptr, *theirs = nullptr, *src = nullptr;
+  CK(cudaMalloc(&mine, heap));
+  CK(cudaMalloc(&theirs, heap));
+  CK(cudaMalloc(&src, heap));
+  CK(cudaMemset(mine, 0, heap));
+  CK(cudaMemset(theirs, 0, heap));
+  CK(cudaMemset(src, 0x5a, heap));
+  gshmem_device_state_t st{};
+  st.version = GSHMEM_DEVICE_STATE_VERSION;
+  st.my_pe = 0;
+  st.n_pes = 2;
+  st.device = 0;
+  st.heap_base = mine;
+  st.heap_size = st.heap_max = heap;
+  st.timeout_ns = 30000000000ull;
+  st.peer_stride = static_cast<uint64_t>(static_cast<long long>(theirs - mine));
+  CK(cudaMemcpyToSymbol(gshmemi_dstate, &st, sizeof st));
+  CK(cudaDeviceSynchronize());
+  auto time = [&](const std::function<void()>& launch) {
+    std::vector<double> t;
+    for (int r = 0; r <= reps; ++r) {
+      CK(cudaEventRecord(ea, s));
+      launch();
+      CK(cudaGetLastError());
+      CK(cudaEventRecord(eb, s));
+      CK(cudaEventSynchronize(eb));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, ea, eb));
+      if (r) t.push_back(ms);
+    }
+    return median(t);
+  };
+  std::printf("== one GPU: dependent fetch_add chain, one thread (us per op)\n");
+  auto* out = reinterpret_cast<unsigned long long*>(src + heap - 64);
+  auto* a = reinterpret_cast<unsigned long long*>(mine + 4096);
+  auto* d = reinterpret_cast<uint4*>(theirs + (size_t(1) << 20));
+  const int it = 20000;
+  auto chain = [&](auto kernel, const char* name) {
+    const double ms = time([&] { kernel<<<1, 1, 0, s>>>(a, d, it, out); });
+    std::printf("onegpu    %-44s %8.4f us\n", name, ms * 1e3 / it);
+  };
+  for (int k = 0; k < 2; ++k) {
+    chain(api_amo_chain_kernel<0>, "public fetch_add");
+    chain(api_amo_chain_kernel<1>, "atom.global, translated once");
+    chain(api_amo_chain_kernel<2>, "public fetch_add after a peer store");
+    chain(api_amo_chain_kernel<3>, "atom.global after a peer store");
+    chain(api_amo_chain_kernel<4>, "in loop: stride arithmetic only");
+    chain(api_amo_chain_kernel<5>, "in loop: version check + stride only");
+    chain(api_amo_chain_kernel<6>, "in loop: detail::peer, no version check");
+  }
+  std::printf("== one GPU: put+signal rounds, 1 CTA x 1024, own signal already set (ns per round)\n");
+  auto* sig = reinterpret_cast<uint64_t*>(mine + heap - 4096);
+  CK(cudaMemset(sig, 0xff, 8));
+  for (int k = 0; k < 2; ++k) {
+    for (size_t bytes : {size_t(8), size_t(4096), size_t(32768)}) {
+      const int rit = 4000;
+      auto round = [&](auto kernel, const char* name) {
+        const double ms = time([&] { kernel<<<1, 1024, 0, s>>>(mine, src, bytes, sig, rit); });
+        std::printf("onegpu    %-44s %6zu B %8.1f ns\n", name, bytes, ms * 1e6 / rit);
+      };
+      round(api_signal_round_kernel<0>, "public putmem_signal_nbi_block + wait");
+      round(api_signal_round_kernel<1>, "pieces, addresses before the loop");
+      round(api_signal_round_kernel<2>, "pieces, in loop: stride arithmetic only");
+      round(api_signal_round_kernel<3>, "pieces, in loop: detail::peer");
+    }
+  }
+  CK(cudaFree(mine));
+  CK(cudaFree(theirs));
+  CK(cudaFree(src));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach a log even if the run is cut short
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const bool blockput_only = argc > 1 && std::strcmp(argv[1], "--blockput") == 0;  // only the block-put study
+  if (argc > 1 && std::strcmp(argv[1], "--one-gpu") == 0) return one_gpu(9);
   int n = 0;
   CK(cudaGetDeviceCount(&n));
   if (n < 2) {
@@ -1012,10 +1185,12 @@ int main(int argc, char** argv) {
     as(api_signal_kernel<12>, "11 with a volatile poll (no acquire)");
     as(api_signal_kernel<13>, "3, relaxed polls + one acquire load");
     as(api_signal_kernel<14>, "public put, volatile poll (no acquire)");
+    as(api_signal_kernel<15>, "3, translation stride arithmetic only");
+    as(api_signal_kernel<16>, "3, translation's table path a call");
     as(api_signal_kernel<3>, "pieces, no exit barrier, bare wait (again)");
     as(api_signal_kernel<0>, "public calls (again)");
     // put_bw rows, 1 CTA x 1024, through the public calls (the hand-published state is still in place)
-    for (size_t bytes : {size_t(16), size_t(4096), size_t(65536)}) {
+    for (size_t bytes : {size_t(16), size_t(4096), size_t(32768), size_t(65536)}) {
       const size_t stride = std::max<size_t>(bytes, 4096);
       const uint64_t slots = (big / 2) / stride, iters = 4000;
       auto ap = [&](auto kernel, const char* name) {

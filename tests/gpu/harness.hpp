@@ -90,6 +90,9 @@ inline bool start(Ctx& c, const char* program) {
     if (const char* e = std::getenv("GSHMEM_TEST_SEED")) seed = std::strtoull(e, nullptr, 0);
     else seed = (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
     GT_CUDA(cudaMemcpy(s, &seed, sizeof seed, cudaMemcpyHostToDevice));
+    // A cudaMemcpy from pageable memory may return before the data reaches the GPU (CUDA's API sync behaviour),
+    // and the barrier does not wait for it: with 2 PEs on one GPU every PE read a seed of 0 without this.
+    GT_CUDA(cudaDeviceSynchronize());
   }
   gshmem_barrier_all();
   gshmem_getmem(&c.seed, s, sizeof c.seed, 0);

@@ -52,19 +52,23 @@ __device__ __forceinline__ uint64_t globaltimer() {
   return t;
 }
 
-// A spin bounded by the state's timeout (GSHMEM_WAIT_TIMEOUT, default 600 s; 0 = unbounded).
-struct Spin {
-  uint64_t start, limit;
-  __device__ __forceinline__ explicit Spin(const DeviceHandle& h) : start(globaltimer()), limit(h.timeout_ns) {}
-  __device__ __forceinline__ bool expired() const { return limit != 0 && globaltimer() - start > limit; }
-};
-
 [[noreturn]] __device__ __noinline__ inline void trap_not_published(const char* call) {
   printf("gshmem: %s: the device state is not set (gshmem_init not called yet in this process, or this kernel was "
          "launched with a handle from before init); aborting the kernel. Fix: call gshmem_init() before launching "
          "kernels that use gshmem, and take the handle with gshmemx_device_handle() after it\n", call);
   __trap();
 }
+
+// A spin bounded by the state's timeout (GSHMEM_WAIT_TIMEOUT, default 600 s; 0 = unbounded). Built only once a
+// wait has to wait, so it is also where waits check that the state is set (an unset state has no timeout: the
+// wait would never end).
+struct Spin {
+  uint64_t start, limit;
+  __device__ __forceinline__ Spin(const DeviceHandle& h, const char* call) : start(globaltimer()), limit(h.timeout_ns) {
+    if (h.version != GSHMEM_DEVICE_STATE_VERSION) trap_not_published(call);
+  }
+  __device__ __forceinline__ bool expired() const { return limit != 0 && globaltimer() - start > limit; }
+};
 
 [[noreturn]] __device__ __noinline__ inline void trap_timeout(const DeviceHandle& h, const char* call,
                                                               const void* addr, const char* waiting_for) {
@@ -96,6 +100,17 @@ template <> struct SizedElem<32> { using type = uint32_t; };
 template <> struct SizedElem<64> { using type = uint64_t; };
 template <> struct SizedElem<128> { using type = Bits128; };
 
+// PE pe's copy of address c through the peer table: the slow path of peer(), out of line, and
+// where RMA, atomic and signal calls check that the state is set (an unset state is all zeros, so it lands here:
+// the fast path tests nothing else). Inline, ptxas predicated this load into every translation, where it still
+// delayed the address (bench/NOTES.md entry 9). Values, not the DeviceHandle: a reference to a kernel parameter or
+// to __constant__ memory would make the caller copy the state to local memory.
+__device__ __noinline__ inline char* peer_from_table(uint32_t version, char* const* bases, const char* heap_base,
+                                                      const char* c, int pe) {
+  if (version != GSHMEM_DEVICE_STATE_VERSION) trap_not_published("a gshmem put, get, atomic or signal call");
+  return bases[pe] + (c - heap_base);
+}
+
 // Translates symmetric address p (valid on this PE) to PE pe's copy. No checks: the fast path of every RMA.
 // Where the heaps lie at a fixed stride (one node: the usual case) this is arithmetic on values from the state;
 // otherwise one load from the peer table.
@@ -105,10 +120,11 @@ __device__ __forceinline__ T* peer(const DeviceHandle& h, T* p, int pe) {
   C* c = reinterpret_cast<C*>(p);
   if (h.peer_stride != 0) return reinterpret_cast<T*>(c + static_cast<int64_t>(pe - h.my_pe) *
                                                           static_cast<int64_t>(h.peer_stride));
-  return reinterpret_cast<T*>(const_cast<C*>(h.peer_bases[pe]) + (c - static_cast<C*>(h.heap_base)));
+  return reinterpret_cast<T*>(peer_from_table(h.version, h.peer_bases, h.heap_base, c, pe));
 }
 
-// Base of PE pe's heap (same rule as peer()).
+// Base of PE pe's heap (same rule as peer()), for the barrier's flags: the table load stays inline there (as a
+// call it made the barrier kernels spill under the 1024-thread bound; the barrier checks the state itself).
 __device__ __forceinline__ char* peer_base(const DeviceHandle& h, int pe) {
   if (h.peer_stride != 0)
     return h.heap_base + static_cast<int64_t>(pe - h.my_pe) * static_cast<int64_t>(h.peer_stride);
@@ -153,6 +169,17 @@ __device__ __forceinline__ void copy_elems(V* __restrict__ d, const V* __restric
     for (int u = 0; u < U; ++u) r[u] = s[i + u * stride];
 #pragma unroll
     for (int u = 0; u < U; ++u) d[i + u * stride] = r[u];
+  }
+  // 16-byte vectors: two left for this thread (a 1024-thread block copying 32 KiB) are both loaded before either
+  // store, since a load issued after a store to a peer waits for that store (~150 ns, bench/NOTES.md entry 2).
+  // Only here: a batched tail for every width spilled in 1024-thread kernels (entry 8).
+  if constexpr (sizeof(V) == 16) {
+    if (i + stride < n) {
+      const V a = s[i], b = s[i + stride];
+      d[i] = a;
+      d[i + stride] = b;
+      i += 2 * stride;
+    }
   }
   for (; i < n; i += stride) d[i] = s[i];
 }

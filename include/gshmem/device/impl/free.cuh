@@ -53,6 +53,10 @@ struct WarpGroup {
 // This translation unit's device state (constant bank: uniform reads from every thread are cached).
 static __constant__ gshmem_device_state_t gshmemi_dstate;
 
+// The state for a query (my_pe, n_pes, ptr, team queries), which would otherwise return zeros from an unset state.
+// RMA, atomic, signal and wait calls take gshmemi_dstate unchecked (GSHMEMI_S): they check on their slow paths
+// instead (the peer-table translation, a wait that has to spin, the barrier's team load), which every unset state
+// reaches, so the fast path carries no test (bench/NOTES.md entry 9: ~20 ns per call in a dependent chain).
 static __device__ __forceinline__ const gshmem_device_state_t& gshmemi_state(const char* call) {
   if (gshmemi_dstate.version != GSHMEM_DEVICE_STATE_VERSION) gshmem::dev::detail::trap_not_published(call);
   return gshmemi_dstate;
@@ -80,7 +84,8 @@ struct gshmemi_dstate_registrar {
 gshmemi_dstate_registrar gshmemi_dstate_registrar_instance;
 }  // namespace
 
-#define GSHMEMI_S(call) gshmemi_state(call)
+#define GSHMEMI_S(call) gshmemi_dstate
+#define GSHMEMI_Q(call) gshmemi_state(call)
 
 // ---- names shared with the host API: device pass only ----
 #if defined(__CUDA_ARCH__)
@@ -88,10 +93,10 @@ gshmemi_dstate_registrar gshmemi_dstate_registrar_instance;
 #pragma nv_diag_suppress 20039
 extern "C" {
 #define GSHMEMI_DEV extern "C" __device__ __forceinline__
-GSHMEMI_DEV int gshmem_my_pe(void) { return GSHMEMI_S("gshmem_my_pe").my_pe; }
-GSHMEMI_DEV int gshmem_n_pes(void) { return GSHMEMI_S("gshmem_n_pes").n_pes; }
+GSHMEMI_DEV int gshmem_my_pe(void) { return GSHMEMI_Q("gshmem_my_pe").my_pe; }
+GSHMEMI_DEV int gshmem_n_pes(void) { return GSHMEMI_Q("gshmem_n_pes").n_pes; }
 GSHMEMI_DEV void* gshmem_ptr(const void* dest, int pe) {
-  return const_cast<void*>(gshmem::dev::ptr(GSHMEMI_S("gshmem_ptr"), dest, pe));
+  return const_cast<void*>(gshmem::dev::ptr(GSHMEMI_Q("gshmem_ptr"), dest, pe));
 }
 GSHMEMI_DEV void gshmem_putmem(void* d, const void* s, size_t n, int pe) {
   gshmem::dev::putmem<gshmem::dev::Thread>(GSHMEMI_S("gshmem_putmem"), d, s, n, pe);
@@ -135,13 +140,13 @@ GSHMEMI_DEV int gshmem_team_sync(gshmem_team_t team) {
 }
 
 GSHMEMI_DEV int gshmem_team_my_pe(gshmem_team_t team) {
-  return gshmem::dev::team_my_pe(GSHMEMI_S("gshmem_team_my_pe"), team);
+  return gshmem::dev::team_my_pe(GSHMEMI_Q("gshmem_team_my_pe"), team);
 }
 GSHMEMI_DEV int gshmem_team_n_pes(gshmem_team_t team) {
-  return gshmem::dev::team_n_pes(GSHMEMI_S("gshmem_team_n_pes"), team);
+  return gshmem::dev::team_n_pes(GSHMEMI_Q("gshmem_team_n_pes"), team);
 }
 GSHMEMI_DEV int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team) {
-  return gshmem::dev::team_translate_pe(GSHMEMI_S("gshmem_team_translate_pe"), src_team, src_pe, dest_team);
+  return gshmem::dev::team_translate_pe(GSHMEMI_Q("gshmem_team_translate_pe"), src_team, src_pe, dest_team);
 }
 
 // Sized RMA (element size in bits): thread scope, device pass.
@@ -591,3 +596,4 @@ GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_STREAM)
 
 #undef GSHMEMI_DEVX
 #undef GSHMEMI_S
+#undef GSHMEMI_Q

@@ -8,7 +8,7 @@ namespace dev {
 template <typename T>
 __device__ __forceinline__ void wait_until(const DeviceHandle& h, const T* ivar, int cmp, T value) {
   if (detail::compare(detail::load_acquire(ivar), cmp, value)) return;
-  detail::Spin spin(h);
+  detail::Spin spin(h, "gshmem_wait_until");
   while (!detail::compare(detail::load_acquire(ivar), cmp, value))
     if (spin.expired()) detail::trap_timeout(h, "gshmem_wait_until", ivar, "a symmetric variable");
 }
@@ -82,7 +82,7 @@ __device__ __forceinline__ bool any_included(size_t n, const int* status) {
 template <typename T, typename V>
 __device__ __noinline__ void wait_until_all(const DeviceHandle& h, const T* ivars, size_t n, const int* status,
                                             int cmp, V values, const char* call) {
-  Spin spin(h);
+  Spin spin(h, call);
   for (size_t i = 0; i < n; ++i) {
     if (!included(status, i)) continue;
     while (!satisfied(ivars, i, cmp, values))
@@ -94,7 +94,7 @@ template <typename T, typename V>
 __device__ __noinline__ size_t wait_until_any(const DeviceHandle& h, const T* ivars, size_t n, const int* status,
                                               int cmp, V values, const char* call) {
   if (!any_included(n, status)) return SIZE_MAX;
-  Spin spin(h);
+  Spin spin(h, call);
   for (;;) {
     const size_t i = test_any(ivars, n, status, cmp, values);
     if (i != SIZE_MAX) return i;
@@ -106,7 +106,7 @@ template <typename T, typename V>
 __device__ __noinline__ size_t wait_until_some(const DeviceHandle& h, const T* ivars, size_t n, size_t* indices,
                                                const int* status, int cmp, V values, const char* call) {
   if (!any_included(n, status)) return 0;
-  Spin spin(h);
+  Spin spin(h, call);
   for (;;) {
     const size_t c = test_some(ivars, n, indices, status, cmp, values);
     if (c != 0) return c;
@@ -240,7 +240,7 @@ __device__ __forceinline__ uint64_t* barrier_flag(const DeviceHandle& h, char* b
 __device__ __forceinline__ void wait_flag(const DeviceHandle& h, const uint64_t* f, uint64_t epoch,
                                           const char* call) {
   if (load_acquire(f) >= epoch) return;
-  Spin spin(h);
+  Spin spin(h, call);
   while (load_acquire(f) < epoch)
     if (spin.expired()) trap_timeout(h, call, f, "a team member to reach the barrier");
 }
