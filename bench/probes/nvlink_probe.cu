@@ -962,6 +962,19 @@ int one_gpu(int reps) {
       round(api_signal_round_kernel<3>, "pieces, in loop: detail::peer");
     }
   }
+  std::printf("== one GPU: gshmem-bench's put_bw loop through the public calls, 1 CTA x 1024 (ns per message)\n");
+  for (int k = 0; k < 2; ++k) {
+    for (size_t bytes : {size_t(16), size_t(4096), size_t(32768), size_t(65536)}) {
+      const size_t stride = std::max<size_t>(bytes, 4096);
+      const uint64_t slots = (heap / 2) / stride, iters = 4000;
+      auto ap = [&](auto kernel, const char* name) {
+        const double ms = time([&] { kernel<<<1, 1024, 0, s>>>(mine, src, bytes, stride, slots, iters, 1); });
+        std::printf("onegpu    %-44s %6zu B %8.1f ns\n", name, bytes, ms * 1e6 / double(iters));
+      };
+      ap(api_put_kernel<0>, "apiput putmem_nbi_block, 1 CTA");
+      ap(api_put_kernel<1>, "apiput putmem_nbi_warp, 32 warps");
+    }
+  }
   CK(cudaFree(mine));
   CK(cudaFree(theirs));
   CK(cudaFree(src));
