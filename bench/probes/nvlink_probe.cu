@@ -888,6 +888,42 @@ __global__ __launch_bounds__(1024) void api_signal_round_kernel(char* dst, const
   }
 }
 
+// One GPU, two "PEs" in this process: barriers between two kernels on two streams, each with its own DeviceHandle
+// (native API, kernel parameter) over two buffers of the GPU (stride mode). KIND 0: gshmem::dev::barrier_all<Thread>
+// (1 thread); 1: barrier_all<Block> (1024 threads); 2: sync_all<Block>; 3: the minimal barrier (fence.acq_rel.sys,
+// relaxed flag store, acquire poll) with the epoch in a register, 1 thread; 4: as 3 with the epoch in memory, read
+// before the fence (the library's order); 6: read after the fence; 5: the flag counts arrivals (red.add) and the
+// epoch is read after the add. The minimal kernels keep their flags and epoch apart from the library's.
+template <int KIND>
+__global__ __launch_bounds__(1024) void onegpu_barrier_kernel(gshmem::DeviceHandle h, uint64_t base, int iters) {
+  if constexpr (KIND >= 3) {
+    uint64_t* mine = reinterpret_cast<uint64_t*>(h.heap_base + (size_t(24) << 20) + KIND * 4096);  // own per KIND
+    uint64_t* theirs = gshmem::dev::detail::peer(h, mine, 1 - h.my_pe);
+    uint64_t* ep = reinterpret_cast<uint64_t*>(h.heap_base + (size_t(28) << 20) + KIND * 4096);  // 4-6: in memory
+    for (int i = 0; i < iters; ++i) {
+      uint64_t e = base + uint64_t(i) + 1;
+      if constexpr (KIND == 4) e = *ep + 1;  // loaded before the fence (the library's order)
+      asm volatile("fence.acq_rel.sys;" ::: "memory");
+      if constexpr (KIND == 6) e = *ep + 1;  // loaded after the fence, before the flag store
+      if constexpr (KIND == 5) {             // counting flag: add 1, then load the epoch
+        asm volatile("red.relaxed.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
+        e = *ep + 1;
+      } else {
+        asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(theirs), "l"(e) : "memory");
+      }
+      while (gshmem::dev::detail::load_acquire(mine) < e) {
+      }
+      if constexpr (KIND >= 4) *ep = e;
+    }
+  } else {
+    for (int i = 0; i < iters; ++i) {
+      if constexpr (KIND == 0) gshmem::dev::barrier_all<gshmem::dev::Thread>(h);
+      else if constexpr (KIND == 1) gshmem::dev::barrier_all<gshmem::dev::Block>(h);
+      else gshmem::dev::sync_all<gshmem::dev::Block>(h);
+    }
+  }
+}
+
 int one_gpu(int reps) {
   CK(cudaSetDevice(0));
   cudaStream_t s;
@@ -974,6 +1010,50 @@ int one_gpu(int reps) {
       ap(api_put_kernel<0>, "apiput putmem_nbi_block, 1 CTA");
       ap(api_put_kernel<1>, "apiput putmem_nbi_warp, 32 warps");
     }
+  }
+  std::printf("== one GPU: barriers between two kernels (two PEs of this process, native API), us per barrier\n");
+  {
+    cudaStream_t s1;
+    CK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CK(cudaMemset(mine, 0, heap));
+    CK(cudaMemset(theirs, 0, heap));
+    gshmem::DeviceHandle hs[2];
+    for (int i = 0; i < 2; ++i) {
+      hs[i] = st;
+      hs[i].my_pe = i;
+      hs[i].heap_base = i == 0 ? mine : theirs;
+      hs[i].barrier_offset = size_t(8) << 20;
+      hs[i].barrier_epochs = reinterpret_cast<uint64_t*>(hs[i].heap_base + (size_t(16) << 20));
+    }
+    CK(cudaDeviceSynchronize());
+    uint64_t base = 0;
+    const int it = 2000;
+    auto bar = [&](auto kernel, int threads, const char* name) {
+      std::vector<double> t;
+      for (int r = 0; r <= reps; ++r) {
+        CK(cudaEventRecord(ea, s));
+        kernel<<<1, threads, 0, s>>>(hs[0], base, it);
+        kernel<<<1, threads, 0, s1>>>(hs[1], base, it);
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(eb, s));
+        CK(cudaDeviceSynchronize());
+        base += it;
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, ea, eb));
+        if (r) t.push_back(ms);
+      }
+      std::printf("onegpu    %-44s %8.4f us\n", name, median(t) * 1e3 / it);
+    };
+    for (int k = 0; k < 2; ++k) {
+      bar(onegpu_barrier_kernel<0>, 1, "barrier barrier_all<Thread>");
+      bar(onegpu_barrier_kernel<1>, 1024, "barrier barrier_all<Block>, 1024 threads");
+      bar(onegpu_barrier_kernel<2>, 1024, "barrier sync_all<Block>, 1024 threads");
+      bar(onegpu_barrier_kernel<3>, 1, "barrier minimal, epoch in a register");
+      bar(onegpu_barrier_kernel<4>, 1, "barrier minimal, epoch loaded before the fence");
+      bar(onegpu_barrier_kernel<6>, 1, "barrier minimal, epoch loaded after the fence");
+      bar(onegpu_barrier_kernel<5>, 1, "barrier minimal, red.add, epoch loaded after");
+    }
+    CK(cudaStreamDestroy(s1));
   }
   CK(cudaFree(mine));
   CK(cudaFree(theirs));

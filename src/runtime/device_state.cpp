@@ -207,7 +207,7 @@ void publish(Runtime& rt) {
   s.barrier_offset = kDeviceBarrierOffset;
   s.barrier_epochs = reinterpret_cast<std::uint64_t*>(base + kDeviceEpochOffset);
   const double t = config::get().wait_timeout;
-  s.timeout_ns = t > 0 ? static_cast<std::uint64_t>(t * 1e9) : 0;
+  s.timeout_ns = t > 0 ? std::max<std::uint64_t>(static_cast<std::uint64_t>(t * 1e9), 1) : UINT64_MAX;  // state.h
   s.peer_stride = heap::regular_peer_stride(rt.heap->peer_bases());
   const bool unchanged = !first && same_but_heap_size(s, r.state);
   r.state = s;

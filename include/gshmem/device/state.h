@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Layout version of gshmem_device_state_t; 0 in `version` means "never set" (no gshmem_init yet). */
-#define GSHMEM_DEVICE_STATE_VERSION 1u
+#define GSHMEM_DEVICE_STATE_VERSION 2u
 /* Team slots in the device team table (the library's kMaxTeams) and dissemination rounds per slot. */
 #define GSHMEM_DEVICE_MAX_TEAMS 64
 #define GSHMEM_DEVICE_MAX_ROUNDS 32
@@ -40,7 +40,9 @@ typedef struct gshmem_device_state {
   const gshmem_device_team_t *teams;   /* device memory [GSHMEM_DEVICE_MAX_TEAMS], indexed by gshmem_team_t */
   uint64_t barrier_offset;             /* heap offset of device-barrier flags [MAX_TEAMS][MAX_ROUNDS] uint64 */
   uint64_t *barrier_epochs;            /* this PE's device-barrier epochs [MAX_TEAMS] (in its own heap) */
-  uint64_t timeout_ns;                 /* bound of every device spin (GSHMEM_WAIT_TIMEOUT); 0 = none */
+  /* Bound of every device spin (GSHMEM_WAIT_TIMEOUT); UINT64_MAX = none. Never 0 once published: an unset state's
+   * 0 makes a wait expire at once, and its timeout trap then reports the unset state (version 2; 0 meant none). */
+  uint64_t timeout_ns;
   /* Non-zero when PE p's heap is mapped at heap_base + (p - my_pe) * peer_stride for every p (one node, PEs in
    * their local order): device code then translates addresses with arithmetic instead of a peer_bases load. */
   uint64_t peer_stride;

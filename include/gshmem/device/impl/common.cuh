@@ -59,19 +59,18 @@ __device__ __forceinline__ uint64_t globaltimer() {
   __trap();
 }
 
-// A spin bounded by the state's timeout (GSHMEM_WAIT_TIMEOUT, default 600 s; 0 = unbounded). Built only once a
-// wait has to wait, so it is also where waits check that the state is set (an unset state has no timeout: the
-// wait would never end).
+// A spin bounded by the state's timeout (GSHMEM_WAIT_TIMEOUT, default 600 s; published as UINT64_MAX for none). An
+// unset state's timeout is 0, so its first wait that has to spin expires at once and trap_timeout reports the unset
+// state: waits carry no separate check (bench/NOTES.md entry 9).
 struct Spin {
   uint64_t start, limit;
-  __device__ __forceinline__ Spin(const DeviceHandle& h, const char* call) : start(globaltimer()), limit(h.timeout_ns) {
-    if (h.version != GSHMEM_DEVICE_STATE_VERSION) trap_not_published(call);
-  }
-  __device__ __forceinline__ bool expired() const { return limit != 0 && globaltimer() - start > limit; }
+  __device__ __forceinline__ explicit Spin(const DeviceHandle& h) : start(globaltimer()), limit(h.timeout_ns) {}
+  __device__ __forceinline__ bool expired() const { return globaltimer() - start > limit; }
 };
 
 [[noreturn]] __device__ __noinline__ inline void trap_timeout(const DeviceHandle& h, const char* call,
                                                               const void* addr, const char* waiting_for) {
+  if (h.version != GSHMEM_DEVICE_STATE_VERSION) trap_not_published(call);
   printf("gshmem: %s on PE %d: waited %.1f s for %s (address %p) and it never happened (GSHMEM_WAIT_TIMEOUT); "
          "aborting the kernel. Fix: check that every PE makes the matching call (put/signal/barrier), or raise "
          "GSHMEM_WAIT_TIMEOUT (0 = no limit)\n", call, h.my_pe, static_cast<double>(h.timeout_ns) / 1e9,

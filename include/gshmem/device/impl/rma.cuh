@@ -130,7 +130,7 @@ __device__ __forceinline__ uint64_t signal_wait_until(const DeviceHandle& h, con
                                                       uint64_t value) {
   uint64_t v = detail::load_acquire(sig);
   if (detail::compare(v, cmp, value)) return v;
-  detail::Spin spin(h, "gshmem_signal_wait_until");
+  detail::Spin spin(h);
   while (!detail::compare(v = detail::load_acquire(sig), cmp, value))
     if (spin.expired()) detail::trap_timeout(h, "gshmem_signal_wait_until", sig, "a signal value");
   return v;

@@ -8,7 +8,7 @@ namespace dev {
 template <typename T>
 __device__ __forceinline__ void wait_until(const DeviceHandle& h, const T* ivar, int cmp, T value) {
   if (detail::compare(detail::load_acquire(ivar), cmp, value)) return;
-  detail::Spin spin(h, "gshmem_wait_until");
+  detail::Spin spin(h);
   while (!detail::compare(detail::load_acquire(ivar), cmp, value))
     if (spin.expired()) detail::trap_timeout(h, "gshmem_wait_until", ivar, "a symmetric variable");
 }
@@ -82,7 +82,7 @@ __device__ __forceinline__ bool any_included(size_t n, const int* status) {
 template <typename T, typename V>
 __device__ __noinline__ void wait_until_all(const DeviceHandle& h, const T* ivars, size_t n, const int* status,
                                             int cmp, V values, const char* call) {
-  Spin spin(h, call);
+  Spin spin(h);
   for (size_t i = 0; i < n; ++i) {
     if (!included(status, i)) continue;
     while (!satisfied(ivars, i, cmp, values))
@@ -94,7 +94,7 @@ template <typename T, typename V>
 __device__ __noinline__ size_t wait_until_any(const DeviceHandle& h, const T* ivars, size_t n, const int* status,
                                               int cmp, V values, const char* call) {
   if (!any_included(n, status)) return SIZE_MAX;
-  Spin spin(h, call);
+  Spin spin(h);
   for (;;) {
     const size_t i = test_any(ivars, n, status, cmp, values);
     if (i != SIZE_MAX) return i;
@@ -106,7 +106,7 @@ template <typename T, typename V>
 __device__ __noinline__ size_t wait_until_some(const DeviceHandle& h, const T* ivars, size_t n, size_t* indices,
                                                const int* status, int cmp, V values, const char* call) {
   if (!any_included(n, status)) return 0;
-  Spin spin(h, call);
+  Spin spin(h);
   for (;;) {
     const size_t c = test_some(ivars, n, indices, status, cmp, values);
     if (c != 0) return c;
@@ -240,7 +240,7 @@ __device__ __forceinline__ uint64_t* barrier_flag(const DeviceHandle& h, char* b
 __device__ __forceinline__ void wait_flag(const DeviceHandle& h, const uint64_t* f, uint64_t epoch,
                                           const char* call) {
   if (load_acquire(f) >= epoch) return;
-  Spin spin(h, call);
+  Spin spin(h);
   while (load_acquire(f) < epoch)
     if (spin.expired()) trap_timeout(h, call, f, "a team member to reach the barrier");
 }
@@ -280,9 +280,12 @@ __device__ __forceinline__ void dissemination(const DeviceHandle& h, const gshme
   }
 }
 
-// The whole barrier (or sync) by one thread of this PE.
+// The whole barrier (or sync) by one thread of this PE. Inline, as the lanes form below: out of line, a handle the
+// kernel got as a parameter (native API) had to be copied to local memory to be passed by reference, and every
+// field read after the fence then missed L1 (the fence and the acquire polls invalidate it): barrier_all<Thread>
+// 1.17 -> 1.05-1.06 us, <Block> 1.61 -> 1.51-1.52 on one H200 (bench/NOTES.md entry 9).
 template <bool Barrier>
-__device__ __noinline__ void team_sync_one(const DeviceHandle& h, int team, const char* call) {
+__device__ __forceinline__ void team_sync_one(const DeviceHandle& h, int team, const char* call) {
   const gshmem_device_team_t t = load_team(h, team, call);
   uint64_t* ep = h.barrier_epochs + team;
   const uint64_t epoch = *ep + 1;  // loaded before the fence, so its latency hides under it
@@ -301,7 +304,7 @@ __device__ __noinline__ void team_sync_one(const DeviceHandle& h, int team, cons
 // The barrier by the first `width` lanes of one warp (mask = those lanes), all calling: lane 0 fences and writes
 // the flags, then the lanes wait for the members' flags in parallel.
 template <bool Barrier>
-__device__ __noinline__ void team_sync_lanes(const DeviceHandle& h, int team, unsigned mask, int lane, int width,
+__device__ __forceinline__ void team_sync_lanes(const DeviceHandle& h, int team, unsigned mask, int lane, int width,
                                              const char* call) {
   const gshmem_device_team_t t = load_team(h, team, call);
   if (t.size == 1 || t.size > GSHMEM_DEVICE_MAX_ROUNDS) {
