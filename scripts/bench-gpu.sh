@@ -13,6 +13,9 @@
 #   PES_LIST="2 4 8"     also run $PES_SUITES (default barrier,host-barrier,pingpong) at each count; rows get a
 #                        /pes=<n> suffix (gshmem-bench --name-pes), so they merge beside the main rows
 #   PATTERN=pair,all     device put/get bandwidth patterns (default pair,all with more than 2 PEs, else pair)
+#   ROUNDS=<n>           run each library's main run n times, alternating (gshmem, NVSHMEM, gshmem, ...); each row
+#                        is the median over the rounds (merge.py), so drift of the driver or the machine during the
+#                        run falls on both libraries alike (default 1; the extra rounds' JSON go into raw.tgz)
 #   QUICK=1              a shorter sweep; BENCH_ARGS: extra options for the main runs (an option given again
 #                        overrides the script's); SWEEP_ARGS: the same for the PES_LIST runs
 #   BUDGET_S=540         seconds from the start (build included) after which no further run starts and each
@@ -46,6 +49,8 @@ pes=${PES:-2}
 pes_list=${PES_LIST:-}
 pes_suites=${PES_SUITES:-barrier,host-barrier,pingpong}
 if [[ $pes -gt 2 ]]; then pattern=${PATTERN:-pair,all}; else pattern=${PATTERN:-pair}; fi
+rounds=${ROUNDS:-1}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench-gpu.sh: ROUNDS must be a positive integer, not '$rounds'"; exit 2; }
 for n in $pes $pes_list; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-gpu.sh: PE counts must be positive integers, not '$n'"; exit 2; }
 done
@@ -55,7 +60,7 @@ nbuild=$root/build-bench-nvshmem
 # The device machine gets the tree without .git: pass GSHMEM_COMMIT=<hash> there.
 commit=${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --verify -q HEAD 2>/dev/null || echo unknown)}
 echo "bench-gpu.sh: $(date -u +%FT%TZ) commit $commit on $(hostname); PES=$pes PES_LIST='$pes_list'" \
-     "pattern=$pattern QUICK=${QUICK:-0}"
+     "pattern=$pattern QUICK=${QUICK:-0} ROUNDS=$rounds"
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 for n in $pes $pes_list; do
@@ -116,6 +121,13 @@ run() {
   local gi=() ni=() raw=() status=0 n
   launchN gshmem "$pes" "$main_limit" "$gbin" "${args[@]}" --json "$out/gshmem.json" || status=1
   launchN nvshmem "$pes" "$main_limit" "$nbin" "${args[@]}" --json "$out/nvshmem.json" || status=1
+  local k
+  for ((k = 2; k <= rounds; k++)); do
+    launchN "gshmem-round$k" "$pes" "$main_limit" "$gbin" "${args[@]}" --no-table \
+            --json "$work/gshmem-round$k.json" && gi+=("$work/gshmem-round$k.json") || status=1
+    launchN "nvshmem-round$k" "$pes" "$main_limit" "$nbin" "${args[@]}" --no-table \
+            --json "$work/nvshmem-round$k.json" && ni+=("$work/nvshmem-round$k.json") || status=1
+  done
   # Barrier (and ping-pong) latency against the PE count: rows named .../pes=<n>.
   for n in $pes_list; do
     local sweep=(--suite "$pes_suites" --name-pes --no-table "${timing[@]}" ${SWEEP_ARGS:-})

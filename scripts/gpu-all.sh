@@ -4,7 +4,7 @@
 # scripts/nvshmem-compat.sh (same programs against NVIDIA NVSHMEM 3.4.5 and gshmem), scripts/bench-gpu.sh (side by
 # side; QUICK=1 by default here) and bench/probes/nvlink_probe. Writes $OUT/all.tgz and prints the summaries.
 #   STEPS="check compat bench probe" (default all four; "study": only the probe's copy-shape studies, seconds)
-#   QUICK=0 for the full benchmark sweep
+#   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)

@@ -893,7 +893,9 @@ __global__ __launch_bounds__(1024) void api_signal_round_kernel(char* dst, const
 // (1 thread); 1: barrier_all<Block> (1024 threads); 2: sync_all<Block>; 3: the minimal barrier (fence.acq_rel.sys,
 // relaxed flag store, acquire poll) with the epoch in a register, 1 thread; 4: as 3 with the epoch in memory, read
 // before the fence (the library's order); 6: read after the fence; 5: the flag counts arrivals (red.add) and the
-// epoch is read after the add. The minimal kernels keep their flags and epoch apart from the library's.
+// epoch is read after the add; 7: as 3 waiting with the library's bounded wait_flag (a timer read per poll); 8: as
+// 3 with the library's member loops (flag addresses through peer_base/barrier_flag, team slot 5). The
+// minimal kernels keep their flags and epoch apart from the library's.
 template <int KIND>
 __global__ __launch_bounds__(1024) void onegpu_barrier_kernel(gshmem::DeviceHandle h, uint64_t base, int iters) {
   if constexpr (KIND >= 3) {
@@ -905,15 +907,31 @@ __global__ __launch_bounds__(1024) void onegpu_barrier_kernel(gshmem::DeviceHand
       if constexpr (KIND == 4) e = *ep + 1;  // loaded before the fence (the library's order)
       asm volatile("fence.acq_rel.sys;" ::: "memory");
       if constexpr (KIND == 6) e = *ep + 1;  // loaded after the fence, before the flag store
-      if constexpr (KIND == 5) {             // counting flag: add 1, then load the epoch
+      if constexpr (KIND == 8) {  // the library's arrival loop (team slot 5, apart from the library barriers)
+        const gshmem_device_team_t t{0, 1, 2, h.my_pe};
+        for (int r = 0; r < t.size; ++r)
+          if (r != t.my_rank)
+            asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(gshmem::dev::detail::barrier_flag(
+                             h, gshmem::dev::detail::peer_base(h, t.start + r * t.stride), 5, t.my_rank)),
+                         "l"(e)
+                         : "memory");
+        for (int r = 0; r < t.size; ++r)
+          if (r != t.my_rank)
+            while (gshmem::dev::detail::load_acquire(gshmem::dev::detail::barrier_flag(h, h.heap_base, 5, r)) < e) {
+            }
+      } else if constexpr (KIND == 5) {             // counting flag: add 1, then load the epoch
         asm volatile("red.relaxed.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
         e = *ep + 1;
       } else {
         asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(theirs), "l"(e) : "memory");
       }
-      while (gshmem::dev::detail::load_acquire(mine) < e) {
+      if constexpr (KIND == 7) {
+        gshmem::dev::detail::wait_flag(h, mine, e, "probe");  // the library's bounded wait (timer read per poll)
+      } else if constexpr (KIND != 8) {
+        while (gshmem::dev::detail::load_acquire(mine) < e) {
+        }
       }
-      if constexpr (KIND >= 4) *ep = e;
+      if constexpr (KIND >= 4 && KIND != 7) *ep = e;
     }
   } else {
     for (int i = 0; i < iters; ++i) {
@@ -1052,6 +1070,8 @@ int one_gpu(int reps) {
       bar(onegpu_barrier_kernel<4>, 1, "barrier minimal, epoch loaded before the fence");
       bar(onegpu_barrier_kernel<6>, 1, "barrier minimal, epoch loaded after the fence");
       bar(onegpu_barrier_kernel<5>, 1, "barrier minimal, red.add, epoch loaded after");
+      bar(onegpu_barrier_kernel<7>, 1, "barrier minimal, the library's bounded wait");
+      bar(onegpu_barrier_kernel<8>, 1, "barrier minimal, the library's member loops");
     }
     CK(cudaStreamDestroy(s1));
   }

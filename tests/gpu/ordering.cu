@@ -175,7 +175,17 @@ __global__ void barrier_rounds(gshmem::DeviceHandle h, Bufs b, int native, int r
 int main(int argc, char** argv) {
   gt::Ctx c;
   if (!gt::start(c, "gpu_ordering")) return 77;
-  const int rounds = argc > 1 ? std::atoi(argv[1]) : 10000;
+  int rounds = argc > 1 ? std::atoi(argv[1]) : 10000;
+  // PEs of one node sharing a GPU run their kernels time-sliced (one context at a time), so each paced round waits
+  // for a context switch: 10000 rounds would take minutes. Fewer rounds still cross many switches.
+  int ngpu = 0;
+  GT_CUDA(cudaGetDeviceCount(&ngpu));
+  if (ngpu < gshmem_team_n_pes(GSHMEM_TEAM_SHARED) && rounds > 500) {
+    if (c.me == 0)
+      std::printf("[gpu_ordering] %d PEs share %d GPU(s), time-sliced: %d rounds instead of %d\n",
+                  gshmem_team_n_pes(GSHMEM_TEAM_SHARED), ngpu, 500, rounds);
+    rounds = 500;
+  }
   Bufs b{};
   b.src = static_cast<uint64_t*>(gshmem_calloc(kWords, 8));
   b.dst = static_cast<uint64_t*>(gshmem_calloc(kWords, 8));

@@ -86,7 +86,7 @@ MPT_CASE(on_stream) {
   for (int j = 0; j < n; ++j) {
     const int t = (my + j) % n;
     auto w = data_of(tag, 2, my, t, B);  // what I put into PE t's slot `my` in the last round
-    CK(cudaMemset(dpriv, 0xEE, B));
+    CK(cudaMemsetAsync(dpriv, 0xEE, B, stream));  // on the get's stream: a cudaMemset could land after the get
     if (j % 2 == 0) gshmemx_getmem_on_stream(dpriv, sym + static_cast<std::size_t>(my) * B, B, t, gs(stream));
     else gshmemx_getmem_nbi_on_stream(dpriv, sym + static_cast<std::size_t>(my) * B, B, t, gs(stream));
     CK(cudaStreamSynchronize(stream));

@@ -258,9 +258,13 @@ template <bool Barrier>
 __device__ __forceinline__ void flat_arrive(const DeviceHandle& h, const gshmem_device_team_t& t, int team,
                                             uint64_t epoch) {
   arrival_fence<Barrier>();
-  for (int r = 0; r < t.size; ++r)
-    if (r != t.my_rank)
-      store_relaxed_sys(barrier_flag(h, peer_base(h, t.start + r * t.stride), team, t.my_rank), epoch);
+  // The other members in staggered order (rank + 1, + 2, ...): no test per member, and members do not all write to
+  // the same PE first. The plain loop with `r != my_rank` cost a 2-member barrier ~40-80 ns (entry 10).
+#pragma unroll 1
+  for (int k = 1; k < t.size; ++k) {
+    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    store_relaxed_sys(barrier_flag(h, peer_base(h, t.start + r * t.stride), team, t.my_rank), epoch);
+  }
 }
 
 template <bool Barrier>
@@ -283,7 +287,7 @@ __device__ __forceinline__ void dissemination(const DeviceHandle& h, const gshme
 // The whole barrier (or sync) by one thread of this PE. Inline, as the lanes form below: out of line, a handle the
 // kernel got as a parameter (native API) had to be copied to local memory to be passed by reference, and every
 // field read after the fence then missed L1 (the fence and the acquire polls invalidate it): barrier_all<Thread>
-// 1.17 -> 1.05-1.06 us, <Block> 1.61 -> 1.51-1.52 on one H200 (bench/NOTES.md entry 9).
+// 1.17 -> 1.05-1.06 us, <Block> 1.61 -> 1.51-1.52 on one H200 (bench/NOTES.md entry 10).
 template <bool Barrier>
 __device__ __forceinline__ void team_sync_one(const DeviceHandle& h, int team, const char* call) {
   const gshmem_device_team_t t = load_team(h, team, call);
@@ -293,8 +297,11 @@ __device__ __forceinline__ void team_sync_one(const DeviceHandle& h, int team, c
     arrival_fence<Barrier>();
   } else if (t.size <= GSHMEM_DEVICE_MAX_ROUNDS) {
     flat_arrive<Barrier>(h, t, team, epoch);
-    for (int r = 0; r < t.size; ++r)
-      if (r != t.my_rank) wait_flag(h, barrier_flag(h, h.heap_base, team, r), epoch, call);
+#pragma unroll 1
+    for (int k = 1; k < t.size; ++k) {
+      const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+      wait_flag(h, barrier_flag(h, h.heap_base, team, r), epoch, call);
+    }
   } else {
     dissemination<Barrier>(h, t, team, epoch, call);
   }
