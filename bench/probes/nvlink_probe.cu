@@ -10,15 +10,19 @@
 // Every copy is checked against the source afterwards. Build: nvcc -O3 -arch=sm_90 -std=c++17 nvlink_probe.cu
 // (with -I include -I build/include: it uses the library's copy routine for the small-put rows)
 // Run: ./nvlink_probe [--quick]. Never uses NVLink multicast.
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gshmem/device.cuh"  // the library's device API (copy, signal, wait), for the small-put and signal rows
@@ -1081,6 +1085,278 @@ int one_gpu(int reps) {
   return 0;
 }
 
+// ---- stream-ordered barriers on one GPU (--stream-launch): what a launch costs, and programmatic dependent launch
+// (PDL: the next kernel on the stream is launched while the previous one runs and waits in `griddepcontrol.wait`
+// until it has completed and its memory is visible). Two "PEs" of one process: two host threads, each launching on
+// its own stream of GPU 0 (two processes on one GPU would be time-sliced). The barrier kernels take the library's
+// stream barrier's argument list (src/transport/gpu.cu, barrier_kernel) and do its flat 2-member form.
+template <bool Pdl>
+__global__ void sl_empty(char* const*, char*, unsigned long long, int, int, int, int, int, unsigned long long,
+                         const volatile int*) {
+  if constexpr (Pdl) asm volatile("griddepcontrol.wait;" ::: "memory");
+}
+template <bool Pdl>
+__global__ void sl_barrier(char* const* peer_bases, char* my_heap, unsigned long long, int slot, int, int, int,
+                           int me, unsigned long long, const volatile int*) {
+  if constexpr (Pdl) asm volatile("griddepcontrol.wait;" ::: "memory");
+  auto* epochs = reinterpret_cast<uint64_t*>(my_heap);
+  const uint64_t e = epochs[slot] + 1;
+  __syncwarp();
+  if (threadIdx.x == 0) {
+    fence_ar();
+    st_relaxed(reinterpret_cast<uint64_t*>(peer_bases[1 - me]) + 8 + me, e);
+    epochs[slot] = e;
+    while (ld_acquire(reinterpret_cast<uint64_t*>(my_heap) + 8 + (1 - me)) < e) {
+    }
+  }
+}
+
+// Stream order across an overlapped launch: the kernel reads the last byte a preceding operation wrote. WAIT:
+// griddepcontrol.wait first (as the library's stream kernels do).
+template <bool Wait>
+__global__ void sl_read_last(const unsigned char* p, size_t n, int* out) {
+  if constexpr (Wait) asm volatile("griddepcontrol.wait;" ::: "memory");
+  *out = *reinterpret_cast<const volatile unsigned char*>(p + n - 1);
+}
+// A user kernel that runs `ns` before it writes the last byte; TRIGGER: a PDL-aware kernel that lets its dependents
+// launch at once (griddepcontrol.launch_dependents first).
+template <bool Trigger>
+__global__ void sl_late_write(unsigned char* p, size_t n, unsigned char v, unsigned long long ns) {
+  if constexpr (Trigger) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+  p[n - 1] = v;
+}
+
+using SlKernel = void (*)(char* const*, char*, unsigned long long, int, int, int, int, int, unsigned long long,
+                          const volatile int*);
+using CuLaunch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              CUstream, void**, void**);
+
+int stream_launch(int reps) {
+  CK(cudaSetDevice(0));
+  char* heap[2];
+  char** bases;
+  int* abort_flag;
+  for (auto& h : heap) {
+    CK(cudaMalloc(&h, 4096));
+    CK(cudaMemset(h, 0, 4096));
+  }
+  CK(cudaMalloc(&bases, 2 * sizeof(char*)));
+  CK(cudaMemcpy(bases, heap, sizeof heap, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&abort_flag, sizeof(int)));
+  CK(cudaMemset(abort_flag, 0, sizeof(int)));
+  cudaStream_t st[2];
+  cudaEvent_t ea[2], eb[2];
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaStreamCreateWithFlags(&st[i], cudaStreamNonBlocking));
+    CK(cudaEventCreate(&ea[i]));
+    CK(cudaEventCreate(&eb[i]));
+  }
+  CuLaunch cu_launch = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  CK(cudaGetDriverEntryPointByVersion("cuLaunchKernel", reinterpret_cast<void**>(&cu_launch), 12000,
+                                      cudaEnableDefault, &q));
+  CK(cudaDeviceSynchronize());
+  enum Mode { kChevron, kEx, kExPdl, kDriver };
+  const char* mode_name[] = {"<<<>>>", "cudaLaunchKernelEx", "cudaLaunchKernelEx + PDL", "cuLaunchKernel"};
+  auto launch = [&](Mode m, SlKernel k, int me) {
+    char* const* pb = bases;
+    char* mh = heap[me];
+    unsigned long long ps = 0, to = 0;
+    int slot = 0, start = 0, stride = 1, size = 2;
+    const volatile int* af = abort_flag;
+    if (m == kChevron) {
+      k<<<1, 32, 0, st[me]>>>(pb, mh, ps, slot, start, stride, size, me, to, af);
+    } else if (m == kDriver) {
+      void* args[] = {&pb, &mh, &ps, &slot, &start, &stride, &size, &me, &to, &af};
+      cudaFunction_t f;
+      CK(cudaGetFuncBySymbol(&f, reinterpret_cast<const void*>(k)));
+      if (cu_launch(reinterpret_cast<CUfunction>(f), 1, 1, 1, 32, 1, 1, 0, st[me], args, nullptr) != CUDA_SUCCESS) {
+        std::fprintf(stderr, "cuLaunchKernel failed\n");
+        std::exit(1);
+      }
+    } else {
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(1);
+      cfg.blockDim = dim3(32);
+      cfg.stream = st[me];
+      cudaLaunchAttribute at{};
+      at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      at.val.programmaticStreamSerializationAllowed = 1;
+      cfg.attrs = &at;
+      cfg.numAttrs = m == kExPdl ? 1 : 0;
+      CK(cudaLaunchKernelEx(&cfg, k, pb, mh, ps, slot, start, stride, size, me, to, af));
+    }
+  };
+  {
+    // Does an overlapped launch keep stream order behind a copy, a memset, a kernel? 200 trials each; a trial
+    // fails when the kernel read the byte before the preceding operation wrote it.
+    const size_t big = size_t(256) << 20;
+    unsigned char *a, *b;
+    int* out;
+    CK(cudaMalloc(&a, big));
+    CK(cudaMalloc(&b, big));
+    CK(cudaMallocHost(&out, 256 * sizeof(int)));
+    std::printf("== stream order behind an overlapped launch (trials where the kernel read the byte too early)\n");
+    for (int before = 0; before < 4; ++before)
+      for (int kind = 0; kind < 3; ++kind) {  // 0 plain launch, 1 overlapped + wait, 2 overlapped without wait
+        int bad = 0;
+        const int trials = 200;
+        for (int t = 0; t < trials; ++t) {
+          const unsigned char v = static_cast<unsigned char>(t % 250 + 1);
+          CK(cudaMemsetAsync(b + big - 1, 0, 1, st[0]));
+          if (before == 0) {
+            CK(cudaMemsetAsync(a, v, big, st[0]));
+            CK(cudaMemcpyAsync(b, a, big, cudaMemcpyDeviceToDevice, st[0]));
+          } else if (before == 1) {
+            CK(cudaMemsetAsync(b, v, big, st[0]));
+          } else if (before == 2) {
+            sl_late_write<false><<<1, 1, 0, st[0]>>>(b, big, v, 20000);
+          } else {
+            sl_late_write<true><<<1, 1, 0, st[0]>>>(b, big, v, 20000);
+          }
+          cudaLaunchConfig_t cfg{};
+          cfg.gridDim = dim3(1);
+          cfg.blockDim = dim3(1);
+          cfg.stream = st[0];
+          cudaLaunchAttribute at{};
+          at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+          at.val.programmaticStreamSerializationAllowed = 1;
+          cfg.attrs = &at;
+          cfg.numAttrs = kind == 0 ? 0 : 1;
+          int* o = out + (t & 255);
+          if (kind == 2) CK(cudaLaunchKernelEx(&cfg, sl_read_last<false>, (const unsigned char*)b, big, o));
+          else CK(cudaLaunchKernelEx(&cfg, sl_read_last<true>, (const unsigned char*)b, big, o));
+          CK(cudaStreamSynchronize(st[0]));
+          if (*o != v) ++bad;
+        }
+        const char* what[] = {"256 MiB memset + D2D cudaMemcpyAsync", "256 MiB cudaMemsetAsync",
+                              "kernel writing after 20 us", "same, triggering its dependents early"};
+        const char* how[] = {"plain launch", "overlapped, griddepcontrol.wait", "overlapped, no wait"};
+        std::printf("order     after %-38s %-32s %3d of %d early\n", what[before], how[kind], bad, trials);
+      }
+    // And behind an overlapped kernel: it writes the byte 20 us in, then a copy (or a plain kernel) reads it.
+    for (int after = 0; after < 3; ++after)
+      for (int kind = 0; kind < 2; ++kind) {
+        int bad = 0;
+        const int trials = 200;
+        for (int t = 0; t < trials; ++t) {
+          const unsigned char v = static_cast<unsigned char>(t % 250 + 1);
+          CK(cudaMemsetAsync(b + big - 1, 0, 1, st[0]));
+          CK(cudaMemsetAsync(a, 0, 1, st[0]));
+          cudaLaunchConfig_t cfg{};
+          cfg.gridDim = dim3(1);
+          cfg.blockDim = dim3(1);
+          cfg.stream = st[0];
+          cudaLaunchAttribute at{};
+          at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+          at.val.programmaticStreamSerializationAllowed = 1;
+          cfg.attrs = &at;
+          cfg.numAttrs = kind;
+          CK(cudaLaunchKernelEx(&cfg, sl_late_write<false>, b, big, v, 20000ull));
+          int* o = out + (t & 255);
+          if (after == 0) {
+            CK(cudaMemcpyAsync(a, b + big - 1, 1, cudaMemcpyDeviceToDevice, st[0]));
+            sl_read_last<false><<<1, 1, 0, st[0]>>>(a, 1, o);
+          } else if (after == 1) {
+            CK(cudaMemcpyAsync(a, b + big - 64, 64, cudaMemcpyDeviceToDevice, st[0]));
+            sl_read_last<false><<<1, 1, 0, st[0]>>>(a, 64, o);
+          } else {
+            sl_read_last<false><<<1, 1, 0, st[0]>>>(b, big, o);
+          }
+          CK(cudaStreamSynchronize(st[0]));
+          if (*o != v) ++bad;
+        }
+        const char* what[] = {"1-byte D2D cudaMemcpyAsync", "64-byte D2D cudaMemcpyAsync", "plain kernel"};
+        std::printf("order     %-40s after a %-20s kernel %3d of %d early\n", what[after],
+                    kind ? "overlapped" : "plain", bad, trials);
+      }
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaFreeHost(out));
+  }
+  const int nb = 2000;
+  std::printf("== launches on one stream (%d back to back): host time to issue, GPU time (events), us per launch\n",
+              nb);
+  for (int round = 0; round < 2; ++round)
+    for (Mode m : {kChevron, kEx, kExPdl, kDriver}) {
+      SlKernel k = m == kExPdl ? sl_empty<true> : sl_empty<false>;
+      std::vector<double> host, gpu;
+      for (int r = 0; r <= reps; ++r) {
+        CK(cudaEventRecord(ea[0], st[0]));
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < nb; ++i) launch(m, k, 0);
+        const auto t1 = std::chrono::steady_clock::now();
+        CK(cudaEventRecord(eb[0], st[0]));
+        CK(cudaEventSynchronize(eb[0]));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, ea[0], eb[0]));
+        if (r) {
+          host.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / nb);
+          gpu.push_back(ms * 1e3 / nb);
+        }
+      }
+      std::printf("launch    empty kernel, %-30s host %6.3f  gpu %6.3f us\n", mode_name[m], median(host),
+                  median(gpu));
+    }
+  std::printf("== stream barrier of 2 (%d back to back on each PE's stream), us per barrier (PE 0's events)\n", nb);
+  for (int round = 0; round < 2; ++round)
+    for (int threads : {2, 1})
+      for (Mode m : {kChevron, kExPdl, kDriver}) {
+        SlKernel k = m == kExPdl ? sl_barrier<true> : sl_barrier<false>;
+        std::vector<double> gpu, host;
+        for (int r = 0; r <= reps; ++r) {
+          std::atomic<int> ready{0};
+          double issue[2] = {0, 0};
+          auto pe = [&](int me, bool both) {
+            CK(cudaSetDevice(0));
+            for (int i = 0; i < 2; ++i)
+              if (both || i == me) CK(cudaEventRecord(ea[i], st[i]));
+            ready.fetch_add(1);
+            while (ready.load() < threads) {
+            }
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int i = 0; i < nb; ++i)
+              for (int j = 0; j < 2; ++j)
+                if (both || j == me) launch(m, k, j);
+            issue[me] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+            for (int i = 0; i < 2; ++i)
+              if (both || i == me) CK(cudaEventRecord(eb[i], st[i]));
+          };
+          if (threads == 2) {
+            std::thread t1(pe, 1, false);
+            pe(0, false);
+            t1.join();
+          } else {
+            pe(0, true);
+          }
+          CK(cudaDeviceSynchronize());
+          float ms = 0;
+          CK(cudaEventElapsedTime(&ms, ea[0], eb[0]));
+          if (r) {
+            gpu.push_back(ms * 1e3 / nb);
+            host.push_back(issue[0] / nb);
+          }
+        }
+        std::printf("sbarrier  %s, %-30s host %6.3f  gpu %6.3f us\n",
+                    threads == 2 ? "a thread per PE" : "one thread, alternating", mode_name[m], median(host),
+                    median(gpu));
+      }
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaStreamDestroy(st[i]));
+    CK(cudaEventDestroy(ea[i]));
+    CK(cudaEventDestroy(eb[i]));
+    CK(cudaFree(heap[i]));
+  }
+  CK(cudaFree(bases));
+  CK(cudaFree(abort_flag));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1088,6 +1364,7 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const bool blockput_only = argc > 1 && std::strcmp(argv[1], "--blockput") == 0;  // only the block-put study
   if (argc > 1 && std::strcmp(argv[1], "--one-gpu") == 0) return one_gpu(9);
+  if (argc > 1 && std::strcmp(argv[1], "--stream-launch") == 0) return stream_launch(7);
   int n = 0;
   CK(cudaGetDeviceCount(&n));
   if (n < 2) {

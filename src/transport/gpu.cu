@@ -15,6 +15,7 @@
 #include "runtime/runtime.hpp"
 #include "transport/cuda_driver.hpp"
 #include "transport/gpu.hpp"
+#include "transport/stream_kernel.cuh"
 
 namespace gshmem::gpu {
 namespace {
@@ -84,6 +85,7 @@ __global__ void amo_kernel(void* target, int bytes, int op, unsigned long long v
 }
 
 __global__ void store_kernel(void* dst, unsigned long long v, int bytes) {
+  stream_kernel_entry();
   switch (bytes) {
     case 1: *static_cast<unsigned char*>(dst) = static_cast<unsigned char>(v); break;
     case 2: *static_cast<unsigned short*>(dst) = static_cast<unsigned short>(v); break;
@@ -94,6 +96,7 @@ __global__ void store_kernel(void* dst, unsigned long long v, int bytes) {
 }
 
 __global__ void signal_kernel(unsigned long long* sig, unsigned long long v, int op) {
+  stream_kernel_entry();
   __threadfence_system();  // everything earlier on this stream is visible before the signal
   sys_atomic64 ref(*sig);
   if (op == GSHMEM_SIGNAL_ADD) ref.fetch_add(v, ::cuda::memory_order_release);
@@ -107,6 +110,7 @@ __device__ __forceinline__ bool peer_failed(const volatile int* abort_flag, unsi
 
 __global__ void wait_kernel(unsigned long long* sig, int cmp, unsigned long long v, unsigned long long timeout_ns,
                             const volatile int* abort_flag) {
+  stream_kernel_entry();
   sys_atomic64 ref(*sig);
   const unsigned long long start = globaltimer();
   unsigned long long cur;
@@ -164,6 +168,7 @@ __device__ void wait_flag(const unsigned long long* f, unsigned long long epoch,
 __global__ void barrier_kernel(char* const* peer_bases, char* my_heap, unsigned long long peer_stride, int slot,
                                int start, int stride, int size, int me, unsigned long long timeout_ns,
                                const volatile int* abort_flag) {
+  stream_kernel_entry();
   const int lane = static_cast<int>(threadIdx.x);
   const int me_pe = start + me * stride;
   auto* epochs = reinterpret_cast<unsigned long long*>(my_heap + kEpochOffset);
@@ -206,6 +211,7 @@ struct Context {
   unsigned long long peer_stride = 0;      // heap::regular_peer_stride of the peer table (0: use the table)
   unsigned long long timeout_ns = 0;
   int* abort_flag = nullptr;               // mapped pinned word: non-zero once a peer PE died
+  bool overlap_launch = false;             // stream kernels with programmatic serialization (stream_kernel.cuh)
 };
 
 bool available(std::string* why) {
@@ -287,6 +293,17 @@ Context* create_context(Runtime& rt) {
           "cudaMalloc (peer table)");
     check(cudaMemcpy(c->d_peer_bases, bases.data(), bases.size() * sizeof(char*), cudaMemcpyHostToDevice),
           "cudaMemcpy (peer table)");
+    // Overlapped launches need the device (9.0+) and the kernels' code (PTX 9.0+: its stream_kernel_entry() holds
+    // the wait; code JIT-compiled from older PTX has none). gpu_stream_wait.cu's kernels are built with the same
+    // architectures as barrier_kernel.
+    int major = 0;
+    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, c->device), "cudaDeviceGetAttribute");
+    cudaFuncAttributes fa{};
+    check(cudaFuncGetAttributes(&fa, barrier_kernel), "cudaFuncGetAttributes (stream barrier kernel)");
+    c->overlap_launch = config::get().stream_overlap && major >= 9 && fa.ptxVersion >= 90;
+    log::info("stream kernels: {} (compute capability {}.x, kernel code for {})",
+              c->overlap_launch ? "overlapped launches (programmatic stream serialization)" : "plain launches",
+              major, fa.ptxVersion);
     check(cudaMemset(c->heap_base, 0, kInternalUsed), "cudaMemset (barrier flags)");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (context setup)");
   } catch (...) {
@@ -334,6 +351,8 @@ void signal_peer_failure(Context* c) noexcept {
 
 int* peer_failure_flag(Context* c) { return c ? c->abort_flag : nullptr; }
 
+bool overlap_launch(Context* c) { return c && c->overlap_launch; }
+
 void synchronize_device(Context*, const char* call) {
   std::string what = std::string(call) + ": cudaDeviceSynchronize";
   check(cudaDeviceSynchronize(), what.c_str());
@@ -363,21 +382,24 @@ void copy_on_stream(Context*, void* dst, const void* src, std::size_t bytes, gsh
         "cudaMemcpyAsync on the user's stream");
 }
 
-void store_on_stream(Context*, void* dst, std::uint64_t value, int bytes, gshmem_stream_t s) {
-  store_kernel<<<1, 1, 0, reinterpret_cast<cudaStream_t>(s)>>>(dst, value, bytes);
-  check(cudaGetLastError(), "launching the p_on_stream kernel");
+void store_on_stream(Context* c, void* dst, std::uint64_t value, int bytes, gshmem_stream_t s) {
+  check(launch_stream_kernel(c->overlap_launch, store_kernel, 1, reinterpret_cast<cudaStream_t>(s), dst,
+                             static_cast<unsigned long long>(value), bytes),
+        "launching the p_on_stream kernel");
 }
 
-void signal_on_stream(Context*, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s) {
-  signal_kernel<<<1, 1, 0, reinterpret_cast<cudaStream_t>(s)>>>(reinterpret_cast<unsigned long long*>(sig), value,
-                                                               sig_op);
-  check(cudaGetLastError(), "launching the signal kernel");
+void signal_on_stream(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s) {
+  check(launch_stream_kernel(c->overlap_launch, signal_kernel, 1, reinterpret_cast<cudaStream_t>(s),
+                             reinterpret_cast<unsigned long long*>(sig), static_cast<unsigned long long>(value),
+                             sig_op),
+        "launching the signal kernel");
 }
 
 void wait_on_stream(Context* c, std::uint64_t* sig, int cmp, std::uint64_t value, gshmem_stream_t s) {
-  wait_kernel<<<1, 1, 0, reinterpret_cast<cudaStream_t>(s)>>>(reinterpret_cast<unsigned long long*>(sig), cmp,
-                                                             value, c->timeout_ns, c->abort_flag);
-  check(cudaGetLastError(), "launching the signal-wait kernel");
+  check(launch_stream_kernel(c->overlap_launch, wait_kernel, 1, reinterpret_cast<cudaStream_t>(s),
+                             reinterpret_cast<unsigned long long*>(sig), cmp, static_cast<unsigned long long>(value),
+                             c->timeout_ns, static_cast<const volatile int*>(c->abort_flag)),
+        "launching the signal-wait kernel");
 }
 
 void quiet_on_stream(Context*, gshmem_stream_t) {
@@ -387,10 +409,10 @@ void quiet_on_stream(Context*, gshmem_stream_t) {
 
 void barrier_on_stream(Context* c, int slot, int start, int stride, int size, int me, gshmem_stream_t s) {
   if (size <= 1) return;
-  barrier_kernel<<<1, 32, 0, reinterpret_cast<cudaStream_t>(s)>>>(c->d_peer_bases, c->heap_base, c->peer_stride,
-                                                                 slot, start, stride, size, me, c->timeout_ns,
-                                                                 c->abort_flag);
-  check(cudaGetLastError(), "launching the barrier kernel");
+  check(launch_stream_kernel(c->overlap_launch, barrier_kernel, 32, reinterpret_cast<cudaStream_t>(s),
+                             static_cast<char* const*>(c->d_peer_bases), c->heap_base, c->peer_stride, slot, start,
+                             stride, size, me, c->timeout_ns, static_cast<const volatile int*>(c->abort_flag)),
+        "launching the barrier kernel");
 }
 
 }  // namespace gshmem::gpu

@@ -36,6 +36,8 @@ void quiet(Context* ctx);  // completes every nbi operation this PE issued from 
 void signal_peer_failure(Context* ctx) noexcept;
 // The mapped pinned word behind signal_peer_failure (host address == device address), for device-side waits.
 int* peer_failure_flag(Context* ctx);
+// Whether this PE's stream kernels are launched overlapped with the previous kernel (transport/stream_kernel.cuh).
+bool overlap_launch(Context* ctx);
 // cudaDeviceSynchronize with a checked result naming `call`: waits for the program's stream work as well.
 void synchronize_device(Context* ctx, const char* call);
 // A team slot is being (re)used by a new team: zero this PE's stream-barrier flags and epoch for it.

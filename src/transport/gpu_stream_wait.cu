@@ -12,6 +12,7 @@
 #include "runtime/config.hpp"
 #include "runtime/error.hpp"
 #include "transport/gpu.hpp"
+#include "transport/stream_kernel.cuh"
 
 namespace gshmem::gpu {
 namespace {
@@ -47,6 +48,7 @@ using dev::detail::load_acquire;
 
 template <typename T>
 __global__ void typed_wait_kernel(WaitArgs a) {
+  stream_kernel_entry();
   const T* ivars = static_cast<const T*>(a.ivars);
   const T* values = static_cast<const T*>(a.values);
   const unsigned long long start = globaltimer();
@@ -136,27 +138,29 @@ void wait_all_on_stream(Context* ctx, const void* ivars, std::size_t n, const in
   a.cmp = cmp;
   std::strncpy(a.call, call, sizeof a.call - 1);
   auto stream = reinterpret_cast<cudaStream_t>(s);
+  const bool overlap = overlap_launch(ctx);
+  cudaError_t e = cudaSuccess;
   switch (type) {
     case WaitType::I16:
-      typed_wait_kernel<short><<<1, 1, 0, stream>>>(a);
+      e = launch_stream_kernel(overlap, typed_wait_kernel<short>, 1, stream, a);
       break;
     case WaitType::U16:
-      typed_wait_kernel<unsigned short><<<1, 1, 0, stream>>>(a);
+      e = launch_stream_kernel(overlap, typed_wait_kernel<unsigned short>, 1, stream, a);
       break;
     case WaitType::I32:
-      typed_wait_kernel<int><<<1, 1, 0, stream>>>(a);
+      e = launch_stream_kernel(overlap, typed_wait_kernel<int>, 1, stream, a);
       break;
     case WaitType::U32:
-      typed_wait_kernel<unsigned int><<<1, 1, 0, stream>>>(a);
+      e = launch_stream_kernel(overlap, typed_wait_kernel<unsigned int>, 1, stream, a);
       break;
     case WaitType::I64:
-      typed_wait_kernel<long long><<<1, 1, 0, stream>>>(a);
+      e = launch_stream_kernel(overlap, typed_wait_kernel<long long>, 1, stream, a);
       break;
     case WaitType::U64:
-      typed_wait_kernel<unsigned long long><<<1, 1, 0, stream>>>(a);
+      e = launch_stream_kernel(overlap, typed_wait_kernel<unsigned long long>, 1, stream, a);
       break;
   }
-  check(cudaGetLastError(), call, "launching the stream wait kernel");
+  check(e, call, "launching the stream wait kernel");
 }
 
 }  // namespace gshmem::gpu

@@ -1,7 +1,8 @@
 // mp_stream_gpu: the stream-ordered host calls on GPU PEs, directly and captured into a CUDA graph replayed with
 // fresh data each time. Needs GPU PEs (CTest label gpu; skipped without a GPU by gpu_or_skip.sh).
 //   putmem/getmem_on_stream, p_on_stream, putmem_signal_on_stream (SET, ADD) + signal_wait_until_on_stream,
-//   signal_op_on_stream, barrier_all_on_stream, sync_all_on_stream, barrier/team_sync_on_stream, quiet_on_stream.
+//   signal_op_on_stream, barrier_all_on_stream, sync_all_on_stream, barrier/team_sync_on_stream, quiet_on_stream;
+//   and the library's stream kernels launched behind a user kernel that is still running (after_kernel).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -36,6 +37,27 @@ std::vector<unsigned char> data_of(std::uint64_t tag, int round, int from, int t
 }
 
 cudaStream_t stream;
+
+__device__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// One thread: waits `ns` nanoseconds, then stores *val at dst (a peer's word through gshmem_ptr) with a plain store.
+// On 9.0+ it is a PDL-aware kernel that lets the next kernel on the stream launch at once (as tuned kernels do):
+// the library's stream kernels must still wait for it to finish.
+__global__ void late_store(std::uint64_t* dst, const std::uint64_t* val, unsigned long long ns) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  const unsigned long long t0 = now_ns();
+  while (now_ns() - t0 < ns) {
+  }
+  *reinterpret_cast<volatile std::uint64_t*>(dst) = *val;
+}
+__global__ void read_words(const std::uint64_t* src, std::uint64_t* out, int n) {
+  for (int i = 0; i < n; ++i) out[i] = reinterpret_cast<const volatile std::uint64_t*>(src)[i];
+}
 
 MPT_CASE(on_stream) {
   const int n = npes(), my = me(), next = (my + 1) % n, prev = (my + n - 1) % n;
@@ -117,7 +139,8 @@ MPT_CASE(on_stream) {
     local_write(sym, p2.data(), B);
     gshmem_barrier_all();
     auto d = data_of(tag, 10 + round, my, next, B);
-    CK(cudaMemcpy(dpriv, d.data(), B, cudaMemcpyHostToDevice));
+    // On the stream: a pageable cudaMemcpy can return before its data lands, and the put below reads dpriv.
+    CK(cudaMemcpyAsync(dpriv, d.data(), B, cudaMemcpyHostToDevice, stream));
     const std::uint64_t sv = rnd(tag, 20 + static_cast<std::uint64_t>(round), static_cast<std::uint64_t>(my)) % 1000000 + 1;
     const std::uint64_t sv_prev = rnd(tag, 20 + static_cast<std::uint64_t>(round), static_cast<std::uint64_t>(prev)) % 1000000 + 1;
     if (round == 0) gshmemx_putmem_signal_on_stream(sym, dpriv, B, sig, sv, GSHMEM_SIGNAL_SET, next, gs(stream));
@@ -220,6 +243,102 @@ MPT_CASE(graph_replay) {
   gshmem_barrier_all();
   gshmem_free(sig);
   gshmem_free(sym);
+}
+
+// The library's stream kernels (barrier, signal_op, signal wait, p, typed wait) after a user kernel that is still
+// running when they are launched: each must start only once that kernel has finished, so the kernel's late store
+// into the next PE is visible there after the barrier / signal / flag (on GPUs 9.0+ the library launches its stream
+// kernels overlapped with the previous kernel and waits in the kernel: src/transport/stream_kernel.cuh). Directly,
+// and captured into a CUDA graph replayed with fresh values.
+MPT_CASE(after_kernel) {
+  const int n = npes(), my = me(), next = (my + 1) % n, prev = (my + n - 1) % n;
+  const std::uint64_t tag = tag_of("after_kernel");
+  // ns a slow PE's user kernel runs before its store: 50 us, or 20 ms where PEs share a GPU (their contexts are
+  // time-sliced, so a shorter kernel always finished before the reader's context ran)
+  int ngpu = 0;
+  CK(cudaGetDeviceCount(&ngpu));
+  const unsigned long long kLate = ngpu < gshmem_team_n_pes(GSHMEM_TEAM_SHARED) ? 20000000 : 50000;
+  auto* words = static_cast<std::uint64_t*>(gshmem_calloc(4, sizeof(std::uint64_t)));
+  auto* sig = static_cast<std::uint64_t*>(gshmem_calloc(1, sizeof(std::uint64_t)));
+  auto* flag = static_cast<int*>(gshmem_calloc(1, sizeof(int)));
+  require(words && sig && flag, "gshmem_calloc");
+  auto* peer_words = static_cast<std::uint64_t*>(gshmem_ptr(words, next));
+  require(peer_words != nullptr, "gshmem_ptr of the next PE (GPU PEs of one node)");
+  std::uint64_t *hval = nullptr, *hout = nullptr, *dval = nullptr, *dout = nullptr;
+  CK(cudaMallocHost(&hval, 3 * sizeof(std::uint64_t)));
+  CK(cudaMallocHost(&hout, 3 * sizeof(std::uint64_t)));
+  CK(cudaMalloc(&dval, 3 * sizeof(std::uint64_t)));
+  CK(cudaMalloc(&dout, 3 * sizeof(std::uint64_t)));
+  const std::size_t w = sizeof(std::uint64_t);
+  auto value = [&](int round, int from, int k) {
+    return rnd(tag, static_cast<std::uint64_t>(round), static_cast<std::uint64_t>(from), static_cast<std::uint64_t>(k));
+  };
+  // Round r: word 0 before a barrier, word 1 before signal_op + signal_wait_until, word 2 before int_p + int
+  // wait_until; this PE reads each of its own words (written by the previous PE) on the stream right after.
+  // Every other PE is slow in each round, so a fast reader's own stream does not hold back its read while the slow
+  // writer's store is still to come.
+  auto enqueue = [&](int r) {
+    const unsigned long long late = (my + r) % 2 ? kLate : 0;
+    CK(cudaMemcpyAsync(dval, hval, 3 * w, cudaMemcpyHostToDevice, stream));
+    late_store<<<1, 1, 0, stream>>>(peer_words + 0, dval + 0, late);
+    gshmemx_barrier_all_on_stream(gs(stream));
+    read_words<<<1, 1, 0, stream>>>(words + 0, dout + 0, 1);
+    late_store<<<1, 1, 0, stream>>>(peer_words + 1, dval + 1, late);
+    gshmemx_signal_op_on_stream(sig, static_cast<std::uint64_t>(r), GSHMEM_SIGNAL_SET, next, gs(stream));
+    gshmemx_signal_wait_until_on_stream(sig, GSHMEM_CMP_GE, static_cast<std::uint64_t>(r), gs(stream));
+    read_words<<<1, 1, 0, stream>>>(words + 1, dout + 1, 1);
+    late_store<<<1, 1, 0, stream>>>(peer_words + 2, dval + 2, late);
+    gshmemx_int_p_on_stream(flag, r, next, gs(stream));
+    gshmemx_int_wait_until_on_stream(flag, GSHMEM_CMP_GE, r, gs(stream));
+    read_words<<<1, 1, 0, stream>>>(words + 2, dout + 2, 1);
+    CK(cudaMemcpyAsync(hout, dout, 3 * w, cudaMemcpyDeviceToHost, stream));
+  };
+  auto check = [&](const char* what, int r) {
+    for (int k = 0; k < 3; ++k)
+      MPT_CHECK(hout[k] == value(r, prev, k)) << what << " round " << r << " word " << k << ": got " << hout[k]
+                                              << " want " << value(r, prev, k);
+  };
+  // Values of round r in hval, poison (anything but the expected value) in hout; then every PE's previous reads
+  // are done before anyone's stores.
+  auto prepare = [&](int r) {
+    for (int k = 0; k < 3; ++k) {
+      hval[k] = value(r, my, k);
+      hout[k] = ~value(r, prev, k);
+    }
+    gshmem_barrier_all();
+  };
+  for (int r = 1; r <= 20; ++r) {
+    prepare(r);
+    enqueue(r);
+    CK(cudaStreamSynchronize(stream));
+    check("direct", r);
+  }
+  // The same captured once: the signal and flag values are baked in as 100 (both reset before each replay), the
+  // words' values change through hval.
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  enqueue(100);
+  CK(cudaStreamEndCapture(stream, &graph));
+  CK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int rep = 0; rep < 10; ++rep) {
+    local_set<std::uint64_t>(sig, 0);
+    local_set<int>(flag, 0);
+    prepare(100 + rep);
+    CK(cudaGraphLaunch(exec, stream));
+    CK(cudaStreamSynchronize(stream));
+    check("graph replay", 100 + rep);
+  }
+  CK(cudaGraphExecDestroy(exec));
+  CK(cudaGraphDestroy(graph));
+  CK(cudaFreeHost(hval));
+  CK(cudaFreeHost(hout));
+  CK(cudaFree(dval));
+  CK(cudaFree(dout));
+  gshmem_barrier_all();
+  gshmem_free(flag);
+  gshmem_free(sig);
+  gshmem_free(words);
 }
 
 }  // namespace
