@@ -33,8 +33,11 @@ struct Usage {
 
 // The distance between consecutive PEs' heaps when PE p's heap lies at bases[0] + p * stride for every p (one
 // node, PEs in local order, as every launcher starts them), else 0. Device code then translates addresses with
-// arithmetic instead of a table load.
+// arithmetic instead of a table load. One PE: 1, since any non-zero stride translates its only PE, itself, to
+// offset 0 (with 0 every device put, get and atomic of a one-PE job took the table path's call: p and g to self
+// 0.087 / 0.103 us against 0.056 / 0.058 for NVSHMEM on one H200, bench/NOTES.md entry 12).
 inline std::uint64_t regular_peer_stride(const std::vector<char*>& bases) {
+  if (bases.size() == 1 && bases[0] != nullptr) return 1;
   if (bases.size() < 2 || bases[0] == nullptr || bases[1] <= bases[0]) return 0;
   const std::ptrdiff_t stride = bases[1] - bases[0];
   for (std::size_t p = 0; p < bases.size(); ++p)

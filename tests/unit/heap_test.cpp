@@ -589,7 +589,8 @@ TEST(HeapLayout, RegularPeerStride) {
   char* b = arena.data();
   EXPECT_EQ(regular_peer_stride({b, b + 4096, b + 8192, b + 12288}), 4096u);
   EXPECT_EQ(regular_peer_stride({b, b + 4096}), 4096u);
-  EXPECT_EQ(regular_peer_stride({b}), 0u) << "one PE: nothing to translate";
+  EXPECT_EQ(regular_peer_stride({b}), 1u) << "one PE: any non-zero stride maps it to itself";
+  EXPECT_EQ(regular_peer_stride({nullptr}), 0u);
   EXPECT_EQ(regular_peer_stride({}), 0u);
   EXPECT_EQ(regular_peer_stride({b, b + 4096, b + 12288}), 0u) << "a gap breaks the stride";
   EXPECT_EQ(regular_peer_stride({b, b + 4096, nullptr}), 0u) << "an unmapped PE (another node)";
