@@ -27,6 +27,7 @@
 
 #include "gshmem/device.cuh"  // the library's device API (copy, signal, wait), for the small-put and signal rows
 #include "gshmem/nvshmem/nvshmemx.h"
+#include "../../src/transport/stream_kernel.cuh"  // the library's stream-kernel launcher (--stream-launch)
 
 // The probe runs without the gshmem library: it publishes a hand-made device state itself (stride mode, 2 PEs,
 // one per GPU of this process), so these registration hooks of the device headers have nothing to do.
@@ -1136,6 +1137,8 @@ using SlKernel = void (*)(char* const*, char*, unsigned long long, int, int, int
 using CuLaunch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               CUstream, void**, void**);
 
+using gshmem::gpu::launch_stream_kernel;
+
 int stream_launch(int reps) {
   CK(cudaSetDevice(0));
   char* heap[2];
@@ -1179,17 +1182,8 @@ int stream_launch(int reps) {
         std::fprintf(stderr, "cuLaunchKernel failed\n");
         std::exit(1);
       }
-    } else {
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(1);
-      cfg.blockDim = dim3(32);
-      cfg.stream = st[me];
-      cudaLaunchAttribute at{};
-      at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      at.val.programmaticStreamSerializationAllowed = 1;
-      cfg.attrs = &at;
-      cfg.numAttrs = m == kExPdl ? 1 : 0;
-      CK(cudaLaunchKernelEx(&cfg, k, pb, mh, ps, slot, start, stride, size, me, to, af));
+    } else {  // the library's launcher (src/transport/stream_kernel.cuh)
+      CK(launch_stream_kernel(m == kExPdl, k, 32, st[me], pb, mh, ps, slot, start, stride, size, me, to, af));
     }
   };
   {
@@ -1219,18 +1213,9 @@ int stream_launch(int reps) {
           } else {
             sl_late_write<true><<<1, 1, 0, st[0]>>>(b, big, v, 20000);
           }
-          cudaLaunchConfig_t cfg{};
-          cfg.gridDim = dim3(1);
-          cfg.blockDim = dim3(1);
-          cfg.stream = st[0];
-          cudaLaunchAttribute at{};
-          at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-          at.val.programmaticStreamSerializationAllowed = 1;
-          cfg.attrs = &at;
-          cfg.numAttrs = kind == 0 ? 0 : 1;
           int* o = out + (t & 255);
-          if (kind == 2) CK(cudaLaunchKernelEx(&cfg, sl_read_last<false>, (const unsigned char*)b, big, o));
-          else CK(cudaLaunchKernelEx(&cfg, sl_read_last<true>, (const unsigned char*)b, big, o));
+          CK(launch_stream_kernel(kind != 0, kind == 2 ? sl_read_last<false> : sl_read_last<true>, 1, st[0],
+                                  static_cast<const unsigned char*>(b), big, o));
           CK(cudaStreamSynchronize(st[0]));
           if (*o != v) ++bad;
         }
@@ -1248,16 +1233,7 @@ int stream_launch(int reps) {
           const unsigned char v = static_cast<unsigned char>(t % 250 + 1);
           CK(cudaMemsetAsync(b + big - 1, 0, 1, st[0]));
           CK(cudaMemsetAsync(a, 0, 1, st[0]));
-          cudaLaunchConfig_t cfg{};
-          cfg.gridDim = dim3(1);
-          cfg.blockDim = dim3(1);
-          cfg.stream = st[0];
-          cudaLaunchAttribute at{};
-          at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-          at.val.programmaticStreamSerializationAllowed = 1;
-          cfg.attrs = &at;
-          cfg.numAttrs = kind;
-          CK(cudaLaunchKernelEx(&cfg, sl_late_write<false>, b, big, v, 20000ull));
+          CK(launch_stream_kernel(kind != 0, sl_late_write<false>, 1, st[0], b, big, v, 20000ull));
           int* o = out + (t & 255);
           if (after == 0) {
             CK(cudaMemcpyAsync(a, b + big - 1, 1, cudaMemcpyDeviceToDevice, st[0]));
