@@ -131,6 +131,9 @@ __global__ void wait_kernel(unsigned long long* sig, int cmp, unsigned long long
   }
 }
 
+// Launched once at context creation to see that this driver takes overlapped launches.
+__global__ void overlap_trial_kernel() { stream_kernel_entry(); }
+
 // Barrier on the stream, one warp. Flags live in each PE's heap (internal area), per team slot. Epochs (one per
 // slot, in this PE's heap) are read and advanced by the kernel, so a captured graph replays correctly.
 //   flat (size <= kMaxRounds): lane 0 makes the stream's earlier work visible (one fence.acq_rel.sys: ~0.6 us, the
@@ -301,6 +304,16 @@ Context* create_context(Runtime& rt) {
     cudaFuncAttributes fa{};
     check(cudaFuncGetAttributes(&fa, barrier_kernel), "cudaFuncGetAttributes (stream barrier kernel)");
     c->overlap_launch = config::get().stream_overlap && major >= 9 && fa.ptxVersion >= 90;
+    if (c->overlap_launch) {
+      // A driver that refuses the attribute would fail every stream call: try once, fall back to plain launches.
+      const cudaError_t e = launch_stream_kernel(true, overlap_trial_kernel, 1, c->stream);
+      if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        log::warn("stream kernels: this driver refused an overlapped launch ({}); using plain launches",
+                  cudaGetErrorString(e));
+        c->overlap_launch = false;
+      }
+    }
     log::info("stream kernels: {} (compute capability {}.x, kernel code for {})",
               c->overlap_launch ? "overlapped launches (programmatic stream serialization)" : "plain launches",
               major, fa.ptxVersion);
