@@ -899,8 +899,48 @@ __global__ __launch_bounds__(1024) void api_signal_round_kernel(char* dst, const
 // relaxed flag store, acquire poll) with the epoch in a register, 1 thread; 4: as 3 with the epoch in memory, read
 // before the fence (the library's order); 6: read after the fence; 5: the flag counts arrivals (red.add) and the
 // epoch is read after the add; 7: as 3 waiting with the library's bounded wait_flag (a timer read per poll); 8: as
-// 3 with the library's member loops (flag addresses through peer_base/barrier_flag, team slot 5). The
-// minimal kernels keep their flags and epoch apart from the library's.
+// 3 with the library's member loops (flag addresses through peer_base/barrier_flag, team slot 5); 10: as 4 with
+// the library's flag store (a generic address); 9: as 10 with the flag addresses computed per barrier as the
+// library does (team slot 6); 11: as 10 waiting with the library's wait_flag. The minimal kernels keep their flags and epoch apart from the library's.
+// The library's team_sync_one<Barrier=true> rebuilt from its pieces (team slot 7), each piece on or off: V & 1:
+// load_team (state version check, WORLD); 2: the size == 1 / flat / dissemination dispatch; 4: flat_arrive (the
+// staggered member loop) instead of one store to the other PE; 8: the member wait loop instead of one wait_flag.
+template <int V>
+__device__ __forceinline__ void lib_like_barrier(const gshmem::DeviceHandle& h) {
+  namespace dd = gshmem::dev::detail;
+  constexpr int team = 7;
+  gshmem_device_team_t t{0, 1, h.n_pes, h.my_pe};
+  if constexpr ((V & 1) != 0) t = dd::load_team(h, GSHMEM_TEAM_WORLD, "probe");
+  uint64_t* ep = h.barrier_epochs + team;
+  const uint64_t epoch = *ep + 1;
+  if ((V & 2) != 0 && t.size == 1) {
+    dd::arrival_fence<true>();
+  } else if ((V & 2) == 0 || t.size <= GSHMEM_DEVICE_MAX_ROUNDS) {
+    if constexpr ((V & 4) != 0) {
+      dd::flat_arrive<true>(h, t, team, epoch);
+    } else {
+      dd::arrival_fence<true>();
+      dd::store_relaxed_sys(dd::barrier_flag(h, dd::peer_base(h, 1 - t.my_rank), team, t.my_rank), epoch);
+    }
+    if constexpr ((V & 8) != 0) {
+#pragma unroll 1
+      for (int k = 1; k < t.size; ++k) {
+        const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+        dd::wait_flag(h, dd::barrier_flag(h, h.heap_base, team, r), epoch, "probe");
+      }
+    } else {
+      dd::wait_flag(h, dd::barrier_flag(h, h.heap_base, team, 1 - t.my_rank), epoch, "probe");
+    }
+  } else {
+    dd::dissemination<true>(h, t, team, epoch, "probe");
+  }
+  *ep = epoch;
+}
+template <int V>
+__global__ __launch_bounds__(1024) void onegpu_liblike_kernel(gshmem::DeviceHandle h, uint64_t, int iters) {
+  for (int i = 0; i < iters; ++i) lib_like_barrier<V>(h);
+}
+
 template <int KIND>
 __global__ __launch_bounds__(1024) void onegpu_barrier_kernel(gshmem::DeviceHandle h, uint64_t base, int iters) {
   if constexpr (KIND >= 3) {
@@ -909,7 +949,7 @@ __global__ __launch_bounds__(1024) void onegpu_barrier_kernel(gshmem::DeviceHand
     uint64_t* ep = reinterpret_cast<uint64_t*>(h.heap_base + (size_t(28) << 20) + KIND * 4096);  // 4-6: in memory
     for (int i = 0; i < iters; ++i) {
       uint64_t e = base + uint64_t(i) + 1;
-      if constexpr (KIND == 4) e = *ep + 1;  // loaded before the fence (the library's order)
+      if constexpr (KIND == 4 || KIND >= 9) e = *ep + 1;  // loaded before the fence (the library's order)
       asm volatile("fence.acq_rel.sys;" ::: "memory");
       if constexpr (KIND == 6) e = *ep + 1;  // loaded after the fence, before the flag store
       if constexpr (KIND == 8) {  // the library's arrival loop (team slot 5, apart from the library barriers)
@@ -927,12 +967,19 @@ __global__ __launch_bounds__(1024) void onegpu_barrier_kernel(gshmem::DeviceHand
       } else if constexpr (KIND == 5) {             // counting flag: add 1, then load the epoch
         asm volatile("red.relaxed.sys.global.add.u64 [%0], 1;" ::"l"(theirs) : "memory");
         e = *ep + 1;
+      } else if constexpr (KIND == 9) {  // the library's flag addresses, computed per barrier (team slot 6)
+        namespace dd = gshmem::dev::detail;
+        dd::store_relaxed_sys(dd::barrier_flag(h, dd::peer_base(h, 1 - h.my_pe), 6, h.my_pe), e);
+        while (dd::load_acquire(dd::barrier_flag(h, h.heap_base, 6, 1 - h.my_pe)) < e) {
+        }
+      } else if constexpr (KIND >= 10) {  // the library's flag store (generic address)
+        gshmem::dev::detail::store_relaxed_sys(theirs, e);
       } else {
         asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(theirs), "l"(e) : "memory");
       }
-      if constexpr (KIND == 7) {
-        gshmem::dev::detail::wait_flag(h, mine, e, "probe");  // the library's bounded wait (timer read per poll)
-      } else if constexpr (KIND != 8) {
+      if constexpr (KIND == 7 || KIND == 11) {
+        gshmem::dev::detail::wait_flag(h, mine, e, "probe");  // the library's bounded wait
+      } else if constexpr (KIND != 8 && KIND != 9) {
         while (gshmem::dev::detail::load_acquire(mine) < e) {
         }
       }
@@ -1077,6 +1124,15 @@ int one_gpu(int reps) {
       bar(onegpu_barrier_kernel<5>, 1, "barrier minimal, red.add, epoch loaded after");
       bar(onegpu_barrier_kernel<7>, 1, "barrier minimal, the library's bounded wait");
       bar(onegpu_barrier_kernel<8>, 1, "barrier minimal, the library's member loops");
+      bar(onegpu_barrier_kernel<10>, 1, "barrier as 4, the library's flag store (generic)");
+      bar(onegpu_barrier_kernel<9>, 1, "barrier as 10, flag addresses per barrier");
+      bar(onegpu_barrier_kernel<11>, 1, "barrier as 10, the library's wait_flag");
+      bar(onegpu_liblike_kernel<0>, 1, "barrier rebuilt: pieces off");
+      bar(onegpu_liblike_kernel<1>, 1, "barrier rebuilt: + load_team");
+      bar(onegpu_liblike_kernel<2>, 1, "barrier rebuilt: + dispatch");
+      bar(onegpu_liblike_kernel<4>, 1, "barrier rebuilt: + flat_arrive loop");
+      bar(onegpu_liblike_kernel<8>, 1, "barrier rebuilt: + wait loop");
+      bar(onegpu_liblike_kernel<15>, 1, "barrier rebuilt: all (= team_sync_one)");
     }
     CK(cudaStreamDestroy(s1));
   }
