@@ -7,8 +7,9 @@
 # init in extra processes (cold and with the CUDA context made first), optionally runs the barrier and ping-pong
 # suites again at each PE count of $PES_LIST, merges the JSON side by side (bench/merge.py) and plots it
 # (bench/plot.py, if matplotlib is there). Files in $OUT (at most 8): <date>-<device>-x<PES>.json (merged, for
-# bench/results/), <date>-<device>-x<PES>.png, table.txt, gshmem.json, nvshmem.json (the main runs), raw.tgz
-# (every other per-process JSON: init, PE-count sweep), log.txt.
+# bench/results/), <date>-<device>-x<PES>.png, table.txt, targets.md (issue 4's goals and the rows behind,
+# bench/targets.py), gshmem.json, nvshmem.json (the main runs), raw.tgz (every other per-process JSON: init, PE-count
+# sweep, extra rounds), log.txt.
 #   PES=<n>              ranks of the main runs (default 2)
 #   PES_LIST="2 4 8"     also run $PES_SUITES (default barrier,host-barrier,pingpong) at each count; rows get a
 #                        /pes=<n> suffix (gshmem-bench --name-pes), so they merge beside the main rows
@@ -159,6 +160,9 @@ run() {
     python3 "$root/bench/merge.py" "${libs[@]}" -o "$out/$stem.json" > "$out/table.txt"
     cat "$out/table.txt"
     python3 "$root/bench/plot.py" "$out/$stem.json" -o "$out/$stem.png" || echo "bench-gpu.sh: no plot (see above)"
+    if [[ -s $out/nvshmem.json ]]; then
+      python3 "$root/bench/targets.py" "$out/$stem.json" > "$out/targets.md" && cat "$out/targets.md"
+    fi
   fi
   raw=("${gi[@]}" "${ni[@]}")
   if [[ ${#raw[@]} -gt 0 ]]; then

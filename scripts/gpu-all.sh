@@ -46,7 +46,8 @@ for step in $steps; do
     check) grep -E 'tests passed|Failed|\*\*\*|Timeout' "$work/check/ctest_gpu.txt" 2>/dev/null | head -20
            tail -5 "$work/check/console.txt" ;;
     compat) cat "$work/compat/table.txt" 2>/dev/null ;;
-    bench) grep -vE '^(put|get)_bw(_all)?/(thread|warp)' "$work/bench/table.txt" 2>/dev/null | head -200 ;;
+    bench) grep -vE '^(put|get)_bw(_all)?/(thread|warp)' "$work/bench/table.txt" 2>/dev/null | head -200
+           cat "$work/bench/targets.md" 2>/dev/null ;;
     probe|study) cat "$work/$step/probe.txt" 2>/dev/null | head -120 ;;
   esac
 done
