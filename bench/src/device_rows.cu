@@ -419,6 +419,35 @@ void stream_bw(const Options& o, Rows& out) {
       }
     }
   }
+  // Single-word stream operations, PE 0 to its peer, back to back on one stream: time per operation.
+  const std::uint64_t it = o.lat_iters;
+  Sym words(64 * sizeof(std::uint64_t));
+  CK(cudaMemset(words.p, 0, 64 * sizeof(std::uint64_t)));
+  CK(cudaDeviceSynchronize());
+  auto* sig = words.as<std::uint64_t>();
+  auto* target = reinterpret_cast<int*>(sig + 8);
+  struct Op {
+    const char* name;
+    std::uint64_t bytes;
+    const char* what;
+  };
+  const Op ops[] = {{"p_on_stream", sizeof(int), "nvshmemx_int_p_on_stream"},
+                    {"signal_set_on_stream", 8, "nvshmemx_signal_op_on_stream SIGNAL_SET"},
+                    {"signal_add_on_stream", 8, "nvshmemx_signal_op_on_stream SIGNAL_ADD"},
+                    {"put_signal_on_stream", 8, "nvshmemx_putmem_signal_on_stream of 8 bytes, SIGNAL_SET"}};
+  for (int k = 0; k < 4; ++k) {
+    const double sec = time_events(o, st, [&](cudaStream_t cs) {
+      if (pr.me != 0) return;
+      for (std::uint64_t i = 0; i < it; ++i) {
+        if (k == 0) nvshmemx_int_p_on_stream(target, static_cast<int>(i), pr.peer, cs);
+        else if (k == 1) nvshmemx_signal_op_on_stream(sig, i + 1, NVSHMEM_SIGNAL_SET, pr.peer, cs);
+        else if (k == 2) nvshmemx_signal_op_on_stream(sig + 1, 1, NVSHMEM_SIGNAL_ADD, pr.peer, cs);
+        else nvshmemx_putmem_signal_on_stream(sig + 2, src.p, 8, sig + 3, i + 1, NVSHMEM_SIGNAL_SET, pr.peer, cs);
+      }
+    });
+    out.push_back({ops[k].name, ops[k].bytes, "us", sec / double(it) * 1e6, o.repeats, it,
+                   fmt::format("{} x{} between two events; time per operation", ops[k].what, it)});
+  }
 }
 
 void p_lat(const Options& o, Rows& out) {

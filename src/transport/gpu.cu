@@ -33,9 +33,10 @@ void check(cudaError_t e, const char* what) {
 constexpr std::size_t kFlagsOffset = 0;  // uint64 [kMaxTeams][kMaxRounds]: stream-barrier flags
 constexpr std::size_t kEpochOffset = kFlagsOffset + sizeof(std::uint64_t) * kMaxTeams * kMaxRounds;
 constexpr std::size_t kInternalUsed = kEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
-static_assert(kInternalUsed <= kHeapInternalBytes, "internal heap layout outgrew kHeapInternalBytes");
+// One more 8-byte word after kInternalUsed: the stream memory operations' trial write (setup_memops).
+static_assert(kInternalUsed + 8 <= kHeapInternalBytes, "internal heap layout outgrew kHeapInternalBytes");
 // runtime/device_state.hpp places the device API's barrier flags after this area (kDeviceBarrierOffset, 32 KiB).
-static_assert(kInternalUsed <= 32 * 1024, "stream-barrier area would overlap the device-barrier flags");
+static_assert(kInternalUsed + 8 <= 32 * 1024, "stream-barrier area would overlap the device-barrier flags");
 
 using sys_atomic64 = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_system>;
 using sys_atomic32 = ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_system>;
@@ -215,7 +216,64 @@ struct Context {
   unsigned long long timeout_ns = 0;
   int* abort_flag = nullptr;               // mapped pinned word: non-zero once a peer PE died
   bool overlap_launch = false;             // stream kernels with programmatic serialization (stream_kernel.cuh)
+  // Stream memory operations (driver entry points of the CUDA 12.0 ABI), or null: kernels instead.
+  CUresult (*write32)(CUstream, CUdeviceptr, cuuint32_t, unsigned) = nullptr;
+  CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned) = nullptr;
 };
+
+namespace {
+
+// p_on_stream and signal_op_on_stream SET as cuStreamWriteValue32/64: the GPU's front end writes the value after
+// everything earlier on the stream has completed, behind a system-scope memory barrier (the default flags), with
+// no kernel launched. One H200: 1.8 us per write back to back against 4.0 us for the one-thread store kernel,
+// overlapped launch (bench/NOTES.md entry 14). Resolved at context creation, tried once (a write into the internal
+// heap area, read back), left null where the driver or device refuses; GSHMEM_STREAM_MEMOPS=0 turns them off.
+void setup_memops(Context* c) {
+  if (!config::get().stream_memops) {
+    log::info("stream memory operations: off (GSHMEM_STREAM_MEMOPS=0); p and signals on streams launch kernels");
+    return;
+  }
+  const auto why_not = [&]() -> std::string {
+    cudaDriverEntryPointQueryResult q{};
+    void* w32 = nullptr;
+    void* w64 = nullptr;
+    if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &w32, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess || !w32)
+      return "no cuStreamWriteValue32 in this driver";
+    if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue64", &w64, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess || !w64)
+      return "no cuStreamWriteValue64 in this driver";
+    int ok64 = 0;
+    const cuda::Driver* drv = cuda::driver();
+    if (drv->cuDeviceGetAttribute(&ok64, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, c->device) !=
+            CUDA_SUCCESS || !ok64)
+      return "the device does not take 64-bit stream memory operations";
+    c->write32 = reinterpret_cast<decltype(c->write32)>(w32);
+    c->write64 = reinterpret_cast<decltype(c->write64)>(w64);
+    // Trial: both widths into the spare word after the internal area's used part, then read back.
+    const auto word = reinterpret_cast<CUdeviceptr>(c->heap_base + kInternalUsed);
+    const auto cs = reinterpret_cast<CUstream>(c->stream);
+    const unsigned long long want = 0x5eed5eed00c0ffeeull;
+    unsigned long long got = 0;
+    CUresult r = c->write64(cs, word, want, 0);
+    if (r == CUDA_SUCCESS) r = c->write32(cs, word, 0x600dull, 0);
+    if (r != CUDA_SUCCESS) return std::string("the trial write failed (CUresult ") + std::to_string(r) + ")";
+    check(cudaMemcpyAsync(&got, reinterpret_cast<void*>(word), sizeof got, cudaMemcpyDeviceToHost, c->stream),
+          "cudaMemcpyAsync (stream memory operation trial)");
+    check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (stream memory operation trial)");
+    if (got != ((want & ~0xffffffffull) | 0x600dull)) return "the trial write did not land";
+    return {};
+  }();
+  if (!why_not.empty()) {
+    c->write32 = nullptr;
+    c->write64 = nullptr;
+    log::warn("stream memory operations: {}; p and signals on streams launch kernels instead", why_not);
+    return;
+  }
+  log::info("stream memory operations: p_on_stream (4, 8 bytes) and SET signals on streams are cuStreamWriteValue");
+}
+
+}  // namespace
 
 bool available(std::string* why) {
   if (!cuda::driver()) {
@@ -319,6 +377,7 @@ Context* create_context(Runtime& rt) {
               major, fa.ptxVersion);
     check(cudaMemset(c->heap_base, 0, kInternalUsed), "cudaMemset (barrier flags)");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (context setup)");
+    setup_memops(c);
   } catch (...) {
     destroy_context(c);
     throw;
@@ -396,12 +455,27 @@ void copy_on_stream(Context*, void* dst, const void* src, std::size_t bytes, gsh
 }
 
 void store_on_stream(Context* c, void* dst, std::uint64_t value, int bytes, gshmem_stream_t s) {
+  const auto a = reinterpret_cast<std::uintptr_t>(dst);
+  if (c->write64 && bytes == 8 && a % 8 == 0) {
+    cuda::check(c->write64(reinterpret_cast<CUstream>(s), a, value, 0), "gshmemx_p_on_stream: cuStreamWriteValue64");
+    return;
+  }
+  if (c->write32 && bytes == 4 && a % 4 == 0) {
+    cuda::check(c->write32(reinterpret_cast<CUstream>(s), a, static_cast<cuuint32_t>(value), 0),
+                "gshmemx_p_on_stream: cuStreamWriteValue32");
+    return;
+  }
   check(launch_stream_kernel(c->overlap_launch, store_kernel, 1, reinterpret_cast<cudaStream_t>(s), dst,
                              static_cast<unsigned long long>(value), bytes),
         "launching the p_on_stream kernel");
 }
 
 void signal_on_stream(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s) {
+  if (c->write64 && sig_op == GSHMEM_SIGNAL_SET) {  // ADD needs an atomic: the kernel
+    cuda::check(c->write64(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(sig), value, 0),
+                "signal on a stream: cuStreamWriteValue64");
+    return;
+  }
   check(launch_stream_kernel(c->overlap_launch, signal_kernel, 1, reinterpret_cast<cudaStream_t>(s),
                              reinterpret_cast<unsigned long long*>(sig), static_cast<unsigned long long>(value),
                              sig_op),
