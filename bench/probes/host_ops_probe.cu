@@ -193,8 +193,21 @@ void run(const Target& t, char* local, cudaStream_t s, CUstream cs, char* pinned
     slot = 0;
   });
   check_p("p pinned ring drv");
+  double p6 = per_call_us(kReps, kIters, [&](int i) {
+    int v = base + 6 * i;
+    last = v;
+    ck(cuStreamWriteValue32(cs, CUdeviceptr(dst), static_cast<cuuint32_t>(v), CU_STREAM_WRITE_VALUE_DEFAULT), "p");
+    ck(cuStreamSynchronize(cs), "sync");
+  }, [] {});
+  check_p("p writeValue32 + sync");
+  double p7 = per_call_us(kReps, kIters, [&](int i) {
+    int v = base + 7 * i;
+    last = v;
+    ck(cuStreamWriteValue32(cs, CUdeviceptr(dst), static_cast<cuuint32_t>(v), CU_STREAM_WRITE_VALUE_DEFAULT), "p");
+  }, [&] { ck(cuStreamSynchronize(cs), "sync"); });
+  check_p("p writeValue32 no sync");
   std::printf("  p int: pageable+sync %.3f  pageable no sync %.3f  pinned ring (rt) %.3f  pinned ring (drv) %.3f"
-              "  kernel %.3f us\n", p1, p2, p3, p5, p4);
+              "  kernel %.3f  writeValue32+sync %.3f  writeValue32 no sync %.3f us\n", p1, p2, p3, p5, p4, p6, p7);
 
   // g of an int into the host.
   ck(cudaMemcpy(dst, &base, 4, cudaMemcpyHostToDevice), "g fill");

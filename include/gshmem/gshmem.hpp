@@ -51,6 +51,8 @@ GSHMEM_API gshmemx_heap_usage_t heap_usage();
 
 GSHMEM_API void putmem(void* dest, const void* src, std::size_t bytes, int pe, bool nbi, const char* call);
 GSHMEM_API void getmem(void* dest, const void* src, std::size_t bytes, int pe, bool nbi, const char* call);
+// Blocking read of one small object (g): `out` is host memory of `bytes`.
+GSHMEM_API void g(void* out, const void* src, std::size_t bytes, int pe, const char* call);
 // Strides are in elements of `elem` bytes.
 GSHMEM_API void iput(void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t elem,
                      std::size_t nelems, int pe, const char* call);
@@ -285,7 +287,7 @@ class Buffer {
   }
   T g(std::size_t index, int pe) const {
     T v;
-    host::getmem(&v, p_ + index, sizeof(T), pe, false, "gshmem::Buffer::g");
+    host::g(&v, p_ + index, sizeof(T), pe, "gshmem::Buffer::g");
     return v;
   }
   void put_on_stream(const T* src, std::size_t count, int pe, gshmem_stream_t s, std::size_t offset = 0) const {

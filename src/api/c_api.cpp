@@ -302,7 +302,7 @@ GSHMEMI_DEF_SIZED(128)
   T gshmem_##N##_g(const T* source, int pe) {                                                                  \
     return fatal_on_error("gshmem_" #N "_g", [&] {                                                             \
       T v;                                                                                                     \
-      host::getmem(&v, source, sizeof(T), pe, false, "gshmem_" #N "_g");                                       \
+      host::g(&v, source, sizeof(T), pe, "gshmem_" #N "_g");                                                   \
       return v;                                                                                                \
     });                                                                                                        \
   }                                                                                                            \

@@ -82,7 +82,7 @@ std::size_t wait_bytes(Wait kind) {
 std::uint64_t load_local(Runtime& r, const void* p, std::size_t bytes) {
   if (on_gpu(r)) {
     std::uint64_t v = 0;
-    gpu::copy(r.gpu, &v, p, bytes, false);
+    gpu::load(r.gpu, &v, p, bytes);
     return v;
   }
   switch (bytes) {
@@ -241,6 +241,16 @@ void getmem(void* dest, const void* src, std::size_t bytes, int pe, bool nbi, co
   const void* from = r.peer(src, pe);
   if (on_gpu(r)) gpu::copy(r.gpu, dest, from, bytes, nbi);
   else std::memcpy(dest, from, bytes);
+}
+
+void g(void* out, const void* src, std::size_t bytes, int pe, const char* call) {
+  Runtime& r = rt(call);
+  if (!on_gpu(r) || bytes > gpu::kLoadMax) return getmem(out, src, bytes, pe, false, call);
+  r.check_pe(pe, call);
+  if (!bytes) return;
+  check_ptr(out, bytes, "dest", call);
+  r.check_symmetric(src, bytes, "source", call);
+  gpu::load(r.gpu, out, r.peer(src, pe), bytes);
 }
 
 namespace {

@@ -33,7 +33,8 @@ void check(cudaError_t e, const char* what) {
 constexpr std::size_t kFlagsOffset = 0;  // uint64 [kMaxTeams][kMaxRounds]: stream-barrier flags
 constexpr std::size_t kEpochOffset = kFlagsOffset + sizeof(std::uint64_t) * kMaxTeams * kMaxRounds;
 constexpr std::size_t kInternalUsed = kEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
-// One more 8-byte word after kInternalUsed: the stream memory operations' trial write (setup_memops).
+// One more 8-byte word after kInternalUsed: the stream memory operations' trial write (setup_memops; on PE p, written
+// by PE p - 1 only).
 static_assert(kInternalUsed + 8 <= kHeapInternalBytes, "internal heap layout outgrew kHeapInternalBytes");
 // runtime/device_state.hpp places the device API's barrier flags after this area (kDeviceBarrierOffset, 32 KiB).
 static_assert(kInternalUsed + 8 <= 32 * 1024, "stream-barrier area would overlap the device-barrier flags");
@@ -209,7 +210,7 @@ __global__ void barrier_kernel(char* const* peer_bases, char* my_heap, unsigned 
 struct Context {
   int device = -1;
   cudaStream_t stream = nullptr;           // host-initiated operations, in order
-  unsigned long long* result = nullptr;    // mapped pinned host word for atomic results
+  unsigned long long* result = nullptr;    // mapped pinned host scratch (kLoadMax bytes): atomic results, loads
   char** d_peer_bases = nullptr;           // device copy of the peer base table
   char* heap_base = nullptr;
   unsigned long long peer_stride = 0;      // heap::regular_peer_stride of the peer table (0: use the table)
@@ -226,9 +227,10 @@ namespace {
 // p_on_stream and signal_op_on_stream SET as cuStreamWriteValue32/64: the GPU's front end writes the value after
 // everything earlier on the stream has completed, behind a system-scope memory barrier (the default flags), with
 // no kernel launched. One H200: 1.8 us per write back to back against 4.0 us for the one-thread store kernel,
-// overlapped launch (bench/NOTES.md entry 14). Resolved at context creation, tried once (a write into the internal
-// heap area, read back), left null where the driver or device refuses; GSHMEM_STREAM_MEMOPS=0 turns them off.
-void setup_memops(Context* c) {
+// overlapped launch (bench/NOTES.md entry 14). Resolved at context creation and tried once on a peer's memory
+// (`trial`: the next PE's spare internal word, which only this PE writes), left null where the driver or device
+// refuses; GSHMEM_STREAM_MEMOPS=0 turns them off.
+void setup_memops(Context* c, char* trial) {
   if (!config::get().stream_memops) {
     log::info("stream memory operations: off (GSHMEM_STREAM_MEMOPS=0); p and signals on streams launch kernels");
     return;
@@ -250,8 +252,8 @@ void setup_memops(Context* c) {
       return "the device does not take 64-bit stream memory operations";
     c->write32 = reinterpret_cast<decltype(c->write32)>(w32);
     c->write64 = reinterpret_cast<decltype(c->write64)>(w64);
-    // Trial: both widths into the spare word after the internal area's used part, then read back.
-    const auto word = reinterpret_cast<CUdeviceptr>(c->heap_base + kInternalUsed);
+    // Trial: both widths into that word through this PE's mapping of it, then read back the same way.
+    const auto word = reinterpret_cast<CUdeviceptr>(trial);
     const auto cs = reinterpret_cast<CUstream>(c->stream);
     const unsigned long long want = 0x5eed5eed00c0ffeeull;
     unsigned long long got = 0;
@@ -343,8 +345,9 @@ Context* create_context(Runtime& rt) {
     const double t = config::get().wait_timeout;
     c->timeout_ns = t > 0 ? static_cast<unsigned long long>(t * 1e9) : 0;
     check(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    check(cudaHostAlloc(reinterpret_cast<void**>(&c->result), sizeof(unsigned long long), cudaHostAllocMapped),
-          "cudaHostAlloc (atomic result word)");
+    static_assert(kLoadMax >= sizeof(unsigned long long), "the pinned scratch holds an atomic's result");
+    check(cudaHostAlloc(reinterpret_cast<void**>(&c->result), kLoadMax, cudaHostAllocMapped),
+          "cudaHostAlloc (pinned scratch)");
     check(cudaHostAlloc(reinterpret_cast<void**>(&c->abort_flag), sizeof(int), cudaHostAllocMapped),
           "cudaHostAlloc (peer-failure flag)");
     *c->abort_flag = 0;
@@ -377,7 +380,8 @@ Context* create_context(Runtime& rt) {
               major, fa.ptxVersion);
     check(cudaMemset(c->heap_base, 0, kInternalUsed), "cudaMemset (barrier flags)");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (context setup)");
-    setup_memops(c);
+    char* next = bases[static_cast<std::size_t>(rt.my_pe + 1) % bases.size()];
+    setup_memops(c, (next ? next : c->heap_base) + kInternalUsed);
   } catch (...) {
     destroy_context(c);
     throw;
@@ -408,6 +412,14 @@ void copy_strided(Context* c, void* dst, const void* src, std::size_t elem, std:
                           static_cast<std::size_t>(src_stride) * elem, elem, n, cudaMemcpyDefault, c->stream),
         "cudaMemcpy2DAsync (strided transfer)");
   if (!nbi) check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (strided transfer)");
+}
+
+void load(Context* c, void* out, const void* src, std::size_t bytes) {
+  // One H200: 6.5-6.9 us per 16 B-4 KiB read this way against 7.2-7.9 us straight into pageable memory (the
+  // driver's staged path), 12.5 vs 16.1 us at 64 KiB (host_ops_probe).
+  check(cudaMemcpyAsync(c->result, src, bytes, cudaMemcpyDefault, c->stream), "cudaMemcpyAsync (read into the host)");
+  check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (read into the host)");
+  std::memcpy(out, c->result, bytes);
 }
 
 void memset_zero(Context* c, void* dst, std::size_t bytes) {

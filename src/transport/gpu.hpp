@@ -31,6 +31,10 @@ void copy(Context* ctx, void* dst, const void* src, std::size_t bytes, bool nbi)
 void copy_strided(Context* ctx, void* dst, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
                   std::ptrdiff_t src_stride, std::size_t n, bool nbi);
 void memset_zero(Context* ctx, void* dst, std::size_t bytes);
+// Reads `bytes` (at most kLoadMax) at `src` (device memory, possibly a peer's) into host memory at `out` through
+// the context's pinned scratch: cheaper than a copy into pageable memory (bench/NOTES.md entry 14).
+inline constexpr std::size_t kLoadMax = 64;
+void load(Context* ctx, void* out, const void* src, std::size_t bytes);
 void quiet(Context* ctx);  // completes every nbi operation this PE issued from the host
 // Called by the runtime's watchdog when a peer PE died: library kernels spinning on peers stop (trap) at once.
 void signal_peer_failure(Context* ctx) noexcept;

@@ -19,6 +19,7 @@ int select_device(int, int, char*) { unavailable(); }
 Context* create_context(Runtime&) { unavailable(); }
 void destroy_context(Context*) noexcept {}
 void copy(Context*, void*, const void*, std::size_t, bool) { unavailable(); }
+void load(Context*, void*, const void*, std::size_t) { unavailable(); }
 void copy_strided(Context*, void*, const void*, std::size_t, std::ptrdiff_t, std::ptrdiff_t, std::size_t, bool) {
   unavailable();
 }
