@@ -5,6 +5,7 @@
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o build-probe/host_ops_probe bench/probes/host_ops_probe.cu -lcuda
 // Every variant moves real data; each timed batch is checked afterwards (a mismatch is printed and exits 1).
 #include <cuda.h>
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -53,6 +54,9 @@ double per_call_us(int reps, int iters, const std::function<void(int)>& body, co
 }
 
 __global__ void store_kernel(int* dst, int v) { *dst = v; }
+__global__ void store64_kernel(unsigned long long* dst, unsigned long long v) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(*dst).store(v, cuda::memory_order_seq_cst);
+}
 __global__ void load_kernel(const int* src, int* host_mapped) { *host_mapped = *src; }
 
 constexpr int kReps = 7;
@@ -208,6 +212,34 @@ void run(const Target& t, char* local, cudaStream_t s, CUstream cs, char* pinned
   check_p("p writeValue32 no sync");
   std::printf("  p int: pageable+sync %.3f  pageable no sync %.3f  pinned ring (rt) %.3f  pinned ring (drv) %.3f"
               "  kernel %.3f  writeValue32+sync %.3f  writeValue32 no sync %.3f us\n", p1, p2, p3, p5, p4, p6, p7);
+
+  // Host put+signal of 8 bytes (the data from device memory, then a SET signal): copy + wait + signal kernel + wait
+  // (gshmem before 2bd1389's successor) against copy + write-value + one wait.
+  {
+    auto* data = reinterpret_cast<unsigned long long*>(t.peer + 64);
+    auto* sig = reinterpret_cast<unsigned long long*>(t.peer + 128);
+    unsigned long long lastsig = 0;
+    double s1 = per_call_us(kReps, kIters / 2, [&](int i) {
+      ck(cudaMemcpyAsync(data, local, 8, cudaMemcpyDefault, s), "copy");
+      sync();
+      lastsig = static_cast<unsigned long long>(i) + 1;
+      store64_kernel<<<1, 1, 0, s>>>(sig, lastsig);
+      sync();
+    }, [] {});
+    unsigned long long got = 0;
+    ck(cudaMemcpy(&got, sig, 8, cudaMemcpyDeviceToHost), "sig");
+    expect(got == lastsig, "put+signal (two waits) signal");
+    double s2 = per_call_us(kReps, kIters / 2, [&](int i) {
+      ck(cudaMemcpyAsync(data, local, 8, cudaMemcpyDefault, s), "copy");
+      lastsig = static_cast<unsigned long long>(i) + 7;
+      ck(cuStreamWriteValue64(reinterpret_cast<CUstream>(s), CUdeviceptr(sig), lastsig, CU_STREAM_WRITE_VALUE_DEFAULT),
+         "write64");
+      sync();
+    }, [] {});
+    ck(cudaMemcpy(&got, sig, 8, cudaMemcpyDeviceToHost), "sig");
+    expect(got == lastsig, "put+signal (write-value) signal");
+    std::printf("  put+signal 8 B: copy+wait+kernel+wait %.3f  copy+writeValue64+wait %.3f us\n", s1, s2);
+  }
 
   // g of an int into the host.
   ck(cudaMemcpy(dst, &base, 4, cudaMemcpyHostToDevice), "g fill");

@@ -4,7 +4,8 @@
 //   BENCH_BACKEND_NVSHMEM NVIDIA NVSHMEM (standalone build on the GPU machine; needs -rdc)
 //   BENCH_BACKEND_OSHMEM  Open MPI's OSHMEM, host rows only (bench/oshmem_names.hpp)
 // Feature macros (0/1): BENCH_HAVE_CUDA (device and stream rows), BENCH_HAVE_UID (unique-id bootstrap),
-// BENCH_HOST_WAIT (host wait_until: host ping-pong), BENCH_HOST_AMO (host atomics). NVSHMEM has p/g on the host
+// BENCH_HOST_WAIT (host wait_until: host ping-pong), BENCH_HOST_AMO (host atomics), BENCH_HOST_SIGNAL (host
+// putmem_signal). NVSHMEM has p/g on the host
 // but wait_until and atomics only in device code, so its build has no host ping-pong or host atomic rows.
 #pragma once
 
@@ -17,6 +18,7 @@
 #define BENCH_HAVE_UID 1
 #define BENCH_HOST_WAIT 1
 #define BENCH_HOST_AMO 1
+#define BENCH_HOST_SIGNAL 1
 // gshmem runs CPU PEs where there is no GPU or GSHMEM_DEVICE=cpu; the benchmark must then make no CUDA call.
 inline bool bench_want_gpu_pes() {
   const char* d = std::getenv("GSHMEM_DEVICE");
@@ -50,6 +52,9 @@ inline bool bench_pe_is_gpu() { return false; }
 #error "define one of BENCH_BACKEND_GSHMEM, BENCH_BACKEND_NVSHMEM, BENCH_BACKEND_OSHMEM (bench/CMakeLists.txt does)"
 #endif
 
+#ifndef BENCH_HOST_SIGNAL
+#define BENCH_HOST_SIGNAL 0
+#endif
 #ifndef BENCH_HAVE_CUDA
 #define BENCH_HAVE_CUDA 0
 #endif

@@ -118,6 +118,20 @@ void host_lat(const Options& o, Rows& out) {
                  fmt::format("nvshmem_int_g from the host x{}; time per g (a round trip)", it)});
   if (sink == -1) fmt::print("");  // keeps the loads
 
+#if BENCH_HOST_SIGNAL
+  {
+    auto* words = reinterpret_cast<std::uint64_t*>(ulls.as<unsigned long long>());
+    s = time_samples(o, [&] {
+      if (pr.me != 0) return;
+      for (std::uint64_t i = 0; i < it; ++i)
+        nvshmem_putmem_signal(words + 8, words + 16, 8, words + 24, i + 1, NVSHMEM_SIGNAL_SET, pr.peer);
+    });
+    out.push_back({"host_put_signal", 8, "us", s / double(it) * 1e6, o.repeats, it,
+                   fmt::format("nvshmem_putmem_signal of 8 bytes (symmetric source), SIGNAL_SET, from the host x{}; "
+                               "time per call", it)});
+  }
+#endif
+
 #if BENCH_HOST_WAIT
   // Host p ping-pong: PE 0 sets PE 1's flag, PE 1 answers; half a round trip per exchange. Flag values keep
   // rising across samples, so nothing is reset between them.

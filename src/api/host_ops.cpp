@@ -115,8 +115,14 @@ std::uint64_t do_amo(Runtime& r, void* target, int bytes, Amo op, std::uint64_t 
   return cpu_amo<std::uint64_t>(static_cast<std::uint64_t*>(target), op, v, c);
 }
 
-void do_signal(Runtime& r, std::uint64_t* sig, std::uint64_t value, int sig_op, int pe) {
+// GPU PEs: the update joins the in-order stream after any data issued before it; `wait`: and is complete on return.
+void do_signal(Runtime& r, std::uint64_t* sig, std::uint64_t value, int sig_op, int pe, bool wait) {
   auto* target = static_cast<std::uint64_t*>(r.peer(sig, pe));
+  if (on_gpu(r)) {
+    gpu::signal_nbi(r.gpu, target, value, sig_op);
+    if (wait) gpu::quiet(r.gpu);
+    return;
+  }
   do_amo(r, target, 8, sig_op == GSHMEM_SIGNAL_ADD ? Amo::FetchAdd : Amo::Set, value, 0);
 }
 
@@ -349,10 +355,11 @@ void putmem_signal(void* dest, const void* src, std::size_t bytes, std::uint64_t
   Runtime& r = rt(call);
   check_sig_op(sig_op, call);
   r.check_symmetric(sig, 8, "sig_addr", call);
-  putmem(dest, src, bytes, pe, nbi, call);
+  // GPU PEs: copy and signal go on one in-order stream (the signal after the copy), with one wait at the end for
+  // the blocking form (it used to wait after each).
+  putmem(dest, src, bytes, pe, nbi || on_gpu(r), call);
   if (!on_gpu(r)) std::atomic_thread_fence(std::memory_order_release);
-  // GPU PEs: the signal atomic runs on the same in-order stream as the copy, after it.
-  do_signal(r, sig, signal, sig_op, pe);
+  do_signal(r, sig, signal, sig_op, pe, !nbi);
 }
 
 void signal_op(std::uint64_t* sig, std::uint64_t signal, int sig_op, int pe, const char* call) {
@@ -360,7 +367,7 @@ void signal_op(std::uint64_t* sig, std::uint64_t signal, int sig_op, int pe, con
   check_sig_op(sig_op, call);
   r.check_pe(pe, call);
   r.check_symmetric(sig, 8, "sig_addr", call);
-  do_signal(r, sig, signal, sig_op, pe);
+  do_signal(r, sig, signal, sig_op, pe, true);
 }
 
 std::uint64_t signal_fetch(const std::uint64_t* sig) {

@@ -459,6 +459,18 @@ std::uint64_t amo(Context* c, void* target, int bytes, AmoOp op, std::uint64_t v
   return *c->result;
 }
 
+void signal_nbi(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op) {
+  if (c->write64 && sig_op == GSHMEM_SIGNAL_SET) {
+    cuda::check(c->write64(reinterpret_cast<CUstream>(c->stream), reinterpret_cast<CUdeviceptr>(sig), value, 0),
+                "signal from the host: cuStreamWriteValue64");
+    return;
+  }
+  const AmoOp op = sig_op == GSHMEM_SIGNAL_ADD ? AmoOp::FetchAdd : AmoOp::Set;
+  amo_kernel<<<1, 1, 0, c->stream>>>(sig, 8, static_cast<int>(op), static_cast<unsigned long long>(value), 0ull,
+                                     nullptr);
+  check(cudaGetLastError(), "launching the signal kernel");
+}
+
 void copy_on_stream(Context*, void* dst, const void* src, std::size_t bytes, gshmem_stream_t s) {
   // The copy engine, at every size: a copy kernel was slower here even for 16 bytes (3.2 vs 2.3 us per call on
   // H200, where an empty kernel launch alone took 3.2 us back to back; bench/NOTES.md).

@@ -50,6 +50,9 @@ void reset_team_slot(Context* ctx, int slot);
 enum class AmoOp : int { Fetch, Set, Swap, CompareSwap, FetchAdd, FetchAnd, FetchOr, FetchXor };
 // One atomic on `target` (an address mapped in this process, possibly a peer's), 4 or 8 bytes wide.
 std::uint64_t amo(Context* ctx, void* target, int bytes, AmoOp op, std::uint64_t value, std::uint64_t cond);
+// A signal update (GSHMEM_SIGNAL_SET or _ADD) on `sig` (mapped, possibly a peer's) from the in-order stream of
+// host-initiated operations, after everything issued before it; not waited for (quiet completes it).
+void signal_nbi(Context* ctx, std::uint64_t* sig, std::uint64_t value, int sig_op);
 
 // ---- stream-ordered (capturable in CUDA graphs) ----
 void copy_on_stream(Context* ctx, void* dst, const void* src, std::size_t bytes, gshmem_stream_t s);

@@ -20,6 +20,7 @@ Context* create_context(Runtime&) { unavailable(); }
 void destroy_context(Context*) noexcept {}
 void copy(Context*, void*, const void*, std::size_t, bool) { unavailable(); }
 void load(Context*, void*, const void*, std::size_t) { unavailable(); }
+void signal_nbi(Context*, std::uint64_t*, std::uint64_t, int) { unavailable(); }
 void copy_strided(Context*, void*, const void*, std::size_t, std::ptrdiff_t, std::ptrdiff_t, std::size_t, bool) {
   unavailable();
 }
