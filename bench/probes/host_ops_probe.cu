@@ -210,8 +210,23 @@ void run(const Target& t, char* local, cudaStream_t s, CUstream cs, char* pinned
     ck(cuStreamWriteValue32(cs, CUdeviceptr(dst), static_cast<cuuint32_t>(v), CU_STREAM_WRITE_VALUE_DEFAULT), "p");
   }, [&] { ck(cuStreamSynchronize(cs), "sync"); });
   check_p("p writeValue32 no sync");
+  double p8 = per_call_us(kReps, kIters, [&](int i) {
+    int v = base + 8 * i;
+    last = v;
+    ck(cuMemsetD32Async(CUdeviceptr(dst), static_cast<unsigned>(v), 1, cs), "p");
+  }, [&] { ck(cuStreamSynchronize(cs), "sync"); });
+  check_p("p memsetD32 no sync");
+  double p9 = per_call_us(kReps, kIters, [&](int i) {
+    int v = base + 9 * i;
+    last = v;
+    cudaStreamCaptureStatus cap;
+    ck(cudaStreamIsCapturing(s, &cap), "capturing?");
+    if (cap == cudaStreamCaptureStatusNone) ck(cudaMemcpyAsync(dst, &v, 4, cudaMemcpyHostToDevice, s), "p");
+  }, sync);
+  check_p("p capture check + pageable no sync");
   std::printf("  p int: pageable+sync %.3f  pageable no sync %.3f  pinned ring (rt) %.3f  pinned ring (drv) %.3f"
-              "  kernel %.3f  writeValue32+sync %.3f  writeValue32 no sync %.3f us\n", p1, p2, p3, p5, p4, p6, p7);
+              "  kernel %.3f  writeValue32+sync %.3f  writeValue32 no sync %.3f  memsetD32 no sync %.3f"
+              "  capture check + pageable no sync %.3f us\n", p1, p2, p3, p5, p4, p6, p7, p8, p9);
 
   // Host put+signal of 8 bytes (the data from device memory, then a SET signal): copy + wait + signal kernel + wait
   // (gshmem before 2bd1389's successor) against copy + write-value + one wait.
