@@ -480,21 +480,6 @@ void copy_on_stream(Context*, void* dst, const void* src, std::size_t bytes, gsh
 
 void store_on_stream(Context* c, void* dst, std::uint64_t value, int bytes, gshmem_stream_t s) {
   const auto a = reinterpret_cast<std::uintptr_t>(dst);
-  // A stream that is not being captured: a copy from the value in this frame (little-endian: its low bytes). The
-  // driver stages a pageable source before an asynchronous copy returns, and a value this small travels inside the
-  // command stream: 1.1-1.2 us per p back to back against 1.8 for a write-value (bench/NOTES.md entry 14). A
-  // captured copy would read this frame again at every replay, so captures take the write-value or the kernel.
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusActive;
-  if (c->write32) {
-    if (cudaStreamIsCapturing(reinterpret_cast<cudaStream_t>(s), &capturing) != cudaSuccess) {
-      (void)cudaGetLastError();  // the error that call just recorded; the paths below report their own
-    } else if (capturing == cudaStreamCaptureStatusNone) {
-      check(cudaMemcpyAsync(dst, &value, static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice,
-                            reinterpret_cast<cudaStream_t>(s)),
-            "gshmemx_p_on_stream: cudaMemcpyAsync");
-      return;
-    }
-  }
   if (c->write64 && bytes == 8 && a % 8 == 0) {
     cuda::check(c->write64(reinterpret_cast<CUstream>(s), a, value, 0), "gshmemx_p_on_stream: cuStreamWriteValue64");
     return;
