@@ -228,6 +228,55 @@ void run(const Target& t, char* local, cudaStream_t s, CUstream cs, char* pinned
               "  kernel %.3f  writeValue32+sync %.3f  writeValue32 no sync %.3f  memsetD32 no sync %.3f"
               "  capture check + pageable no sync %.3f us\n", p1, p2, p3, p5, p4, p6, p7, p8, p9);
 
+  // The same p's on the GPU timeline (events around 2000 back to back on one stream): what gshmem-bench's
+  // p_on_stream row sees. Host issue time (above) and GPU time differ where the GPU, not the host, is the bottleneck.
+  {
+    cudaEvent_t e0, e1;
+    ck(cudaEventCreate(&e0), "event");
+    ck(cudaEventCreate(&e1), "event");
+    CUstream us = reinterpret_cast<CUstream>(s);
+    auto gpu_us = [&](const std::function<void(int)>& op) {
+      std::vector<double> t;
+      for (int r = 0; r <= kReps; ++r) {
+        ck(cudaEventRecord(e0, s), "record");
+        for (int i = 0; i < kIters; ++i) op(i);
+        ck(cudaEventRecord(e1, s), "record");
+        ck(cudaEventSynchronize(e1), "sync");
+        float ms = 0;
+        ck(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+        if (r) t.push_back(ms * 1e3 / kIters);
+      }
+      std::sort(t.begin(), t.end());
+      return t[t.size() / 2];
+    };
+    const double w32 = gpu_us([&](int i) {
+      last = base + 10 * i;
+      ck(cuStreamWriteValue32(us, CUdeviceptr(dst), static_cast<cuuint32_t>(last), CU_STREAM_WRITE_VALUE_DEFAULT),
+         "p");
+    });
+    check_p("gpu time: writeValue32");
+    const double cp = gpu_us([&](int i) {
+      int v = base + 11 * i;
+      last = v;
+      ck(cudaMemcpyAsync(dst, &v, 4, cudaMemcpyHostToDevice, s), "p");
+    });
+    check_p("gpu time: pageable copy");
+    const double ms = gpu_us([&](int i) {
+      last = base + 12 * i;
+      ck(cuMemsetD32Async(CUdeviceptr(dst), static_cast<unsigned>(last), 1, us), "p");
+    });
+    check_p("gpu time: memsetD32");
+    const double kr = gpu_us([&](int i) {
+      last = base + 13 * i;
+      store_kernel<<<1, 1, 0, s>>>(dst, last);
+    });
+    check_p("gpu time: kernel");
+    std::printf("  p int, GPU time per op: writeValue32 %.3f  pageable copy %.3f  memsetD32 %.3f  kernel %.3f us\n",
+                w32, cp, ms, kr);
+    ck(cudaEventDestroy(e0), "event");
+    ck(cudaEventDestroy(e1), "event");
+  }
+
   // Host put+signal of 8 bytes (the data from device memory, then a SET signal): copy + wait + signal kernel + wait
   // (gshmem before 2bd1389's successor) against copy + write-value + one wait.
   {
