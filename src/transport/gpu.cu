@@ -218,10 +218,9 @@ struct Context {
   unsigned long long timeout_ns = 0;
   int* abort_flag = nullptr;               // mapped pinned word: non-zero once a peer PE died
   bool overlap_launch = false;             // stream kernels with programmatic serialization (stream_kernel.cuh)
-  // Stream memory operations (driver entry points of the CUDA 12.0 ABI), or null: kernels instead.
-  CUresult (*write32)(CUstream, CUdeviceptr, cuuint32_t, unsigned) = nullptr;
+  // Driver entry points of the CUDA 12.0 ABI for p and SET signals without a kernel (setup_memops), or all null:
+  // kernels instead. A write-value: 8-byte p and SET signals; one-element memsets: p of 1, 2 and 4 bytes.
   CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned) = nullptr;
-  // One-element memsets: p_on_stream of 1, 2 and 4 bytes (with the write-values; null together with them).
   CUresult (*memset8)(CUdeviceptr, unsigned char, std::size_t, CUstream) = nullptr;
   CUresult (*memset16)(CUdeviceptr, unsigned short, std::size_t, CUstream) = nullptr;
   CUresult (*memset32)(CUdeviceptr, unsigned int, std::size_t, CUstream) = nullptr;
@@ -229,12 +228,12 @@ struct Context {
 
 namespace {
 
-// p_on_stream and signal_op_on_stream SET as cuStreamWriteValue32/64: the GPU's front end writes the value after
-// everything earlier on the stream has completed, behind a system-scope memory barrier (the default flags), with
-// no kernel launched. One H200: 1.8 us per write back to back against 4.0 us for the one-thread store kernel,
-// overlapped launch (bench/NOTES.md entry 14). Resolved at context creation and tried once on a peer's memory
-// (`trial`: the next PE's spare internal word, which only this PE writes), left null where the driver or device
-// refuses; GSHMEM_STREAM_MEMOPS=0 turns them off.
+// p_on_stream and SET signals without a kernel. cuStreamWriteValue64: the GPU's front end writes the value after
+// everything earlier on the stream has completed, behind a system-scope memory barrier (the default flags), as one
+// 64-bit write; one-element cuMemsetD8/D16/D32Async for smaller p. One H200, back to back: write-value 1.8 us,
+// 4-byte memset 0.9, the one-thread store kernel (overlapped launch) 2.5-4.0 (bench/NOTES.md entry 14). Resolved
+// at context creation and tried once on a peer's memory (`trial`: the next PE's spare internal word, which only
+// this PE writes), left null where the driver or device refuses; GSHMEM_STREAM_MEMOPS=0 turns them off.
 void setup_memops(Context* c, char* trial) {
   if (!config::get().stream_memops) {
     log::info("stream memory operations: off (GSHMEM_STREAM_MEMOPS=0); p and signals on streams launch kernels");
@@ -251,10 +250,9 @@ void setup_memops(Context* c, char* trial) {
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(f);
       return true;
     };
-    if (!entry("cuStreamWriteValue32", c->write32) || !entry("cuStreamWriteValue64", c->write64) ||
-        !entry("cuMemsetD8Async", c->memset8) || !entry("cuMemsetD16Async", c->memset16) ||
-        !entry("cuMemsetD32Async", c->memset32))
-      return "this driver lacks cuStreamWriteValue32/64 or cuMemsetD8/D16/D32Async";
+    if (!entry("cuStreamWriteValue64", c->write64) || !entry("cuMemsetD8Async", c->memset8) ||
+        !entry("cuMemsetD16Async", c->memset16) || !entry("cuMemsetD32Async", c->memset32))
+      return "this driver lacks cuStreamWriteValue64 or cuMemsetD8/D16/D32Async";
     int ok64 = 0;
     const cuda::Driver* drv = cuda::driver();
     if (drv->cuDeviceGetAttribute(&ok64, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, c->device) !=
@@ -265,20 +263,18 @@ void setup_memops(Context* c, char* trial) {
     const auto cs = reinterpret_cast<CUstream>(c->stream);
     const unsigned long long want = 0x5eed5eed00c0ffeeull;
     unsigned long long got = 0;
-    CUresult r = c->write64(cs, word, want, 0);                   // ee ff c0 00 ed 5e ed 5e (bytes 0-7)
-    if (r == CUDA_SUCCESS) r = c->write32(cs, word, 0x600dull, 0);  // 0d 60 00 00 ed 5e ed 5e
-    if (r == CUDA_SUCCESS) r = c->memset32(word + 4, 0xabcd1234u, 1, cs);  // 0d 60 00 00 34 12 cd ab
-    if (r == CUDA_SUCCESS) r = c->memset8(word + 2, 0x77, 1, cs);          // 0d 60 77 00 34 12 cd ab
-    if (r == CUDA_SUCCESS) r = c->memset16(word + 6, 0x4321, 1, cs);       // 0d 60 77 00 34 12 21 43
+    CUresult r = c->write64(cs, word, want, 0);                              // bytes ee ff c0 00 ed 5e ed 5e
+    if (r == CUDA_SUCCESS) r = c->memset32(word + 4, 0xabcd1234u, 1, cs);  // ee ff c0 00 34 12 cd ab
+    if (r == CUDA_SUCCESS) r = c->memset8(word + 2, 0x77, 1, cs);          // ee ff 77 00 34 12 cd ab
+    if (r == CUDA_SUCCESS) r = c->memset16(word + 6, 0x4321, 1, cs);       // ee ff 77 00 34 12 21 43
     if (r != CUDA_SUCCESS) return std::string("the trial write failed (CUresult ") + std::to_string(r) + ")";
     check(cudaMemcpyAsync(&got, reinterpret_cast<void*>(word), sizeof got, cudaMemcpyDeviceToHost, c->stream),
           "cudaMemcpyAsync (stream memory operation trial)");
     check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (stream memory operation trial)");
-    if (got != 0x432112340077600dull) return "the trial writes did not land";
+    if (got != 0x432112340077ffeeull) return "the trial writes did not land";
     return {};
   }();
   if (!why_not.empty()) {
-    c->write32 = nullptr;
     c->write64 = nullptr;
     c->memset8 = nullptr;
     c->memset16 = nullptr;
@@ -286,7 +282,8 @@ void setup_memops(Context* c, char* trial) {
     log::warn("stream memory operations: {}; p and signals on streams launch kernels instead", why_not);
     return;
   }
-  log::info("stream memory operations: p_on_stream (4, 8 bytes) and SET signals on streams are cuStreamWriteValue");
+  log::info("stream memory operations: p_on_stream is a one-element memset (8 bytes: cuStreamWriteValue64), SET "
+            "signals on streams cuStreamWriteValue64");
 }
 
 }  // namespace
