@@ -1,7 +1,8 @@
 // host_ops_probe: what one host-initiated small operation costs on a GPU PE, each way the library could issue it.
 // Not the library: plain CUDA runtime and driver calls on one GPU (the "peer" is a second buffer on the same GPU;
 // with two GPUs and peer access, also a buffer on GPU 1 mapped into GPU 0's copies). Decides how transport/gpu.cu
-// issues host put/get/p/g (bench/NOTES.md, the host-ops entry).
+// issues host put/get/p/g and p/signals on streams (bench/NOTES.md entry 14). --stream-memops: stream memory
+// operations against kernels (barrier of two "PEs" as two host threads, order checks, single writes).
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o build-probe/host_ops_probe bench/probes/host_ops_probe.cu -lcuda
 // Every variant moves real data; each timed batch is checked afterwards (a mismatch is printed and exits 1).
 #include <cuda.h>
