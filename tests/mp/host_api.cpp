@@ -102,7 +102,9 @@ void rma_check(const RmaOps& o) {
   auto* src = sym_alloc<unsigned char>(3 * E * es);
   auto* sig = sym_alloc<std::uint64_t>(static_cast<std::size_t>(n));
   const std::size_t total = static_cast<std::size_t>(n) * slot * es;
-  std::vector<unsigned char> want(total), pois(total), got(total), priv(3 * E * es), v(es);
+  // priv: a source region per target for the puts (an _nbi call's source stays untouched until the quiet)
+  std::vector<unsigned char> want(total), pois(total), got(total), priv(static_cast<std::size_t>(n) * 3 * E * es),
+      v(es);
   auto val = [&](void* out, int kind, int from, int to, std::size_t pos) {
     o.make(out, rnd(tag, static_cast<std::uint64_t>(kind), static_cast<std::uint64_t>(from * 4096 + to), pos));
   };
@@ -130,27 +132,28 @@ void rma_check(const RmaOps& o) {
     for (int k = 0; k < n; ++k) {
       const int t = (my + k) % n;
       unsigned char* mine = dst + static_cast<std::size_t>(my) * slot * es;
+      unsigned char* from = priv.data() + static_cast<std::size_t>(t) * 3 * E * es;
       if (kind == K_IPUT) {
-        for (std::size_t i = 0; i < 3 * E; ++i) o.make(&priv[i * es], rnd(tag, 99, static_cast<std::uint64_t>(t), i));
-        for (std::size_t j = 0; j < E; ++j) val(&priv[3 * j * es], kind, my, t, 2 * j);
+        for (std::size_t i = 0; i < 3 * E; ++i) o.make(&from[i * es], rnd(tag, 99, static_cast<std::uint64_t>(t), i));
+        for (std::size_t j = 0; j < E; ++j) val(&from[3 * j * es], kind, my, t, 2 * j);
       } else {
-        for (std::size_t i = 0; i < E; ++i) val(&priv[i * es], kind, my, t, i);
+        for (std::size_t i = 0; i < E; ++i) val(&from[i * es], kind, my, t, i);
       }
       switch (kind) {
         case K_PUT:
-          o.put(mine, priv.data(), 0, t);  // zero elements: a no-op
-          o.put(mine, priv.data(), E, t);
+          o.put(mine, from, 0, t);  // zero elements: a no-op
+          o.put(mine, from, E, t);
           break;
-        case K_PUT_NBI: o.put_nbi(mine, priv.data(), E, t); break;
+        case K_PUT_NBI: o.put_nbi(mine, from, E, t); break;
         case K_P:
-          for (std::size_t i = 0; i < E; ++i) o.p(mine + i * es, &priv[i * es], t);
+          for (std::size_t i = 0; i < E; ++i) o.p(mine + i * es, &from[i * es], t);
           break;
-        case K_IPUT: o.iput(mine, priv.data(), 2, 3, E, t); break;
+        case K_IPUT: o.iput(mine, from, 2, 3, E, t); break;
         case K_PUT_SIGNAL:
-          o.put_signal(mine, priv.data(), E, sig + my, sigval(kind, my, t), GSHMEM_SIGNAL_SET, t);
+          o.put_signal(mine, from, E, sig + my, sigval(kind, my, t), GSHMEM_SIGNAL_SET, t);
           break;
         case K_PUT_SIGNAL_NBI:
-          o.put_signal_nbi(mine, priv.data(), E, sig + my, sigval(kind, my, t), GSHMEM_SIGNAL_ADD, t);
+          o.put_signal_nbi(mine, from, E, sig + my, sigval(kind, my, t), GSHMEM_SIGNAL_ADD, t);
           break;
       }
     }
@@ -746,7 +749,8 @@ MPT_CASE(signals) {
   const std::uint64_t tag = tag_of("signals");
   auto* data = sym_alloc<unsigned char>(N * B);
   auto* sig = sym_alloc<std::uint64_t>(N + 2);  // [p]: PE p's; [N]: shared ADD; [N+1]: signal_op ADD race
-  std::vector<unsigned char> want(N * B), got(N * B), priv(B);
+  // priv: one source slice per target, so an _nbi call's source stays untouched until the round's quiet (barrier)
+  std::vector<unsigned char> want(N * B), got(N * B), priv(N * B);
   auto fill = [&](unsigned char* out, int round, int from, int to) {
     for (std::size_t i = 0; i < B; ++i)
       out[i] = static_cast<unsigned char>(rnd(tag, static_cast<std::uint64_t>(round), static_cast<std::uint64_t>(from * 4096 + to), i));
@@ -764,10 +768,11 @@ MPT_CASE(signals) {
     gshmem_barrier_all();
     for (int j = 0; j < n; ++j) {
       const int t = (my + j) % n;
-      fill(priv.data(), round, my, t);
+      unsigned char* src = priv.data() + static_cast<std::size_t>(t) * B;
+      fill(src, round, my, t);
       const int op = add ? GSHMEM_SIGNAL_ADD : GSHMEM_SIGNAL_SET;
-      if (nbi) gshmem_putmem_signal_nbi(data + static_cast<std::size_t>(my) * B, priv.data(), B, sig + my, sv(round, my, t), op, t);
-      else gshmem_putmem_signal(data + static_cast<std::size_t>(my) * B, priv.data(), B, sig + my, sv(round, my, t), op, t);
+      if (nbi) gshmem_putmem_signal_nbi(data + static_cast<std::size_t>(my) * B, src, B, sig + my, sv(round, my, t), op, t);
+      else gshmem_putmem_signal(data + static_cast<std::size_t>(my) * B, src, B, sig + my, sv(round, my, t), op, t);
       if (add)  // a second signal into the shared word: it reaches the sum only once every sender's data is there
         gshmemx_signal_op(sig + N, sv(round, my, t), GSHMEM_SIGNAL_ADD, t);
     }
