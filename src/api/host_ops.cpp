@@ -31,6 +31,14 @@ void check_sig_op(int sig_op, const char* call) {
          call, sig_op, static_cast<int>(GSHMEM_SIGNAL_SET), static_cast<int>(GSHMEM_SIGNAL_ADD));
 }
 
+// A signal word: inside the symmetric heap and 8-byte aligned (signal updates are single 64-bit writes/atomics).
+void check_signal_word(Runtime& r, const std::uint64_t* sig, const char* call) {
+  r.check_symmetric(sig, 8, "sig_addr", call);
+  if (reinterpret_cast<std::uintptr_t>(sig) % 8)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: sig_addr={} is not aligned to 8 bytes. Fix: a signal word is a uint64_t "
+         "of its own (e.g. from gshmem_malloc), naturally aligned", call, static_cast<const void*>(sig));
+}
+
 void check_cmp(int cmp, const char* call) {
   if (cmp < GSHMEM_CMP_EQ || cmp > GSHMEM_CMP_GE)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: cmp={} is not a GSHMEM_CMP_* constant (EQ, NE, GT, LE, LT, GE)", call,
@@ -354,7 +362,7 @@ void putmem_signal(void* dest, const void* src, std::size_t bytes, std::uint64_t
                    int sig_op, int pe, bool nbi, const char* call) {
   Runtime& r = rt(call);
   check_sig_op(sig_op, call);
-  r.check_symmetric(sig, 8, "sig_addr", call);
+  check_signal_word(r, sig, call);
   // GPU PEs: copy and signal go on one in-order stream (the signal after the copy), with one wait at the end for
   // the blocking form (it used to wait after each).
   putmem(dest, src, bytes, pe, nbi || on_gpu(r), call);
@@ -366,13 +374,13 @@ void signal_op(std::uint64_t* sig, std::uint64_t signal, int sig_op, int pe, con
   Runtime& r = rt(call);
   check_sig_op(sig_op, call);
   r.check_pe(pe, call);
-  r.check_symmetric(sig, 8, "sig_addr", call);
+  check_signal_word(r, sig, call);
   do_signal(r, sig, signal, sig_op, pe, true);
 }
 
 std::uint64_t signal_fetch(const std::uint64_t* sig) {
   Runtime& r = rt("gshmem_signal_fetch");
-  r.check_symmetric(sig, 8, "sig_addr", "gshmem_signal_fetch");
+  check_signal_word(r, sig, "gshmem_signal_fetch");
   return load_local(r, sig, 8);
 }
 
@@ -380,7 +388,7 @@ std::uint64_t signal_wait_until(std::uint64_t* sig, int cmp, std::uint64_t value
   const char* call = "gshmem_signal_wait_until";
   Runtime& r = rt(call);
   check_cmp(cmp, call);
-  r.check_symmetric(sig, 8, "sig_addr", call);
+  check_signal_word(r, sig, call);
   Spinner spin(r, call);
   for (;;) {
     std::uint64_t v = load_local(r, sig, 8);
@@ -454,7 +462,7 @@ void putmem_signal_on_stream(void* dest, const void* src, std::size_t bytes, std
   Runtime& r = rt(call);
   auto& g = gpu_ctx(r, call);
   check_sig_op(sig_op, call);
-  r.check_symmetric(sig, 8, "sig_addr", call);
+  check_signal_word(r, sig, call);
   putmem_on_stream(dest, src, bytes, pe, s, call);
   gpu::signal_on_stream(&g, static_cast<std::uint64_t*>(r.peer(sig, pe)), signal, sig_op, s);
 }
@@ -465,7 +473,7 @@ void signal_op_on_stream(std::uint64_t* sig, std::uint64_t signal, int sig_op, i
   auto& g = gpu_ctx(r, call);
   check_sig_op(sig_op, call);
   r.check_pe(pe, call);
-  r.check_symmetric(sig, 8, "sig_addr", call);
+  check_signal_word(r, sig, call);
   gpu::signal_on_stream(&g, static_cast<std::uint64_t*>(r.peer(sig, pe)), signal, sig_op, s);
 }
 
@@ -474,7 +482,7 @@ void signal_wait_until_on_stream(std::uint64_t* sig, int cmp, std::uint64_t valu
   Runtime& r = rt(call);
   auto& g = gpu_ctx(r, call);
   check_cmp(cmp, call);
-  r.check_symmetric(sig, 8, "sig_addr", call);
+  check_signal_word(r, sig, call);
   gpu::wait_on_stream(&g, sig, cmp, value, s);
 }
 

@@ -5,7 +5,8 @@
 //
 // Heap layout: the library's first kHeapInternalBytes of every heap are shared with transport/gpu.cu. gpu.cu owns
 // [0, kStreamBarrierEnd) (stream-barrier flags [kMaxTeams][kMaxRounds] uint64, then per-team stream epochs
-// [kMaxTeams] uint64). The device API owns [kDeviceBarrierOffset, kDeviceInternalEnd):
+// [kMaxTeams] uint64) and the word after it (the init trial of its stream memory operations, written by the
+// previous PE). The device API owns [kDeviceBarrierOffset, kDeviceInternalEnd):
 //   kDeviceBarrierOffset: device-barrier flags [kMaxTeams][kMaxRounds] uint64, written by peers
 //   kDeviceEpochOffset:   device-barrier epochs [kMaxTeams] uint64, this PE's own count of device barriers
 // Both are zeroed at the first publish (before init's closing barrier) and per slot when a team is destroyed.
@@ -25,7 +26,7 @@ inline constexpr std::size_t kDeviceBarrierOffset = 32 * 1024;
 inline constexpr std::size_t kDeviceBarrierBytes = sizeof(std::uint64_t) * kMaxTeams * kMaxRounds;
 inline constexpr std::size_t kDeviceEpochOffset = kDeviceBarrierOffset + kDeviceBarrierBytes;
 inline constexpr std::size_t kDeviceInternalEnd = kDeviceEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
-static_assert(kStreamBarrierEnd <= kDeviceBarrierOffset, "device-barrier flags overlap the stream-barrier area");
+static_assert(kStreamBarrierEnd + 8 <= kDeviceBarrierOffset, "device-barrier flags overlap the stream-barrier area");
 static_assert(kDeviceInternalEnd <= kHeapInternalBytes, "device API internal area outgrew kHeapInternalBytes");
 static_assert(kMaxTeams == GSHMEM_DEVICE_MAX_TEAMS && kMaxRounds == GSHMEM_DEVICE_MAX_ROUNDS,
               "gshmem/device/state.h constants must match the library's team limits");

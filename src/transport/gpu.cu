@@ -240,13 +240,18 @@ void setup_memops(Context* c, char* trial) {
     return;
   }
   const auto why_not = [&]() -> std::string {
+#if CUDART_VERSION < 12050
+    return "built with a CUDA runtime older than 12.5 (no cudaGetDriverEntryPointByVersion)";
+#else
     // The driver's entry points of the CUDA 12.0 ABI, by name.
     const auto entry = [](const char* name, auto& fn) {
       cudaDriverEntryPointQueryResult q{};
       void* f = nullptr;
       if (cudaGetDriverEntryPointByVersion(name, &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-          q != cudaDriverEntryPointSuccess || !f)
+          q != cudaDriverEntryPointSuccess || !f) {
+        (void)cudaGetLastError();  // that call's own error: later launch checks must not see it
         return false;
+      }
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(f);
       return true;
     };
@@ -273,6 +278,7 @@ void setup_memops(Context* c, char* trial) {
     check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (stream memory operation trial)");
     if (got != 0x432112340077ffeeull) return "the trial writes did not land";
     return {};
+#endif
   }();
   if (!why_not.empty()) {
     c->write64 = nullptr;
@@ -284,6 +290,17 @@ void setup_memops(Context* c, char* trial) {
   }
   log::info("stream memory operations: p_on_stream is a one-element memset (8 bytes: cuStreamWriteValue64), SET "
             "signals on streams cuStreamWriteValue64");
+}
+
+// Driver calls need a current context, which a thread that has made no CUDA call yet lacks (runtime calls bind
+// one themselves). Before the first one on a thread: no current context -> make this PE's GPU the thread's device.
+void bind_thread(const Context* c) {
+  thread_local bool bound = false;
+  if (bound) return;
+  CUcontext ctx = nullptr;
+  if (cuda::driver()->cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && !ctx)
+    check(cudaSetDevice(c->device), "cudaSetDevice (binding this thread to the PE's GPU)");
+  bound = true;
 }
 
 }  // namespace
@@ -472,6 +489,7 @@ std::uint64_t amo(Context* c, void* target, int bytes, AmoOp op, std::uint64_t v
 
 void signal_nbi(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op) {
   if (c->write64 && sig_op == GSHMEM_SIGNAL_SET) {
+    bind_thread(c);
     cuda::check(c->write64(reinterpret_cast<CUstream>(c->stream), reinterpret_cast<CUdeviceptr>(sig), value, 0),
                 "signal from the host: cuStreamWriteValue64");
     return;
@@ -491,6 +509,7 @@ void copy_on_stream(Context*, void* dst, const void* src, std::size_t bytes, gsh
 
 void store_on_stream(Context* c, void* dst, std::uint64_t value, int bytes, gshmem_stream_t s) {
   const auto a = reinterpret_cast<std::uintptr_t>(dst);
+  if (c->write64) bind_thread(c);
   if (c->write64 && bytes == 8 && a % 8 == 0) {
     cuda::check(c->write64(reinterpret_cast<CUstream>(s), a, value, 0), "gshmemx_p_on_stream: cuStreamWriteValue64");
     return;
@@ -517,6 +536,7 @@ void store_on_stream(Context* c, void* dst, std::uint64_t value, int bytes, gshm
 
 void signal_on_stream(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s) {
   if (c->write64 && sig_op == GSHMEM_SIGNAL_SET) {  // ADD needs an atomic: the kernel
+    bind_thread(c);
     cuda::check(c->write64(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(sig), value, 0),
                 "signal on a stream: cuStreamWriteValue64");
     return;

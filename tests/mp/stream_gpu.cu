@@ -2,12 +2,15 @@
 // fresh data each time. Needs GPU PEs (CTest label gpu; skipped without a GPU by gpu_or_skip.sh).
 //   putmem/getmem_on_stream, p_on_stream, putmem_signal_on_stream (SET, ADD) + signal_wait_until_on_stream,
 //   signal_op_on_stream, barrier_all_on_stream, sync_all_on_stream, barrier/team_sync_on_stream, quiet_on_stream;
-//   and the library's stream kernels launched behind a user kernel that is still running (after_kernel).
+//   and the library's stream kernels launched behind a user kernel that is still running (after_kernel);
+//   p_on_stream of every width and SET signals from a thread that has made no CUDA call, on the legacy default
+//   stream, and host signal_op from another such thread (fresh_thread).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cinttypes>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness.hpp"
@@ -339,6 +342,64 @@ MPT_CASE(after_kernel) {
   gshmem_free(flag);
   gshmem_free(sig);
   gshmem_free(words);
+}
+
+// The library's p and signals on streams use driver calls (memsets, write-values), which need a current context: a
+// thread that has made no CUDA call has none until the library binds this PE's GPU (transport/gpu.cu, bind_thread).
+MPT_CASE(fresh_thread) {
+  const int n = npes(), my = me();
+  const std::size_t N = static_cast<std::size_t>(n);
+  const std::uint64_t tag = tag_of("fresh_thread");
+  auto* c8 = static_cast<signed char*>(gshmem_malloc(N));
+  auto* c16 = static_cast<short*>(gshmem_malloc(N * sizeof(short)));
+  auto* c32 = static_cast<int*>(gshmem_malloc(N * sizeof(int)));
+  auto* c64 = static_cast<long long*>(gshmem_malloc(N * sizeof(long long)));
+  auto* sig = static_cast<std::uint64_t*>(gshmem_malloc(2 * N * sizeof(std::uint64_t)));
+  require(c8 && c16 && c32 && c64 && sig, "gshmem_malloc");
+  local_fill<signed char>(c8, N, -1);
+  local_fill<short>(c16, N, -1);
+  local_fill<int>(c32, N, -1);
+  local_fill<long long>(c64, N, -1);
+  local_fill<std::uint64_t>(sig, 2 * N, 0);
+  auto v = [&](int from, int to, int k) {
+    return rnd(tag, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(from), static_cast<std::uint64_t>(to));
+  };
+  gshmem_barrier_all();
+  std::thread stream_ops([&] {  // no CUDA call on this thread before these
+    for (int j = 0; j < n; ++j) {
+      const int t = (my + j) % n;
+      gshmemx_schar_p_on_stream(c8 + my, static_cast<signed char>(v(my, t, 1)), t, nullptr);
+      gshmemx_short_p_on_stream(c16 + my, static_cast<short>(v(my, t, 2)), t, nullptr);
+      gshmemx_int_p_on_stream(c32 + my, static_cast<int>(v(my, t, 3)), t, nullptr);
+      gshmemx_longlong_p_on_stream(c64 + my, static_cast<long long>(v(my, t, 4)), t, nullptr);
+      gshmemx_signal_op_on_stream(sig + my, v(my, t, 5) | 1, GSHMEM_SIGNAL_SET, t, nullptr);
+    }
+    gshmemx_quiet_on_stream(nullptr);
+    CK(cudaStreamSynchronize(nullptr));
+  });
+  stream_ops.join();
+  std::thread host_signal([&] {  // the host's blocking signal_op, from another fresh thread
+    for (int j = 0; j < n; ++j) {
+      const int t = (my + j) % n;
+      gshmemx_signal_op(sig + N + my, v(my, t, 6) | 1, GSHMEM_SIGNAL_SET, t);
+    }
+  });
+  host_signal.join();
+  gshmem_barrier_all();
+  for (int p = 0; p < n; ++p) {
+    MPT_CHECK_EQ(local_get(c8 + p), static_cast<signed char>(v(p, my, 1)));
+    MPT_CHECK_EQ(local_get(c16 + p), static_cast<short>(v(p, my, 2)));
+    MPT_CHECK_EQ(local_get(c32 + p), static_cast<int>(v(p, my, 3)));
+    MPT_CHECK_EQ(local_get(c64 + p), static_cast<long long>(v(p, my, 4)));
+    MPT_CHECK_EQ(local_get(sig + p), v(p, my, 5) | 1);
+    MPT_CHECK_EQ(local_get(sig + N + p), v(p, my, 6) | 1);
+  }
+  gshmem_barrier_all();
+  gshmem_free(sig);
+  gshmem_free(c64);
+  gshmem_free(c32);
+  gshmem_free(c16);
+  gshmem_free(c8);
 }
 
 }  // namespace
