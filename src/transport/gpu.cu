@@ -218,6 +218,7 @@ struct Context {
   unsigned long long timeout_ns = 0;
   int* abort_flag = nullptr;               // mapped pinned word: non-zero once a peer PE died
   bool overlap_launch = false;             // stream kernels with programmatic serialization (stream_kernel.cuh)
+  bool pending = false;                    // nbi work on `stream` that no quiet has waited for yet
   // Driver entry points of the CUDA 12.0 ABI for p and SET signals without a kernel (setup_memops), or all null:
   // kernels instead. A write-value: 8-byte p and SET signals; one-element memsets: p of 1, 2 and 4 bytes.
   CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned) = nullptr;
@@ -431,7 +432,8 @@ void destroy_context(Context* c) noexcept {
 
 void copy(Context* c, void* dst, const void* src, std::size_t bytes, bool nbi) {
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream), "cudaMemcpyAsync");
-  if (!nbi) check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (blocking copy)");
+  if (nbi) c->pending = true;
+  else check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (blocking copy)");
 }
 
 void copy_strided(Context* c, void* dst, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
@@ -439,7 +441,8 @@ void copy_strided(Context* c, void* dst, const void* src, std::size_t elem, std:
   check(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(dst_stride) * elem, src,
                           static_cast<std::size_t>(src_stride) * elem, elem, n, cudaMemcpyDefault, c->stream),
         "cudaMemcpy2DAsync (strided transfer)");
-  if (!nbi) check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (strided transfer)");
+  if (nbi) c->pending = true;
+  else check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (strided transfer)");
 }
 
 void load(Context* c, void* out, const void* src, std::size_t bytes) {
@@ -455,7 +458,13 @@ void memset_zero(Context* c, void* dst, std::size_t bytes) {
   check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (zeroing)");
 }
 
-void quiet(Context* c) { check(cudaStreamSynchronize(c->stream), "gshmem_quiet: cudaStreamSynchronize"); }
+// Every blocking host operation waits for the stream itself, so only nbi work can be outstanding: without any, a
+// quiet (and each host barrier_all, which starts with one) costs no stream synchronisation.
+void quiet(Context* c) {
+  if (!c->pending) return;
+  check(cudaStreamSynchronize(c->stream), "gshmem_quiet: cudaStreamSynchronize");
+  c->pending = false;
+}
 
 void signal_peer_failure(Context* c) noexcept {
   if (c && c->abort_flag) __atomic_store_n(c->abort_flag, 1, __ATOMIC_SEQ_CST);
@@ -488,6 +497,7 @@ std::uint64_t amo(Context* c, void* target, int bytes, AmoOp op, std::uint64_t v
 }
 
 void signal_nbi(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op) {
+  c->pending = true;
   if (c->write64 && sig_op == GSHMEM_SIGNAL_SET) {
     bind_thread(c);
     cuda::check(c->write64(reinterpret_cast<CUstream>(c->stream), reinterpret_cast<CUdeviceptr>(sig), value, 0),
