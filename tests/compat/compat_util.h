@@ -36,8 +36,9 @@ void compat_mpi_finalize();
 #else
 #define COMPAT_HD
 #endif
-// CUDA runtime calls only where its header is there (a host-only program on a machine without CUDA runs CPU PEs).
-#if defined(__CUDACC__) || defined(CUDART_VERSION)
+// CUDA runtime calls only where its header is there (a host-only program on a machine without CUDA runs CPU PEs)
+// and the build links it (COMPAT_NO_CUDART: a gshmem build without GPU support on a machine that has the headers).
+#if (defined(__CUDACC__) || defined(CUDART_VERSION)) && !defined(COMPAT_NO_CUDART)
 #define COMPAT_HAVE_CUDART 1
 #else
 #define COMPAT_HAVE_CUDART 0
@@ -126,7 +127,7 @@ inline int init(int* argc, char*** argv, const char* name, Options opt = Options
     if (mpi) compat_mpi_finalize();
     std::exit(77);
   }
-  const int local = mpi ? compat_mpi_rank() : launcher_local_rank();
+  [[maybe_unused]] const int local = mpi ? compat_mpi_rank() : launcher_local_rank();  // unused without cudart
 #if COMPAT_HAVE_CUDART
   if (ndev > 0 && local >= 0) {
     COMPAT_CUDA(cudaSetDevice(local % ndev));
