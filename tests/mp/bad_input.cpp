@@ -151,6 +151,11 @@ int main(int argc, char** argv) {
   else if (c == "realloc_non_heap") (void)gshmem_realloc(stack_int, 64);
   else if (c == "realloc_inside") (void)gshmem_realloc(reinterpret_cast<char*>(buf) + 8, 64);
   else if (c == "put_signal_sized_bad_op") gshmem_put64_signal(buf, stack_int, 1, sig, 1, 77, 0);
+  else if (c == "sig_misaligned")  // inside the heap (lbuf holds 8 longs) but not on an 8-byte boundary
+    gshmemx_signal_op(reinterpret_cast<std::uint64_t*>(reinterpret_cast<char*>(lbuf) + 4), 1, GSHMEM_SIGNAL_SET, 0);
+  else if (c == "put_signal_sig_misaligned")
+    gshmem_putmem_signal(buf, stack_int, sizeof(int),
+                         reinterpret_cast<std::uint64_t*>(reinterpret_cast<char*>(lbuf) + 4), 1, GSHMEM_SIGNAL_SET, 0);
   else {
     std::fprintf(stderr, "bad_input: unknown case '%s'\n", c.c_str());
     return 2;
