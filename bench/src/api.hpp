@@ -5,8 +5,8 @@
 //   BENCH_BACKEND_OSHMEM  Open MPI's OSHMEM, host rows only (bench/oshmem_names.hpp)
 // Feature macros (0/1): BENCH_HAVE_CUDA (device and stream rows), BENCH_HAVE_UID (unique-id bootstrap),
 // BENCH_HOST_WAIT (host wait_until: host ping-pong), BENCH_HOST_AMO (host atomics), BENCH_HOST_SIGNAL (host
-// putmem_signal). NVSHMEM has p/g on the host
-// but wait_until and atomics only in device code, so its build has no host ping-pong or host atomic rows.
+// putmem_signal). NVSHMEM has p/g on the host but wait_until and atomics only in device code, so its build has no
+// host ping-pong or host atomic rows; the host put-with-signal row is gshmem's only.
 #pragma once
 
 #if defined(BENCH_BACKEND_GSHMEM)

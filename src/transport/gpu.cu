@@ -304,6 +304,12 @@ void bind_thread(const Context* c) {
   bound = true;
 }
 
+// A SET signal as one 64-bit write-value on `s` (setup_memops found them usable).
+void write_signal(const Context* c, CUstream s, std::uint64_t* sig, std::uint64_t value, const char* what) {
+  bind_thread(c);
+  cuda::check(c->write64(s, reinterpret_cast<CUdeviceptr>(sig), value, 0), what);
+}
+
 }  // namespace
 
 bool available(std::string* why) {
@@ -499,9 +505,7 @@ std::uint64_t amo(Context* c, void* target, int bytes, AmoOp op, std::uint64_t v
 void signal_nbi(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op) {
   c->pending = true;
   if (c->write64 && sig_op == GSHMEM_SIGNAL_SET) {
-    bind_thread(c);
-    cuda::check(c->write64(reinterpret_cast<CUstream>(c->stream), reinterpret_cast<CUdeviceptr>(sig), value, 0),
-                "signal from the host: cuStreamWriteValue64");
+    write_signal(c, reinterpret_cast<CUstream>(c->stream), sig, value, "cuStreamWriteValue64 (signal from the host)");
     return;
   }
   const AmoOp op = sig_op == GSHMEM_SIGNAL_ADD ? AmoOp::FetchAdd : AmoOp::Set;
@@ -519,24 +523,24 @@ void copy_on_stream(Context*, void* dst, const void* src, std::size_t bytes, gsh
 
 void store_on_stream(Context* c, void* dst, std::uint64_t value, int bytes, gshmem_stream_t s) {
   const auto a = reinterpret_cast<std::uintptr_t>(dst);
+  const auto cs = reinterpret_cast<CUstream>(s);
   if (c->write64) bind_thread(c);
   if (c->write64 && bytes == 8 && a % 8 == 0) {
-    cuda::check(c->write64(reinterpret_cast<CUstream>(s), a, value, 0), "gshmemx_p_on_stream: cuStreamWriteValue64");
+    cuda::check(c->write64(cs, a, value, 0), "cuStreamWriteValue64 (p on a stream)");
     return;
   }
   // 1, 2 and 4 bytes: a one-element memset, whose value travels in the call. One H200, GPU time per p back to back:
   // 0.91 us against 1.78-1.82 for a 4-byte write-value (host_ops_probe; bench/NOTES.md entry 14).
-  const auto cs = reinterpret_cast<CUstream>(s);
   if (c->memset32 && bytes == 4 && a % 4 == 0) {
-    cuda::check(c->memset32(a, static_cast<unsigned>(value), 1, cs), "gshmemx_p_on_stream: cuMemsetD32Async");
+    cuda::check(c->memset32(a, static_cast<unsigned>(value), 1, cs), "cuMemsetD32Async (p on a stream)");
     return;
   }
   if (c->memset16 && bytes == 2 && a % 2 == 0) {
-    cuda::check(c->memset16(a, static_cast<unsigned short>(value), 1, cs), "gshmemx_p_on_stream: cuMemsetD16Async");
+    cuda::check(c->memset16(a, static_cast<unsigned short>(value), 1, cs), "cuMemsetD16Async (p on a stream)");
     return;
   }
   if (c->memset8 && bytes == 1) {
-    cuda::check(c->memset8(a, static_cast<unsigned char>(value), 1, cs), "gshmemx_p_on_stream: cuMemsetD8Async");
+    cuda::check(c->memset8(a, static_cast<unsigned char>(value), 1, cs), "cuMemsetD8Async (p on a stream)");
     return;
   }
   check(launch_stream_kernel(c->overlap_launch, store_kernel, 1, reinterpret_cast<cudaStream_t>(s), dst,
@@ -546,9 +550,7 @@ void store_on_stream(Context* c, void* dst, std::uint64_t value, int bytes, gshm
 
 void signal_on_stream(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s) {
   if (c->write64 && sig_op == GSHMEM_SIGNAL_SET) {  // ADD needs an atomic: the kernel
-    bind_thread(c);
-    cuda::check(c->write64(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(sig), value, 0),
-                "signal on a stream: cuStreamWriteValue64");
+    write_signal(c, reinterpret_cast<CUstream>(s), sig, value, "cuStreamWriteValue64 (signal on a stream)");
     return;
   }
   check(launch_stream_kernel(c->overlap_launch, signal_kernel, 1, reinterpret_cast<cudaStream_t>(s),
