@@ -1,6 +1,7 @@
 // host_ops_probe: what one host-initiated small operation costs on a GPU PE, each way the library could issue it.
-// Not the library: plain CUDA runtime and driver calls on one GPU (the "peer" is a second buffer on the same GPU;
-// with two GPUs and peer access, also a buffer on GPU 1 mapped into GPU 0's copies). Decides how transport/gpu.cu
+// Not the library: plain CUDA runtime and driver calls on one GPU (the "peer" is a second buffer on the same GPU,
+// cudaMalloc'd and VMM-backed as the library's heap; with two GPUs and peer access, also a buffer on GPU 1, each
+// way, written and read by GPU 0's copies). Decides how transport/gpu.cu
 // issues host put/get/p/g and p/signals on streams (bench/NOTES.md entry 14). --stream-memops: stream memory
 // operations against kernels (barrier of two "PEs" as two host threads, order checks, single writes).
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o build-probe/host_ops_probe bench/probes/host_ops_probe.cu -lcuda
@@ -59,6 +60,10 @@ __global__ void store64_kernel(unsigned long long* dst, unsigned long long v) {
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_system>(*dst).store(v, cuda::memory_order_seq_cst);
 }
 __global__ void load_kernel(const int* src, int* host_mapped) { *host_mapped = *src; }
+// One CTA copying 16-byte vectors (the probe's sizes are multiples of 16 and its buffers 256-byte aligned).
+__global__ void copy16_kernel(uint4* dst, const uint4* src, size_t n) {
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) dst[i] = src[i];
+}
 
 constexpr int kReps = 7;
 constexpr int kIters = 2000;
@@ -116,8 +121,43 @@ void run(const Target& t, char* local, cudaStream_t s, CUstream cs, char* pinned
       ck(cudaMemcpyAsync(t.peer, local, bytes, cudaMemcpyDefault, s), "copy");
     }, sync);
     verify("put rt nbi");
-    std::printf("  put %6zu B blocking: rt Default %.3f  rt DtoD %.3f  drv DtoD %.3f  drv generic %.3f us;"
-                "  nbi (one sync per batch) %.3f us\n", bytes, a, b, c, d, e);
+    double k = per_call_us(kReps, kIters, [&](int) {
+      copy16_kernel<<<1, 256, 0, s>>>(reinterpret_cast<uint4*>(t.peer), reinterpret_cast<const uint4*>(local),
+                                      bytes / 16);
+      sync();
+    }, [] {});
+    verify("put kernel");
+    std::printf("  put %6zu B blocking: rt Default %.3f  rt DtoD %.3f  drv DtoD %.3f  drv generic %.3f  kernel %.3f us;"
+                "  nbi (one sync per batch) %.3f us\n", bytes, a, b, c, d, k, e);
+
+    // get into this GPU's memory (host getmem into a symmetric buffer, gshmem-bench's host_get_bw rows).
+    ck(cudaMemcpy(t.peer, pat.data(), bytes, cudaMemcpyHostToDevice), "fill peer");
+    auto verify_get = [&](const char* what) {
+      ck(cudaMemcpy(back.data(), local, bytes, cudaMemcpyDeviceToHost), "verify get");
+      expect(std::memcmp(back.data(), pat.data(), bytes) == 0, what);
+      ck(cudaMemset(local, 0xee, bytes), "poison local");
+      ck(cudaDeviceSynchronize(), "poison sync");
+    };
+    ck(cudaMemset(local, 0xee, bytes), "poison local");
+    ck(cudaDeviceSynchronize(), "poison sync");
+    double ga = per_call_us(kReps, kIters, [&](int) {
+      ck(cudaMemcpyAsync(local, t.peer, bytes, cudaMemcpyDefault, s), "get");
+      sync();
+    }, [] {});
+    verify_get("get rt Default");
+    double gc = per_call_us(kReps, kIters, [&](int) {
+      ck(cuMemcpyDtoDAsync(CUdeviceptr(local), CUdeviceptr(t.peer), bytes, cs), "cuMemcpyDtoDAsync");
+      ck(cuStreamSynchronize(cs), "cuStreamSynchronize");
+    }, [] {});
+    verify_get("get drv DtoD");
+    double gk = per_call_us(kReps, kIters, [&](int) {
+      copy16_kernel<<<1, 256, 0, s>>>(reinterpret_cast<uint4*>(local), reinterpret_cast<const uint4*>(t.peer),
+                                      bytes / 16);
+      sync();
+    }, [] {});
+    verify_get("get kernel");
+    std::printf("  get %6zu B blocking into GPU 0: rt Default %.3f  drv DtoD %.3f  kernel %.3f us\n", bytes, ga, gc,
+                gk);
 
     // get into pageable host memory (what getmem into a host buffer does) against a pinned bounce buffer.
     ck(cudaMemcpy(t.peer, pat.data(), bytes, cudaMemcpyHostToDevice), "fill peer");
@@ -565,17 +605,49 @@ int stream_memops() {
 
 }  // namespace
 
+// A buffer backed the way the library backs its heap: a VMM allocation (cuMemCreate, pinned, exportable as a POSIX
+// fd) on GPU `dev`, mapped into a reserved range with read/write access for GPU 0 only (each PE grants its own GPU
+// access to the peers' chunks it maps).
+char* vmm_buffer(int dev, std::size_t bytes) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = dev;
+  std::size_t gran = 0;
+  ck(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "granularity");
+  bytes = (bytes + gran - 1) / gran * gran;
+  CUmemGenericAllocationHandle h;
+  ck(cuMemCreate(&h, bytes, &prop, 0), "cuMemCreate");
+  CUdeviceptr va = 0;
+  ck(cuMemAddressReserve(&va, bytes, 0, 0, 0), "cuMemAddressReserve");
+  ck(cuMemMap(va, bytes, 0, h, 0), "cuMemMap");
+  CUmemAccessDesc access{};
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.location.id = 0;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  ck(cuMemSetAccess(va, bytes, &access, 1), "cuMemSetAccess");
+  return reinterpret_cast<char*>(va);  // kept for the process's life, like the probe's other buffers
+}
+
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   if (argc > 1 && std::strcmp(argv[1], "--stream-memops") == 0) return stream_memops();
+  // --sched spin|yield: the context's host wait mode (default: the driver's auto choice, spin while the process has
+  // fewer active contexts than cores), set before the context exists.
+  unsigned sched = cudaDeviceScheduleAuto;
+  if (argc > 2 && std::strcmp(argv[1], "--sched") == 0)
+    sched = std::strcmp(argv[2], "spin") == 0 ? cudaDeviceScheduleSpin : cudaDeviceScheduleYield;
   int n = 0;
   ck(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
   ck(cudaSetDevice(0), "cudaSetDevice");
+  if (sched != cudaDeviceScheduleAuto) ck(cudaSetDeviceFlags(sched), "cudaSetDeviceFlags");
   ck(cudaFree(nullptr), "context");
   cudaDeviceProp prop{};
   ck(cudaGetDeviceProperties(&prop, 0), "props");
-  std::printf("host_ops_probe: %d GPU(s), GPU 0 %s; %d calls per batch, median of %d batches\n", n, prop.name,
-              kIters, kReps);
+  std::printf("host_ops_probe: %d GPU(s), GPU 0 %s; %d calls per batch, median of %d batches; host waits: %s\n", n,
+              prop.name, kIters, kReps,
+              sched == cudaDeviceScheduleSpin ? "spin" : sched == cudaDeviceScheduleYield ? "yield" : "auto");
   std::srand(12345);
   cudaStream_t s;
   ck(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
@@ -589,6 +661,9 @@ int main(int argc, char** argv) {
   ck(cudaHostAlloc(reinterpret_cast<void**>(&mapped), 64, cudaHostAllocMapped), "mapped");
   ck(cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped_dev), mapped, 0), "mapped ptr");
   run({"same GPU", peer0}, local, s, cs, pinned, mapped, mapped_dev);
+  char* vmm_local = vmm_buffer(0, 1 << 20);  // the VMM targets' source too, as a symmetric buffer is
+  run({"same GPU, VMM mapping both sides (as the library's heap)", vmm_buffer(0, 1 << 20)}, vmm_local, s, cs, pinned,
+      mapped, mapped_dev);
   if (n > 1) {
     int can = 0;
     ck(cudaDeviceCanAccessPeer(&can, 0, 1), "canAccessPeer");
@@ -599,6 +674,8 @@ int main(int argc, char** argv) {
       ck(cudaSetDevice(0), "dev0");
       ck(cudaDeviceEnablePeerAccess(1, 0), "peer access");
       run({"GPU 1 (peer access)", peer1}, local, s, cs, pinned, mapped, mapped_dev);
+      run({"GPU 1, VMM mapping with access for GPU 0 (as the library maps a peer's heap), VMM source",
+           vmm_buffer(1, 1 << 20)}, vmm_local, s, cs, pinned, mapped, mapped_dev);
     }
   }
   std::printf(failures ? "host_ops_probe: %d check(s) FAILED\n" : "host_ops_probe: all checks passed\n", failures);
