@@ -81,6 +81,7 @@ def main():
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "commit": next((s["commit"] for s in sources if s["library"] == libs[0]), first.get("commit")),
         "pes": first.get("pes"),
+        **({"gpus": first["gpus"]} if first.get("gpus") is not None else {}),
         "libraries": libs,
         "ratio": f"{libs[0]} / {libs[1]}" if len(libs) >= 2 else None,
         "advantage": f"times {libs[0]} is better than {libs[1]} (>1: {libs[0]} ahead)" if len(libs) >= 2 else None,

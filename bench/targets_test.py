@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Checks bench/targets.py on a committed side-by-side file (the 2026-11-22 x2 run at ecf533e): the row each goal
-is judged on, its verdict, and the count of rows behind. Run by CTest (bench.targets)."""
+"""Checks bench/targets.py on committed side-by-side files: the 2026-11-22 x2 run at ecf533e (the row each goal is
+judged on, its verdict, the count of rows behind) and runs on fewer GPUs (one PE; PEs sharing a GPU), whose goals
+are listed but not judged. Run by CTest (bench.targets)."""
 import contextlib
 import io
 import json
 import os
 import sys
+import tempfile
 import unittest
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -13,6 +15,7 @@ sys.path.insert(0, here)
 import targets  # noqa: E402
 
 RESULT = os.path.join(here, "results", "2026-11-22-h200-x2-quick-ecf533e.json")
+ONE_PE = os.path.join(here, "results", "2026-11-24-h200-x1-1pe-d87c0d0.json")
 
 
 class Targets(unittest.TestCase):
@@ -48,6 +51,33 @@ class Targets(unittest.TestCase):
         self.assertIn("| p ping-pong <= 0.9 us | `p_pingpong` 4 B (half round trip) | 0.8068 us | 1.193 | yes |", text)
         self.assertIn("332 compared; 18 behind by more than 2%, 43 behind within it", text)
         self.assertIn("| `stream_put_bw/uni` | 4 KiB | 1.953 | 2.426 | GB/s | 0.805x |", text)
+
+    def report(self, path):
+        out = io.StringIO()
+        sys.argv = ["targets.py", path]
+        with contextlib.redirect_stdout(out):
+            targets.main()
+        return out.getvalue()
+
+    def test_one_pe_file_is_not_judged(self):
+        text = self.report(ONE_PE)
+        self.assertIn("Goals not judged: they are set for 2 PEs on 2 GPUs, and this run had 1 PE(s) on 1 GPU(s)", text)
+        self.assertIn("| p ping-pong <= 0.9 us | `p_pingpong` 4 B (half round trip) | 0.1399 us | 0.3488 | not judged |",
+                      text)
+        self.assertNotIn("| yes |", text)
+        self.assertNotIn("| no |", text)
+
+    def test_pes_sharing_a_gpu_are_not_judged(self):
+        doc = dict(self.doc, gpus=1)  # the x2 file as if both PEs had run on one GPU
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(doc, f)
+        try:
+            text = self.report(f.name)
+        finally:
+            os.unlink(f.name)
+        self.assertIn("this run had 2 PE(s) on 1 GPU(s)", text)
+        self.assertIn("| 0.8068 us | 1.193 | not judged |", text)
+        self.assertEqual(targets.goal_scale(self.doc), (2, 2))  # no "gpus" field: one GPU per PE
 
 
 if __name__ == "__main__":

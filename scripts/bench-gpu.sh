@@ -6,10 +6,10 @@
 # both on $PES GPUs with the same options and the same unique-id bootstrap (rank r on GPU r % GPU count), measures
 # init in extra processes (cold and with the CUDA context made first), optionally runs the barrier and ping-pong
 # suites again at each PE count of $PES_LIST, merges the JSON side by side (bench/merge.py) and plots it
-# (bench/plot.py, if matplotlib is there). Files in $OUT (at most 8): <date>-<device>-x<PES>.json (merged, for
-# bench/results/), <date>-<device>-x<PES>.png, table.txt, targets.md (issue 4's goals and the rows behind,
-# bench/targets.py), gshmem.json, nvshmem.json (the main runs), raw.tgz (every other per-process JSON: init, PE-count
-# sweep, extra rounds), log.txt.
+# (bench/plot.py, if matplotlib is there). Files in $OUT (at most 8): <date>-<device>-x<GPUs>.json (merged, for
+# bench/results/; -<PES>pe appended where PEs share GPUs), <date>-<device>-x<GPUs>.png, table.txt, targets.md
+# (issue 4's goals and the rows behind, bench/targets.py), gshmem.json, nvshmem.json (the main runs), raw.tgz
+# (every other per-process JSON: init, PE-count sweep, extra rounds), log.txt.
 #   PES=<n>              ranks of the main runs (default 2)
 #   PES_LIST="2 4 8"     also run $PES_SUITES (default barrier,host-barrier,pingpong) at each count; rows get a
 #                        /pes=<n> suffix (gshmem-bench --name-pes), so they merge beside the main rows
@@ -152,7 +152,12 @@ run() {
   local dev stem
   dev=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | tr 'A-Z ' 'a-z-' | sed 's/nvidia-//' ||
         true)
-  stem=$(date -u +%F)-${dev:-gpu}-x$pes
+  # x<GPUs the PEs ran on> (rank r on GPU r % ngpu), and -<n>pe where PEs shared GPUs: a one-GPU run is never
+  # named like a 2-GPU one
+  local used=$pes
+  [[ ${ngpu:-0} -gt 0 && $ngpu -lt $pes ]] && used=$ngpu
+  stem=$(date -u +%F)-${dev:-gpu}-x$used
+  [[ $used -ne $pes ]] && stem+=-${pes}pe
   local libs=()
   [[ -s $out/gshmem.json ]] && libs+=(--lib gshmem "$out/gshmem.json" "${gi[@]}")
   [[ -s $out/nvshmem.json ]] && libs+=(--lib nvshmem "$out/nvshmem.json" "${ni[@]}")

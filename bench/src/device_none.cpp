@@ -11,7 +11,8 @@ void device_suite(const std::string& suite, const Options&, Rows&) {
 int device_count() { return 0; }
 void device_select(int) {}
 void device_warm_up_context() {}
-std::string device_name(int) { return {}; }
+int gpus_in_job() { return 0; }
+std::string device_name(int, int) { return {}; }
 void device_fill(void* p, int byte, std::uint64_t bytes, bool gpu) {
   if (gpu) throw std::logic_error("device_fill on a GPU PE in a build without CUDA");
   std::memset(p, byte, bytes);

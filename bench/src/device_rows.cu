@@ -573,12 +573,34 @@ int device_count() {
 }
 void device_select(int ordinal) { CK(cudaSetDevice(ordinal)); }
 void device_warm_up_context() { CK(cudaFree(nullptr)); }
-std::string device_name(int npes) {
+// Collective: each PE writes its GPU's PCI address into PE 0's slot array (host-side p), a barrier completes the
+// writes, PE 0 counts the distinct ones. So a job of 2 PEs sharing one GPU is not labelled as a 2-GPU run.
+int gpus_in_job() {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   int dev = 0;
   CK(cudaGetDevice(&dev));
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, dev));
-  return fmt::format("{} x{}", prop.name, npes);
+  const long long id = (static_cast<long long>(prop.pciDomainID) << 32) | (prop.pciBusID << 8) | prop.pciDeviceID;
+  Sym slots(std::size_t(npes) * sizeof(long long));
+  nvshmem_longlong_p(slots.as<long long>() + me, id, 0);
+  nvshmem_barrier_all();
+  int distinct = 0;
+  if (me == 0) {
+    std::vector<long long> h(std::size_t(npes), 0);
+    CK(cudaMemcpy(h.data(), slots.p, h.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+    std::sort(h.begin(), h.end());
+    distinct = int(std::unique(h.begin(), h.end()) - h.begin());
+  }
+  nvshmem_barrier_all();
+  return distinct;
+}
+std::string device_name(int npes, int gpus) {
+  int dev = 0;
+  CK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, dev));
+  return gpus == npes ? fmt::format("{} x{}", prop.name, gpus) : fmt::format("{} x{} ({} PEs)", prop.name, gpus, npes);
 }
 void device_fill(void* p, int byte, std::uint64_t bytes, bool gpu) {
   if (gpu) {

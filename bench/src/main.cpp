@@ -298,6 +298,7 @@ int main(int argc, char** argv) {
     }
     if (name_pes)
       for (auto& r : rows) r.name += fmt::format("/pes={}", npes);
+    const int gpus = gpu ? bench::gpus_in_job() : 0;  // collective, so before PE 0 alone writes the results
 
     if (me == 0) {
       if (!no_table) {
@@ -309,11 +310,12 @@ int main(int argc, char** argv) {
       }
       if (!json_path.empty()) {
         nlohmann::json j;
-        j["device"] = gpu ? bench::device_name(npes) : cpu_name(npes);
+        j["device"] = gpu ? bench::device_name(npes, gpus) : cpu_name(npes);
         j["date"] = iso_date();
         j["commit"] = commit;
         j["library"] = BENCH_LIBRARY;
         j["pes"] = npes;
+        if (gpu) j["gpus"] = gpus;
         j["pe_kind"] = gpu ? "gpu" : "cpu";
         j["method"] = fmt::format("median of {} samples after {} warm-up; GPU rows: CUDA events; host rows: "
                                   "steady_clock; figures from PE 0 (min_over_pes: the lowest PE's)",
