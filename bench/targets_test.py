@@ -62,8 +62,8 @@ class Targets(unittest.TestCase):
     def test_one_pe_file_is_not_judged(self):
         text = self.report(ONE_PE)
         self.assertIn("Goals not judged: they are set for 2 PEs on 2 GPUs, and this run had 1 PE(s) on 1 GPU(s)", text)
-        self.assertIn("| p ping-pong <= 0.9 us | `p_pingpong` 4 B (half round trip) | 0.1399 us | 0.3488 | not judged |",
-                      text)
+        self.assertIn("| p ping-pong <= 0.9 us | `p_pingpong` 4 B (half round trip) | 0.1399 us | 0.3488 | "
+                      "not judged |", text)
         self.assertNotIn("| yes |", text)
         self.assertNotIn("| no |", text)
 
