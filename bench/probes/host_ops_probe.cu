@@ -1,8 +1,8 @@
 // host_ops_probe: what one host-initiated small operation costs on a GPU PE, each way the library could issue it.
 // Not the library: plain CUDA runtime and driver calls on one GPU (the "peer" is a second buffer on the same GPU,
 // cudaMalloc'd and VMM-backed as the library's heap; with two GPUs and peer access, also a buffer on GPU 1, each
-// way, written and read by GPU 0's copies). Decides how transport/gpu.cu
-// issues host put/get/p/g and p/signals on streams (bench/NOTES.md entry 14). --stream-memops: stream memory
+// way, written and read by GPU 0's copies). Decides how transport/gpu.cu issues host put/get/p/g and p/signals on
+// streams (bench/NOTES.md entries 14-15). --stream-memops: stream memory
 // operations against kernels (barrier of two "PEs" as two host threads, order checks, single writes).
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o build-probe/host_ops_probe bench/probes/host_ops_probe.cu -lcuda
 // Every variant moves real data; each timed batch is checked afterwards (a mismatch is printed and exits 1).
@@ -606,8 +606,9 @@ int stream_memops() {
 }  // namespace
 
 // A buffer backed the way the library backs its heap: a VMM allocation (cuMemCreate, pinned, exportable as a POSIX
-// fd) on GPU `dev`, mapped into a reserved range with read/write access for GPU 0 only (each PE grants its own GPU
-// access to the peers' chunks it maps).
+// fd) on GPU `dev`, mapped into a reserved range with read/write access for GPU 0, whose copies are timed (each PE
+// grants its own GPU access to the peers' chunks it maps), and for `dev` itself, so that the probe's checks and
+// poison writes work whichever context the runtime picks for them.
 char* vmm_buffer(int dev, std::size_t bytes) {
   CUmemAllocationProp prop{};
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -622,11 +623,13 @@ char* vmm_buffer(int dev, std::size_t bytes) {
   CUdeviceptr va = 0;
   ck(cuMemAddressReserve(&va, bytes, 0, 0, 0), "cuMemAddressReserve");
   ck(cuMemMap(va, bytes, 0, h, 0), "cuMemMap");
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = 0;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  ck(cuMemSetAccess(va, bytes, &access, 1), "cuMemSetAccess");
+  CUmemAccessDesc access[2]{};
+  for (int i = 0; i < 2; ++i) {
+    access[i].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access[i].location.id = i == 0 ? 0 : dev;
+    access[i].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  }
+  ck(cuMemSetAccess(va, bytes, access, dev == 0 ? 1 : 2), "cuMemSetAccess");
   return reinterpret_cast<char*>(va);  // kept for the process's life, like the probe's other buffers
 }
 
@@ -636,8 +639,14 @@ int main(int argc, char** argv) {
   // --sched spin|yield: the context's host wait mode (default: the driver's auto choice, spin while the process has
   // fewer active contexts than cores), set before the context exists.
   unsigned sched = cudaDeviceScheduleAuto;
-  if (argc > 2 && std::strcmp(argv[1], "--sched") == 0)
-    sched = std::strcmp(argv[2], "spin") == 0 ? cudaDeviceScheduleSpin : cudaDeviceScheduleYield;
+  if (argc > 1 && std::strcmp(argv[1], "--sched") == 0) {
+    if (argc > 2 && std::strcmp(argv[2], "spin") == 0) sched = cudaDeviceScheduleSpin;
+    else if (argc > 2 && std::strcmp(argv[2], "yield") == 0) sched = cudaDeviceScheduleYield;
+    else {
+      std::fprintf(stderr, "host_ops_probe: --sched takes spin or yield\n");
+      return 2;
+    }
+  }
   int n = 0;
   ck(cudaGetDeviceCount(&n), "cudaGetDeviceCount");
   ck(cudaSetDevice(0), "cudaSetDevice");
@@ -674,7 +683,7 @@ int main(int argc, char** argv) {
       ck(cudaSetDevice(0), "dev0");
       ck(cudaDeviceEnablePeerAccess(1, 0), "peer access");
       run({"GPU 1 (peer access)", peer1}, local, s, cs, pinned, mapped, mapped_dev);
-      run({"GPU 1, VMM mapping with access for GPU 0 (as the library maps a peer's heap), VMM source",
+      run({"GPU 1, VMM mapping (as the library maps a peer's heap), VMM source",
            vmm_buffer(1, 1 << 20)}, vmm_local, s, cs, pinned, mapped, mapped_dev);
     }
   }
