@@ -2,10 +2,10 @@
 # Everything the GPU machine proves, in one device call (the device tool brings back at most 8 files, so the logs
 # come back as one archive): scripts/gpu-check.sh (build, ring under every launcher, ctest -L gpu),
 # scripts/nvshmem-compat.sh (same programs against NVIDIA NVSHMEM 3.4.5 and gshmem), scripts/bench-gpu.sh (side by
-# side; QUICK=1 by default here), bench/probes/nvlink_probe and bench/probes/host_ops_probe. Writes $OUT/all.tgz and
-# prints the summaries.
-#   STEPS="check compat bench probe hostops" (default all five; "study": only the probe's copy-shape studies,
-#   seconds; "hostops": host_ops_probe, each way of issuing a host put/get/p/g, to the same GPU and to GPU 1)
+# side; QUICK=1 by default here) and, on request, bench/experiments/host_ops_probe. Writes $OUT/all.tgz and prints
+# the summaries.
+#   STEPS="check compat bench" (the default; "hostops": host_ops_probe, each way of issuing a host put/get/p/g, to
+#   the same GPU and to GPU 1)
 #   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
@@ -19,7 +19,7 @@ export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAS
 export PATH=/usr/local/cuda/bin:$PATH
 work=$(mktemp -d /tmp/gshmem-gpu-all.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-steps=${STEPS:-check compat bench probe hostops}
+steps=${STEPS:-check compat bench}
 rc=0
 for step in $steps; do
   mkdir -p "$work/$step"
@@ -29,16 +29,9 @@ for step in $steps; do
     compat) OUT=$work/compat timeout 200 "$root/scripts/nvshmem-compat.sh" >"$work/compat/console.txt" 2>&1 ;;
     bench) QUICK=${QUICK:-1} PES=${PES:-2} PES_LIST=${PES_LIST:-} BUDGET_S=$((${BENCH_TIMEOUT:-400} - 20)) \
              OUT=$work/bench timeout "${BENCH_TIMEOUT:-400}" "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
-    probe|study)
-      # gshmem/version.h comes from a configured build tree (the check step's, else a configure-only one)
-      [ -f "$root/build/include/gshmem/version.h" ] || cmake -S "$root" -B "$root/build" >/dev/null 2>&1
-      mode=(); [ "$step" = study ] && mode=(--blockput)
-      nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -I"$root/include" -I"$root/build/include" \
-        -o "$work/$step/nvlink_probe" "$root/bench/probes/nvlink_probe.cu" >"$work/$step/build.txt" 2>&1 &&
-        timeout 150 "$work/$step/nvlink_probe" "${mode[@]}" >"$work/$step/probe.txt" 2>&1 ;;
     hostops)
       nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/hostops/host_ops_probe" \
-        "$root/bench/probes/host_ops_probe.cu" -lcuda >"$work/hostops/build.txt" 2>&1 &&
+        "$root/bench/experiments/host_ops_probe.cu" -lcuda >"$work/hostops/build.txt" 2>&1 &&
         timeout 150 "$work/hostops/host_ops_probe" >"$work/hostops/probe.txt" 2>&1 ;;
     *) echo "gpu-all.sh: unknown step $step"; false ;;
   esac
@@ -54,7 +47,6 @@ for step in $steps; do
     compat) cat "$work/compat/table.txt" 2>/dev/null ;;
     bench) grep -vE '^(put|get)_bw(_all)?/(thread|warp)' "$work/bench/table.txt" 2>/dev/null | head -200
            cat "$work/bench/targets.md" 2>/dev/null ;;
-    probe|study) cat "$work/$step/probe.txt" 2>/dev/null | head -120 ;;
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
   esac
 done

@@ -29,13 +29,15 @@ struct CUstream_st;
 typedef struct CUstream_st *gshmem_stream_t; /* == cudaStream_t */
 
 /* ---- status codes ---- */
-/* Values shared with NVSHMEM's nvshmemx_status where the meaning is the same (0-4, 7); gshmem's own from 8. */
+/* NVSHMEM's nvshmemx_status values (0-7, same meaning); gshmem's own from 8. */
 enum gshmem_status {
   GSHMEM_SUCCESS = 0,
   GSHMEM_ERROR_INVALID_VALUE = 1,   /* a bad argument: the message names it */
   GSHMEM_ERROR_OUT_OF_MEMORY = 2,   /* symmetric heap or device memory exhausted */
   GSHMEM_ERROR_NOT_SUPPORTED = 3,   /* not available in this mode (e.g. stream calls on CPU PEs) */
   GSHMEM_ERROR_MISMATCH = 4,        /* PEs made a collective call with different arguments (NVSHMEM: SYMMETRY) */
+  GSHMEM_ERROR_GPU_NOT_SELECTED = 5, /* NVSHMEM's value; gshmem picks a GPU itself, so it does not return it */
+  GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED = 6, /* gshmemx_collective_launch could not launch the kernel */
   GSHMEM_ERROR_INTERNAL = 7,
   GSHMEM_ERROR_NOT_INITIALIZED = 8, /* call needs gshmem_init first */
   GSHMEM_ERROR_PEER_FAILED = 9,     /* another PE died or aborted */
@@ -51,7 +53,11 @@ GSHMEM_API const char *gshmemx_status_string(int status);
 enum gshmem_init_status {
   GSHMEM_STATUS_NOT_INITIALIZED = 0,
   GSHMEM_STATUS_IS_BOOTSTRAPPED = 1,
-  GSHMEM_STATUS_IS_INITIALIZED = 2
+  GSHMEM_STATUS_IS_INITIALIZED = 2,
+  /* NVSHMEM's values for PEs sharing a GPU in its limited / full multi-PE-per-GPU modes. gshmem has one mode
+   * (every call works with PEs sharing a GPU) and reports GSHMEM_STATUS_IS_INITIALIZED there too. */
+  GSHMEM_STATUS_LIMITED_MPG = 3,
+  GSHMEM_STATUS_FULL_MPG = 4
 };
 
 enum gshmemx_init_flags {
@@ -61,29 +67,59 @@ enum gshmemx_init_flags {
   GSHMEMX_INIT_WITH_UNIQUEID = 1 << 3
 };
 
+/* The init structs have NVIDIA NVSHMEM 3.4.5's layout, member names and version numbers, so a program that fills
+ * them the NVSHMEM way (field by field, or with the initializers) behaves the same. A layout's version is
+ * (major << 16) + its size, NVSHMEM's numbering. */
+#if defined(__cplusplus)
+#define GSHMEMI_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define GSHMEMI_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
 #define GSHMEMX_UNIQUEID_BYTES 128
 typedef struct {
   int32_t version;
   char internal[GSHMEMX_UNIQUEID_BYTES - sizeof(int32_t)];
 } gshmemx_uniqueid_t;
-#define GSHMEMX_UNIQUEID_VERSION 1
+GSHMEMI_STATIC_ASSERT(sizeof(gshmemx_uniqueid_t) == 128, "gshmemx_uniqueid_t is 128 bytes, as in NVSHMEM");
+#define GSHMEMX_UNIQUEID_VERSION ((1 << 16) + (int32_t)sizeof(gshmemx_uniqueid_t))
 #define GSHMEMX_UNIQUEID_INITIALIZER {GSHMEMX_UNIQUEID_VERSION, {0}}
 
 typedef struct {
-  int32_t rank;
+  int32_t version;
+  gshmemx_uniqueid_t *id; /* set by gshmemx_set_attr_uniqueid_args (only read by init) */
+  int32_t myrank;
   int32_t nranks;
-  const gshmemx_uniqueid_t *uid;
 } gshmemx_uniqueid_args_t;
+GSHMEMI_STATIC_ASSERT(sizeof(gshmemx_uniqueid_args_t) == 24, "gshmemx_uniqueid_args_t is 24 bytes, as in NVSHMEM");
+#define GSHMEMX_UNIQUEID_ARGS_VERSION ((1 << 16) + (int32_t)sizeof(gshmemx_uniqueid_args_t))
+#define GSHMEMX_UNIQUEID_ARGS_INITIALIZER {GSHMEMX_UNIQUEID_ARGS_VERSION, NULL, -1, -1}
 
 typedef struct {
   int32_t version;
-  int32_t reserved0;
-  void *mpi_comm; /* with GSHMEMX_INIT_WITH_MPI_COMM: pointer to an MPI_Comm */
   gshmemx_uniqueid_args_t uid_args;
-  uint64_t reserved[8];
+  char content[96];
+} gshmemx_init_args_t;
+GSHMEMI_STATIC_ASSERT(sizeof(gshmemx_init_args_t) == 128, "gshmemx_init_args_t is 128 bytes, as in NVSHMEM");
+#define GSHMEMX_INIT_ARGS_VERSION ((1 << 16) + (int32_t)sizeof(gshmemx_init_args_t))
+#define GSHMEMX_INIT_ARGS_INITIALIZER {GSHMEMX_INIT_ARGS_VERSION, GSHMEMX_UNIQUEID_ARGS_INITIALIZER, {0}}
+
+typedef struct {
+  int32_t version;
+  void *mpi_comm; /* with GSHMEMX_INIT_WITH_MPI_COMM: pointer to an MPI_Comm */
+  gshmemx_init_args_t args;
 } gshmemx_init_attr_t;
-#define GSHMEMX_INIT_ATTR_VERSION 1
-#define GSHMEMX_INIT_ATTR_INITIALIZER {GSHMEMX_INIT_ATTR_VERSION, 0, NULL, {-1, -1, NULL}, {0}}
+GSHMEMI_STATIC_ASSERT(sizeof(gshmemx_init_attr_t) == 144, "gshmemx_init_attr_t is 144 bytes, as in NVSHMEM");
+#define GSHMEMX_INIT_ATTR_VERSION ((1 << 16) + (int32_t)sizeof(gshmemx_init_attr_t))
+#define GSHMEMX_INIT_ATTR_INITIALIZER {GSHMEMX_INIT_ATTR_VERSION, NULL, GSHMEMX_INIT_ARGS_INITIALIZER}
+/* Stamps the layout versions into an attribute struct (a statement, as in NVSHMEM). gshmemx_init_attr and
+ * gshmemx_hostlib_init_attr do it themselves, so a struct the program never initialised works, as with NVSHMEM:
+ * only the members the flags name are read (mpi_comm, or args.uid_args). */
+#define gshmemx_init_init_attr_ver_only(attr)                   \
+  do {                                                          \
+    (attr).version = GSHMEMX_INIT_ATTR_VERSION;                 \
+    (attr).args.version = GSHMEMX_INIT_ARGS_VERSION;            \
+    (attr).args.uid_args.version = GSHMEMX_UNIQUEID_ARGS_VERSION; \
+  } while (0)
 
 /* The compiled-against version is passed so that a header/library mismatch is caught at start. */
 GSHMEM_API int gshmemi_init(int major, int minor, int patch);
@@ -93,6 +129,7 @@ static inline int gshmem_init(void) {
   return gshmemi_init(GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
 }
 static inline int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) {
+  if (attr) gshmemx_init_init_attr_ver_only(*attr);
   return gshmemxi_init_attr(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
 }
 /* Thread levels (OpenSHMEM, same values as NVSHMEM_THREAD_*). gshmem provides at most GSHMEM_THREAD_SERIALIZED:
@@ -116,13 +153,12 @@ GSHMEM_API void gshmem_query_thread(int *provided);
 GSHMEM_API int gshmemxi_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t *attr, int major, int minor,
                                           int patch);
 static inline int gshmemx_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) {
+  if (attr) gshmemx_init_init_attr_ver_only(*attr);
   return gshmemxi_hostlib_init_attr(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
 }
 GSHMEM_API void gshmemx_hostlib_finalize(void);
 /* Sets attr->mpi_comm (the address of an MPI_Comm) for gshmemx_init_attr(GSHMEMX_INIT_WITH_MPI_COMM, attr). */
 GSHMEM_API int gshmemx_set_attr_mpi_comm_args(void *mpi_comm, gshmemx_init_attr_t *attr);
-/* Stamps the layout version into an attribute struct the program declared without the initializer. */
-#define gshmemx_init_init_attr_ver_only(attr) ((void)((attr).version = GSHMEMX_INIT_ATTR_VERSION))
 GSHMEM_API int gshmemx_get_uniqueid(gshmemx_uniqueid_t *uid);
 GSHMEM_API int gshmemx_set_attr_uniqueid_args(int myrank, int nranks, const gshmemx_uniqueid_t *uid,
                                               gshmemx_init_attr_t *attr);
@@ -174,9 +210,19 @@ typedef int32_t gshmem_team_t;
 #define GSHMEM_TEAM_SHARED 1
 #define GSHMEMX_TEAM_NODE 2
 #define GSHMEMX_TEAM_SAME_MYPE_NODE 3
+/* NVSHMEM 3.4.5's layout (version 2), member names and initializer. gshmem has no communication contexts, so
+ * num_contexts and uniqueid are accepted and not used. */
 typedef struct {
-  int num_contexts;
+  int32_t version;
+  int32_t num_contexts;
+  uint64_t uniqueid;
+  char padding[48];
 } gshmem_team_config_t;
+GSHMEMI_STATIC_ASSERT(sizeof(gshmem_team_config_t) == 64, "gshmem_team_config_t is 64 bytes, as in NVSHMEM");
+#define GSHMEM_TEAM_CONFIG_VERSION ((2 << 16) + (int32_t)sizeof(gshmem_team_config_t))
+#define GSHMEM_TEAM_CONFIG_INITIALIZER {GSHMEM_TEAM_CONFIG_VERSION, -1, UINT64_MAX, {0}}
+#define GSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS 0x1L
+#define GSHMEM_TEAM_CONFIG_MASK_UNIQUEID 0x2L
 
 GSHMEM_API int gshmem_team_my_pe(gshmem_team_t team);
 GSHMEM_API int gshmem_team_n_pes(gshmem_team_t team);

@@ -202,9 +202,9 @@ class Context {
   Context() { host::init(0, nullptr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH); cache(); }
   explicit Context(const UniqueId& id, int rank, int nranks) {
     gshmemx_init_attr_t attr = GSHMEMX_INIT_ATTR_INITIALIZER;
-    attr.uid_args.rank = rank;
-    attr.uid_args.nranks = nranks;
-    attr.uid_args.uid = &id.raw();
+    attr.args.uid_args.myrank = rank;
+    attr.args.uid_args.nranks = nranks;
+    attr.args.uid_args.id = const_cast<gshmemx_uniqueid_t*>(&id.raw());  // only read
     host::init(GSHMEMX_INIT_WITH_UNIQUEID, &attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
     cache();
   }

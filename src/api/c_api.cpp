@@ -100,9 +100,9 @@ int gshmemx_set_attr_uniqueid_args(int myrank, int nranks, const gshmemx_uniquei
   return status_on_error("gshmemx_set_attr_uniqueid_args", [&] {
     if (!attr || !uid)
       fail(GSHMEM_ERROR_INVALID_VALUE, "gshmemx_set_attr_uniqueid_args: uid and attr must not be NULL");
-    attr->uid_args.rank = myrank;
-    attr->uid_args.nranks = nranks;
-    attr->uid_args.uid = uid;
+    attr->args.uid_args.myrank = myrank;
+    attr->args.uid_args.nranks = nranks;
+    attr->args.uid_args.id = const_cast<gshmemx_uniqueid_t*>(uid);  // NVSHMEM's member is not const; only read
   });
 }
 void gshmem_finalize(void) { fatal_on_error("gshmem_finalize", [] { host::finalize(); }); }
@@ -210,7 +210,8 @@ void gshmem_team_get_config(gshmem_team_t team, gshmem_team_config_t* config) {
     if (!config)
       fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_get_config: config is NULL. Fix: pass the address of a "
            "gshmem_team_config_t");
-    config->num_contexts = 0;
+    *config = gshmem_team_config_t GSHMEM_TEAM_CONFIG_INITIALIZER;
+    config->num_contexts = 0;  // gshmem has no communication contexts
   });
 }
 

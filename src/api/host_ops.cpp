@@ -144,13 +144,16 @@ void init(unsigned flags, const gshmemx_init_attr_t* attr, int major, int minor,
     if (!attr)
       fail(GSHMEM_ERROR_INVALID_VALUE, "gshmemx_init_attr: flags ask for an MPI communicator or unique id but "
            "attr is NULL. Fix: pass a gshmemx_init_attr_t set up with GSHMEMX_INIT_ATTR_INITIALIZER");
+    // The inline gshmemx_init_attr stamps the versions (as NVSHMEM's does), so another value means the program was
+    // compiled against headers of another layout.
     if (attr->version != GSHMEMX_INIT_ATTR_VERSION)
-      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmemx_init_attr: attr->version is {} but this gshmem expects {}. Fix: "
-           "initialise attr with GSHMEMX_INIT_ATTR_INITIALIZER", attr->version, GSHMEMX_INIT_ATTR_VERSION);
+      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmemx_init_attr: attr->version is {} but this gshmem's layout is {} "
+           "(0x{:x}): the program was compiled against other gshmem headers. Fix: rebuild it against this "
+           "gshmem's include/", attr->version, GSHMEMX_INIT_ATTR_VERSION, GSHMEMX_INIT_ATTR_VERSION);
     o.mpi_comm = attr->mpi_comm;
-    o.uid = attr->uid_args.uid;
-    o.uid_rank = attr->uid_args.rank;
-    o.uid_nranks = attr->uid_args.nranks;
+    o.uid = attr->args.uid_args.id;
+    o.uid_rank = attr->args.uid_args.myrank;
+    o.uid_nranks = attr->args.uid_args.nranks;
   }
   if (flags & GSHMEMX_INIT_WITH_SHMEM)
     fail(GSHMEM_ERROR_NOT_SUPPORTED, "gshmemx_init_attr: GSHMEMX_INIT_WITH_SHMEM (bootstrap over an OpenSHMEM "

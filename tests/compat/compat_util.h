@@ -8,6 +8,17 @@
 //   uid       nvshmemx_get_uniqueid on rank 0, MPI_Bcast, nvshmemx_set_attr_uniqueid_args,
 //             nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID)   (under mpirun)
 //   mpi_comm  nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM) with MPI_COMM_WORLD (under mpirun)
+// and two the way programs in the wild write them, with structs never initialised (filled here with fresh random
+// bytes, the worst an uninitialised stack variable can hold):
+//   mpi_comm_uninit  seed 000 / pipeline_llm.c: `nvshmemx_init_attr_t attr; attr.mpi_comm = &comm;`
+//                    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr)
+//   uid_uninit       DeepEP: `nvshmemx_uniqueid_t id; nvshmemx_get_uniqueid(&id);` on rank 0, the id sent as raw
+//                    bytes, `nvshmemx_init_attr_t attr; nvshmemx_set_attr_uniqueid_args(rank, n, &id, &attr);`
+//                    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr)
+// When the GPU is chosen is COMPAT_SET_DEVICE (GPU programs):
+//   before   cudaSetDevice(local rank) before init (seed 000), when a launcher names the local rank (default)
+//   after    nvshmem_init first, then cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)) (NVSHMEM's examples)
+//   again    before init, and the same device set again after it
 // MPI is reached through compat_mpi.cpp so that no .cu file includes mpi.h.
 #pragma once
 
@@ -105,9 +116,10 @@ struct Options {
 inline int init(int* argc, char*** argv, const char* name, Options opt = Options{}) {
   prog_name() = name;
   const std::string mode = env_or("COMPAT_INIT", "plain");
-  const bool mpi = mode == "uid" || mode == "mpi_comm";
+  const bool mpi = mode == "uid" || mode == "mpi_comm" || mode == "uid_uninit" || mode == "mpi_comm_uninit";
   if (mode != "plain" && !mpi) {
-    std::fprintf(stderr, "%s: COMPAT_INIT=%s is not one of plain, uid, mpi_comm\n", name, mode.c_str());
+    std::fprintf(stderr, "%s: COMPAT_INIT=%s is not one of plain, uid, mpi_comm, uid_uninit, mpi_comm_uninit\n",
+                 name, mode.c_str());
     std::exit(2);
   }
   if (mpi) {
@@ -127,15 +139,54 @@ inline int init(int* argc, char*** argv, const char* name, Options opt = Options
     if (mpi) compat_mpi_finalize();
     std::exit(77);
   }
-  [[maybe_unused]] const int local = mpi ? compat_mpi_rank() : launcher_local_rank();  // unused without cudart
+  const std::string set_device = env_or("COMPAT_SET_DEVICE", "before");
+  if (set_device != "before" && set_device != "after" && set_device != "again") {
+    std::fprintf(stderr, "%s: COMPAT_SET_DEVICE=%s is not one of before, after, again\n", name, set_device.c_str());
+    std::exit(2);
+  }
+  // unused without cudart
+  [[maybe_unused]] const int local = set_device == "after" ? -1 : mpi ? compat_mpi_rank() : launcher_local_rank();
 #if COMPAT_HAVE_CUDART
   if (ndev > 0 && local >= 0) {
     COMPAT_CUDA(cudaSetDevice(local % ndev));
     if (opt.gpu) std::printf("[Rank %d] Set GPU %d (of %d GPUs)\n", local, local % ndev, ndev);
   }
 #endif
+  // A fresh random byte pattern standing for what an uninitialised variable holds.
+  auto garbage = [](void* p, size_t n) {
+    std::random_device rd;
+    auto* b = static_cast<unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) b[i] = static_cast<unsigned char>(rd());
+  };
   if (mode == "plain") {
     nvshmem_init();
+  } else if (mode == "uid_uninit") {
+    nvshmemx_uniqueid_t id;
+    garbage(&id, sizeof id);
+    if (compat_mpi_rank() == 0 && nvshmemx_get_uniqueid(&id) != 0) {
+      std::fprintf(stderr, "%s: nvshmemx_get_uniqueid failed\n", name);
+      std::exit(1);
+    }
+    unsigned char bytes[sizeof(nvshmemx_uniqueid_t)];  // sent as raw bytes, as DeepEP does through Python
+    std::memcpy(bytes, &id, sizeof bytes);
+    compat_mpi_bcast(bytes, static_cast<int>(sizeof bytes), 0);
+    nvshmemx_uniqueid_t root_id;
+    std::memcpy(&root_id, bytes, sizeof root_id);
+    nvshmemx_init_attr_t attr;
+    garbage(&attr, sizeof attr);
+    nvshmemx_set_attr_uniqueid_args(compat_mpi_rank(), compat_mpi_size(), &root_id, &attr);
+    if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0) {
+      std::fprintf(stderr, "%s: init with a unique id and an uninitialised attr failed\n", name);
+      std::exit(1);
+    }
+  } else if (mode == "mpi_comm_uninit") {
+    nvshmemx_init_attr_t attr;
+    garbage(&attr, sizeof attr);
+    attr.mpi_comm = compat_mpi_comm_world();
+    if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
+      std::fprintf(stderr, "%s: init with an MPI communicator and an uninitialised attr failed\n", name);
+      std::exit(1);
+    }
   } else if (mode == "uid") {
     nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
     if (compat_mpi_rank() == 0 && nvshmemx_get_uniqueid(&id) != 0) {
@@ -162,8 +213,11 @@ inline int init(int* argc, char*** argv, const char* name, Options opt = Options
   if (nvshmemx_init_status() != NVSHMEM_STATUS_IS_INITIALIZED)
     fail("nvshmemx_init_status() is %d after init, expected NVSHMEM_STATUS_IS_INITIALIZED", nvshmemx_init_status());
 #if COMPAT_HAVE_CUDART
-  // No launcher rank before init (gshmemrun): NVSHMEM's documented pattern, the PE's rank in the node team.
+  // No launcher rank before init (gshmemrun, or COMPAT_SET_DEVICE=after): NVSHMEM's documented pattern, the PE's
+  // rank in the node team. COMPAT_SET_DEVICE=again: the device chosen before init, set once more.
   if (opt.gpu && local < 0) COMPAT_CUDA(cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE) % ndev));
+  if (opt.gpu && local >= 0 && set_device == "again")
+    COMPAT_CUDA(cudaSetDevice(local % ndev));
 #endif
   return pe;
 }

@@ -33,5 +33,12 @@ if(PKG_CONFIG)
   if(rc)
     message(FATAL_ERROR "compiling the consumer with pkg-config flags failed")
   endif()
+  # it must start as built: no LD_LIBRARY_PATH (the .pc file carries the library's run path)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${WORK_DIR}/consumer_pc
+                  RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "the consumer built with pkg-config flags does not run (${rc}): is libgshmem's directory "
+                        "in the .pc file's run path?")
+  endif()
 endif()
 file(REMOVE_RECURSE ${WORK_DIR})

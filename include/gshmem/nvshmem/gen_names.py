@@ -37,6 +37,8 @@ HAND = {
     "GSHMEM_ERROR_NOT_SUPPORTED": "NVSHMEMX_ERROR_NOT_SUPPORTED",
     "GSHMEM_ERROR_MISMATCH": "NVSHMEMX_ERROR_SYMMETRY (PEs disagree on a collective call)",
     "GSHMEM_ERROR_INTERNAL": "NVSHMEMX_ERROR_INTERNAL",
+    "GSHMEM_ERROR_GPU_NOT_SELECTED": "NVSHMEMX_ERROR_GPU_NOT_SELECTED",
+    "GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED": "NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED",
     "GSHMEM_VENDOR_STRING": "NVSHMEM_VENDOR_STRING is what nvshmem_info_get_name returns: \"gshmem <version>\"",
     "GSHMEM_MAX_NAME_LEN": "NVSHMEM_MAX_NAME_LEN",
     "gshmem_init_thread": "NVSHMEM's nvshmem_init_thread ends the job when initialisation fails (as nvshmem_init "
@@ -47,7 +49,8 @@ HAND = {
 HAND_NVSHMEM = [
     "nvshmem_init", "nvshmem_info_get_version", "NVSHMEMX_SUCCESS",
     "NVSHMEMX_ERROR_INVALID_VALUE", "NVSHMEMX_ERROR_OUT_OF_MEMORY", "NVSHMEMX_ERROR_NOT_SUPPORTED",
-    "NVSHMEMX_ERROR_SYMMETRY", "NVSHMEMX_ERROR_INTERNAL", "NVSHMEM_VENDOR_STRING", "NVSHMEM_MAX_NAME_LEN",
+    "NVSHMEMX_ERROR_SYMMETRY", "NVSHMEMX_ERROR_INTERNAL", "NVSHMEMX_ERROR_GPU_NOT_SELECTED",
+    "NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED", "NVSHMEM_VENDOR_STRING", "NVSHMEM_MAX_NAME_LEN",
     "NVSHMEM_MAJOR_VERSION", "NVSHMEM_MINOR_VERSION", "NVSHMEM_VENDOR_MAJOR_VERSION",
     "NVSHMEM_VENDOR_MINOR_VERSION", "NVSHMEM_VENDOR_PATCH_VERSION", "nvshmemx_vendor_get_version_info",
     "nvshmemx_status", "nvshmem_init_thread", "nvshmemx_init_init_attr_ver_only",
@@ -62,10 +65,9 @@ EXTENSIONS = [
     (r"GSHMEM_ERROR_(NOT_INITIALIZED|PEER_FAILED|TIMEOUT|SYSTEM)",
      "gshmem status codes NVSHMEM has no name for (non-zero like every NVSHMEMX_ERROR_*)"),
     (r"GSHMEM_VERSION_\w+", "gshmem's own version (NVSHMEM_VENDOR_* follow the NVSHMEM API level instead)"),
-    (r"GSHMEMX_UNIQUEID_BYTES|GSHMEMX_UNIQUEID_VERSION|GSHMEMX_INIT_ATTR_VERSION",
-     "layout constants of gshmem's structs (NVSHMEM users use the *_INITIALIZER macros)"),
-    (r"gshmemx_uniqueid_args_t", "NVSHMEM's nvshmemx_uniqueid_args_t has a different layout; users set it "
-                                 "through nvshmemx_set_attr_uniqueid_args, which is mapped"),
+    (r"GSHMEMX_UNIQUEID_BYTES|GSHMEMX_(UNIQUEID|UNIQUEID_ARGS|INIT_ARGS|INIT_ATTR)_VERSION|GSHMEM_TEAM_CONFIG_VERSION",
+     "layout versions of gshmem's structs (the same numbers as NVSHMEM's, which has no names for them: its users "
+     "use the *_INITIALIZER macros and nvshmemx_init_init_attr_ver_only)"),
     (r"gshmem_stream_t", "gshmem's name for cudaStream_t (NVSHMEM uses cudaStream_t itself)"),
     (r"gshmem_status|gshmem_init_status|gshmemx_init_flags|gshmem_cmp|gshmem_signal_op|gshmem_thread_level",
      "enum tags; their enumerators are mapped"),

@@ -15,10 +15,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* NVSHMEM's headers bring in the CUDA runtime API (cudaStream_t, cudaSetDevice, ...); programs rely on it. */
+/* NVSHMEM's headers bring in the CUDA driver and runtime APIs (CUmemAllocationProp, cuMemCreate, cudaStream_t,
+ * cudaSetDevice, ...) and the half / bfloat16 types; programs rely on that, so these do the same wherever the CUDA
+ * headers are on the include path (a build without the CUDA toolkit gets gshmem's host API alone). */
 #if defined(__has_include)
+#if __has_include(<cuda.h>)
+#include <cuda.h>
+#endif
 #if __has_include(<cuda_runtime.h>)
 #include <cuda_runtime.h>
+#endif
+#if __has_include(<cuda_fp16.h>) && defined(__cplusplus)
+#include <cuda_fp16.h>
+#endif
+#if __has_include(<cuda_bf16.h>) && defined(__cplusplus)
+#include <cuda_bf16.h>
 #endif
 #endif
 
@@ -47,6 +58,8 @@ enum nvshmemx_status {
   NVSHMEMX_ERROR_OUT_OF_MEMORY = GSHMEM_ERROR_OUT_OF_MEMORY,
   NVSHMEMX_ERROR_NOT_SUPPORTED = GSHMEM_ERROR_NOT_SUPPORTED,
   NVSHMEMX_ERROR_SYMMETRY = GSHMEM_ERROR_MISMATCH,
+  NVSHMEMX_ERROR_GPU_NOT_SELECTED = GSHMEM_ERROR_GPU_NOT_SELECTED,
+  NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED = GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED,
   NVSHMEMX_ERROR_INTERNAL = GSHMEM_ERROR_INTERNAL
 };
 typedef enum nvshmemx_status nvshmemx_status;

@@ -2,19 +2,22 @@
  *   python3 include/gshmem/nvshmem/gen_names.py
  * after changing a public gshmem header (CTest compat.names_current fails while this file is stale).
  *
- * NVSHMEM name -> gshmem name, by the prefix rule: 1557 names (1527 functions, 4 types, 26 constants).
- * Mapped by hand in nvshmem_host.h (different signature or value): GSHMEM_ERROR_INTERNAL, GSHMEM_ERROR_INVALID_VALUE, GSHMEM_ERROR_MISMATCH, GSHMEM_ERROR_NOT_SUPPORTED, GSHMEM_ERROR_OUT_OF_MEMORY, GSHMEM_MAX_NAME_LEN, GSHMEM_SUCCESS, GSHMEM_VENDOR_STRING, gshmem_info_get_version, gshmem_init, gshmem_init_thread.
- * Not mapped (gshmem extensions, no NVSHMEM name): 32 names. */
+ * NVSHMEM name -> gshmem name, by the prefix rule: 1566 names (1527 functions, 6 types, 33 constants).
+ * Mapped by hand in nvshmem_host.h (different signature or value): GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED, GSHMEM_ERROR_GPU_NOT_SELECTED, GSHMEM_ERROR_INTERNAL, GSHMEM_ERROR_INVALID_VALUE, GSHMEM_ERROR_MISMATCH, GSHMEM_ERROR_NOT_SUPPORTED, GSHMEM_ERROR_OUT_OF_MEMORY, GSHMEM_MAX_NAME_LEN, GSHMEM_SUCCESS, GSHMEM_VENDOR_STRING, gshmem_info_get_version, gshmem_init, gshmem_init_thread.
+ * Not mapped (gshmem extensions, no NVSHMEM name): 34 names. */
 #ifndef GSHMEM_NVSHMEM_NAMES_H
 #define GSHMEM_NVSHMEM_NAMES_H
 
 /* types */
 #define nvshmem_team_config_t gshmem_team_config_t
 #define nvshmem_team_t gshmem_team_t
+#define nvshmemx_init_args_t gshmemx_init_args_t
 #define nvshmemx_init_attr_t gshmemx_init_attr_t
+#define nvshmemx_uniqueid_args_t gshmemx_uniqueid_args_t
 #define nvshmemx_uniqueid_t gshmemx_uniqueid_t
 
 /* constants */
+#define NVSHMEMX_INIT_ARGS_INITIALIZER GSHMEMX_INIT_ARGS_INITIALIZER
 #define NVSHMEMX_INIT_ATTR_INITIALIZER GSHMEMX_INIT_ATTR_INITIALIZER
 #define NVSHMEMX_INIT_THREAD_PES GSHMEMX_INIT_THREAD_PES
 #define NVSHMEMX_INIT_WITH_MPI_COMM GSHMEMX_INIT_WITH_MPI_COMM
@@ -22,6 +25,7 @@
 #define NVSHMEMX_INIT_WITH_UNIQUEID GSHMEMX_INIT_WITH_UNIQUEID
 #define NVSHMEMX_TEAM_NODE GSHMEMX_TEAM_NODE
 #define NVSHMEMX_TEAM_SAME_MYPE_NODE GSHMEMX_TEAM_SAME_MYPE_NODE
+#define NVSHMEMX_UNIQUEID_ARGS_INITIALIZER GSHMEMX_UNIQUEID_ARGS_INITIALIZER
 #define NVSHMEMX_UNIQUEID_INITIALIZER GSHMEMX_UNIQUEID_INITIALIZER
 #define NVSHMEM_CMP_EQ GSHMEM_CMP_EQ
 #define NVSHMEM_CMP_GE GSHMEM_CMP_GE
@@ -31,9 +35,14 @@
 #define NVSHMEM_CMP_NE GSHMEM_CMP_NE
 #define NVSHMEM_SIGNAL_ADD GSHMEM_SIGNAL_ADD
 #define NVSHMEM_SIGNAL_SET GSHMEM_SIGNAL_SET
+#define NVSHMEM_STATUS_FULL_MPG GSHMEM_STATUS_FULL_MPG
 #define NVSHMEM_STATUS_IS_BOOTSTRAPPED GSHMEM_STATUS_IS_BOOTSTRAPPED
 #define NVSHMEM_STATUS_IS_INITIALIZED GSHMEM_STATUS_IS_INITIALIZED
+#define NVSHMEM_STATUS_LIMITED_MPG GSHMEM_STATUS_LIMITED_MPG
 #define NVSHMEM_STATUS_NOT_INITIALIZED GSHMEM_STATUS_NOT_INITIALIZED
+#define NVSHMEM_TEAM_CONFIG_INITIALIZER GSHMEM_TEAM_CONFIG_INITIALIZER
+#define NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS GSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS
+#define NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID GSHMEM_TEAM_CONFIG_MASK_UNIQUEID
 #define NVSHMEM_TEAM_INVALID GSHMEM_TEAM_INVALID
 #define NVSHMEM_TEAM_SHARED GSHMEM_TEAM_SHARED
 #define NVSHMEM_TEAM_WORLD GSHMEM_TEAM_WORLD

@@ -99,7 +99,7 @@ inline int gshmemx_collective_launch_query_gridsize(const void* func, dim3 block
 // between blocks and PEs cannot deadlock on blocks that never run. Every PE calls it for its own kernel; args as
 // for cudaLaunchCooperativeKernel. Returns GSHMEM_SUCCESS, GSHMEM_ERROR_INVALID_VALUE (grid too large or empty:
 // the message names the grid size and the maximum), GSHMEM_ERROR_NOT_SUPPORTED, GSHMEM_ERROR_NOT_INITIALIZED or
-// GSHMEM_ERROR_SYSTEM (the launch itself failed).
+// GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED (the launch itself failed; NVSHMEM's code for it).
 inline int gshmemx_collective_launch(const void* func, dim3 grid, dim3 block, void** args, size_t shmem,
                                      cudaStream_t stream) {
   const char* call = "gshmemx_collective_launch";
@@ -129,7 +129,7 @@ inline int gshmemx_collective_launch(const void* func, dim3 grid, dim3 block, vo
                     "arguments and that the stream belongs to GPU %d\n", call, gshmem_my_pe(), cudaGetErrorName(e),
             cudaGetErrorString(e), pe.device);
     (void)cudaGetLastError();
-    return GSHMEM_ERROR_SYSTEM;
+    return GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED;
   }
   return GSHMEM_SUCCESS;
 }

@@ -4,7 +4,7 @@
 // way, written and read by GPU 0's copies). Decides how transport/gpu.cu issues host put/get/p/g and p/signals on
 // streams (bench/NOTES.md entries 14-15). --stream-memops: stream memory
 // operations against kernels (barrier of two "PEs" as two host threads, order checks, single writes).
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o build-probe/host_ops_probe bench/probes/host_ops_probe.cu -lcuda
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o build-probe/host_ops_probe bench/experiments/host_ops_probe.cu -lcuda
 // Every variant moves real data; each timed batch is checked afterwards (a mismatch is printed and exits 1).
 #include <cuda.h>
 #include <cuda/atomic>
