@@ -47,7 +47,7 @@ finish() {
   tar czf "$final/logs.tar.gz" -C "$work" logs
 }
 trap finish EXIT
-programs=(ring_p put_signal_ring block_put atomics wait_until teams rma_ext host_ring host_atomics host_ext)
+programs=(ring_p put_signal_ring block_put atomics wait_until teams rma_ext user_buffer host_ring host_atomics host_ext)
 
 # ---- NVIDIA NVSHMEM from the pip package ----
 pkg=$(python3 -c 'import nvidia.nvshmem, os; print(nvidia.nvshmem.__path__[0])' 2>/dev/null) || pkg=
@@ -69,7 +69,7 @@ cmake -S "$root" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_CUDA_ARCHI
 cmake --build "$work/build" -j"$jobs" --target gshmem gshmemrun >"$out/gshmem_build.log" 2>&1 \
   || { grep -E 'error' -A3 "$out/gshmem_build.log" | head -60; exit 1; }
 gsinc="-I$root/include/gshmem/nvshmem -I$root/include -I$work/build/include"
-gslib="-L$work/build/lib -lgshmem -Xlinker -rpath=$work/build/lib"
+gslib="-L$work/build/lib -lgshmem -lcuda -Xlinker -rpath=$work/build/lib"  # -lcuda: programs' own driver calls
 
 # ---- compile every program three ways, in parallel ----
 src=$root/tests/compat

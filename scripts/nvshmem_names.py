@@ -45,8 +45,6 @@ KNOWN_OMISSIONS = {
     "nvshmemx_put6_signal_block": "NVSHMEM typo, see put6_signal_warp",
     "nvshmemx_put6_signal_nbi_warp": "NVSHMEM typo, see put6_signal_warp",
     "nvshmemx_put6_signal_nbi_block": "NVSHMEM typo, see put6_signal_warp",
-    "nvshmemx_buffer_register_symmetric": "mapping foreign allocations into the symmetric heap: not yet",
-    "nvshmemx_buffer_unregister_symmetric": "see nvshmemx_buffer_register_symmetric",
     "nvshmemx_team_init": "teams from arbitrary PE sets (gshmem teams are strided)",
     "nvshmemx_team_get_uniqueid": "see nvshmemx_team_init",
 }

@@ -191,6 +191,18 @@ GSHMEM_API void *gshmem_realloc(void *ptr, size_t size);
 GSHMEM_API int gshmemx_buffer_register(void *addr, size_t length);
 GSHMEM_API int gshmemx_buffer_unregister(void *addr);
 GSHMEM_API void gshmemx_buffer_unregister_all(void);
+/* Collective (NVSHMEM's nvshmemx_buffer_register_symmetric): every PE passes its own buffer of the same size; the
+ * buffers become one symmetric object at the returned address (the same offset in every PE's heap), usable by every
+ * host, *_on_stream and device call like memory from gshmem_malloc. GPU PEs: memory mapped with the CUDA virtual
+ * memory API (cuMemCreate with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in requestedHandleTypes, on the PE's GPU,
+ * cuMemMap), its start and size multiples of the allocation granularity; cudaMalloc memory is refused. CPU PEs: a
+ * MAP_SHARED file mapping (memfd_create or shm_open + mmap), page-aligned, whose fd is still open at the call.
+ * flags: 0. Returns NULL on error (message in gshmemx_last_error(), the same on every PE). The buffer stays the
+ * program's: unregister before unmapping or freeing it. */
+GSHMEM_API void *gshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, int flags);
+/* Collective: unmaps a region gshmemx_buffer_register_symmetric returned, on every PE (after this PE's outstanding
+ * work); size as registered. Returns GSHMEM_SUCCESS or an error status (message in gshmemx_last_error()). */
+GSHMEM_API int gshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size);
 /* Direct pointer to `dest`'s copy on `pe`, usable by loads and stores of this process (on GPU PEs: from device
  * code), or NULL if `pe` cannot be reached that way. */
 GSHMEM_API void *gshmem_ptr(const void *dest, int pe);

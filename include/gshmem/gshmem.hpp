@@ -118,6 +118,8 @@ GSHMEM_API void init_thread(int requested, int* provided, int major, int minor, 
 GSHMEM_API void buffer_register(void* addr, std::size_t length);
 GSHMEM_API void buffer_unregister(void* addr);
 GSHMEM_API void buffer_unregister_all();
+GSHMEM_API void* buffer_register_symmetric(void* buf, std::size_t size, int flags);
+GSHMEM_API void buffer_unregister_symmetric(void* mmap_ptr, std::size_t size);
 }  // namespace host
 
 // ---- RAII ----

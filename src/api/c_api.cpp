@@ -153,6 +153,16 @@ int gshmemx_buffer_register(void* addr, size_t length) {
 int gshmemx_buffer_unregister(void* addr) {
   return status_on_error("gshmemx_buffer_unregister", [&] { host::buffer_unregister(addr); });
 }
+void* gshmemx_buffer_register_symmetric(void* buf_ptr, size_t size, int flags) {
+  void* out = nullptr;
+  status_on_error("gshmemx_buffer_register_symmetric",
+                  [&] { out = host::buffer_register_symmetric(buf_ptr, size, flags); });
+  return out;
+}
+int gshmemx_buffer_unregister_symmetric(void* mmap_ptr, size_t size) {
+  return status_on_error("gshmemx_buffer_unregister_symmetric",
+                         [&] { host::buffer_unregister_symmetric(mmap_ptr, size); });
+}
 void gshmemx_buffer_unregister_all(void) {
   fatal_on_error("gshmemx_buffer_unregister_all", [] {
     Runtime::get("gshmemx_buffer_unregister_all");

@@ -225,6 +225,26 @@ void* realloc(void* p, std::size_t bytes) {
   return q;
 }
 
+void* buffer_register_symmetric(void* buf, std::size_t size, int flags) {
+  const char* call = "gshmemx_buffer_register_symmetric";
+  Runtime& r = rt(call);
+  if (flags != 0)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: flags={} is not supported (reserved, as in NVSHMEM). Fix: pass 0", call,
+         flags);
+  return r.heap->register_external(buf, size, call);
+}
+
+void buffer_unregister_symmetric(void* mmap_ptr, std::size_t size) {
+  const char* call = "gshmemx_buffer_unregister_symmetric";
+  Runtime& r = rt(call);
+  // This PE's work on the region is complete before any PE unmaps it (the heap's gather is the barrier after).
+  if (on_gpu(r)) {
+    gpu::quiet(r.gpu);
+    gpu::synchronize_device(r.gpu, call);
+  }
+  r.heap->unregister_external(mmap_ptr, size, call);
+}
+
 void* ptr(const void* p, int pe) {
   Runtime& r = rt("gshmem_ptr");
   r.check_pe(pe, "gshmem_ptr");

@@ -42,6 +42,16 @@ class HeapMemory {
   // memory is unchanged and every PE returns the same text naming that PE and the cause. Other failures
   // throw Error on every PE.
   virtual std::string grow(std::size_t new_size) = 0;
+  // Collective over all PEs (every PE calls it with the same offset, bytes and tag): maps this PE's own buffer
+  // `user` (bytes long, memory this process already has mapped: a CUDA VMM allocation with a POSIX-fd handle type on
+  // GPU PEs, a MAP_SHARED file mapping on CPU PEs) at `offset` of my slot, exports it to the local peers and maps
+  // theirs at `offset` of their slots: the registered region then translates to a peer like heap memory. Throws
+  // Error (the same on every PE, naming `call` and the PE whose buffer was refused) with nothing left mapped if
+  // any PE's buffer cannot be shared.
+  virtual void map_external(std::size_t offset, void* user, std::size_t bytes, std::uint64_t tag,
+                            const char* call) = 0;
+  // Local: undoes map_external at `offset` in every slot (the address range goes back to the reservation).
+  virtual void unmap_external(std::size_t offset) noexcept = 0;
 };
 
 // The outcome of one PE's step in a collective operation, gathered so that all PEs take the same decision.
@@ -78,5 +88,6 @@ std::unique_ptr<HeapMemory> make_cuda_memory(const Layout& layout, int device, b
 // Tags for FdExchange::exchange, one per exchange the heap makes (chunk index in the low bits).
 inline constexpr std::uint64_t kHostFdTag = 0x4748454150000000ull;  // "GHEAP" host memfd
 inline constexpr std::uint64_t kCudaFdTag = 0x4748454143000000ull;  // "GHEAC" + chunk index
+inline constexpr std::uint64_t kExternalFdTag = 0x4748454152000000ull;  // "GHEAR" + registration number
 
 }  // namespace gshmem::heap

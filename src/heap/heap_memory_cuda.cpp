@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,15 +33,8 @@ const cuda::Driver& driver_or_throw(int device) {
   return *d;
 }
 
-std::string cu_text(CUresult r) {
-  const char* name = "CUDA_ERROR_?";
-  const char* text = "";
-  if (const cuda::Driver* d = cuda::driver()) {
-    d->cuGetErrorName(r, &name);
-    d->cuGetErrorString(r, &text);
-  }
-  return fmt::format("{} ({})", name ? name : "CUDA_ERROR_?", text ? text : "");
-}
+// "CUDA_ERROR_X (text)", also where the driver cannot name the code (cuda::error_text).
+std::string cu_text(CUresult r) { return cuda::error_text(r); }
 
 CUmemAllocationProp chunk_prop(int device) {
   CUmemAllocationProp prop{};
@@ -92,18 +86,28 @@ class CudaMemory final : public HeapMemory {
   std::size_t size() const override { return size_; }
   const char* kind() const override { return "CUDA VMM"; }
   std::string grow(std::size_t new_size) override { return add_chunk(size_, new_size - size_); }
+  void map_external(std::size_t offset, void* user, std::size_t bytes, std::uint64_t tag, const char* call) override;
+  void unmap_external(std::size_t offset) noexcept override;
 
  private:
-  // Backs [offset, offset+bytes) of every local heap with one new chunk per PE. "" or the no-memory cause.
-  std::string add_chunk(std::size_t offset, std::size_t bytes);
-  StepStatus check_peer_access(const std::vector<GpuId>& ids);
-  void release() noexcept;
-
   struct Mapping {
     CUdeviceptr va;
     std::size_t size;
     CUmemGenericAllocationHandle handle;
   };
+
+  // Backs [offset, offset+bytes) of every local heap with one new chunk per PE. "" or the no-memory cause.
+  std::string add_chunk(std::size_t offset, std::size_t bytes);
+  // The half of a chunk's or registered buffer's sharing that is the same for both: sends my exported `fd` (closed
+  // here) to the local peers, imports theirs and maps each at `offset` of its slot, read/write for my GPU, adding
+  // the mappings to `into`; agreement over all PEs (throws on every PE, naming `what`, if one failed).
+  void share_with_peers(std::size_t offset, std::size_t bytes, int fd, std::uint64_t tag,
+                        std::vector<Mapping>& into, const char* what);
+  StepStatus export_external(CUdeviceptr va, void* user, std::size_t bytes, Mapping& mine, int& fd,
+                             const char* call);
+  StepStatus check_peer_access(const std::vector<GpuId>& ids);
+  void unmap_all(std::vector<Mapping>& ms) noexcept;
+  void release() noexcept;
 
   const cuda::Driver& d_;
   Layout layout_;
@@ -118,6 +122,7 @@ class CudaMemory final : public HeapMemory {
   std::size_t size_ = 0;
   std::uint64_t chunks_ = 0;
   std::vector<Mapping> mappings_;  // every chunk mapped here (mine and the peers'), in mapping order
+  std::map<std::size_t, std::vector<Mapping>> externals_;  // registered buffers by offset: mine and the peers'
 };
 
 CudaMemory::CudaMemory(const Layout& layout, int device, bootstrap::Bootstrap& boot, bootstrap::FdExchange& fdx)
@@ -249,7 +254,16 @@ std::string CudaMemory::add_chunk(std::size_t offset, std::size_t bytes) {
   }
   mappings_.push_back({va, bytes, h});
 
-  // 2. Send my chunk to the local peers, receive theirs.
+  ++chunks_;
+  share_with_peers(offset, bytes, fd, tag, mappings_, "symmetric heap (CUDA memory)");
+  size_ = offset + bytes;
+  return {};
+}
+
+void CudaMemory::share_with_peers(std::size_t offset, std::size_t bytes, int fd, std::uint64_t tag,
+                                  std::vector<Mapping>& into, const char* what) {
+  const int me = layout_.my_local;
+  // 1. Send my memory to the local peers, receive theirs.
   std::vector<std::vector<int>> got;
   try {
     got = fdx_.exchange({fd}, tag, &boot_);
@@ -258,10 +272,9 @@ std::string CudaMemory::add_chunk(std::size_t offset, std::size_t bytes) {
     throw;
   }
   close(fd);
-  ++chunks_;
 
-  // 3. Map every peer's chunk at its slot, read/write for my GPU.
-  st = step_ok();
+  // 2. Map every peer's memory at its slot, read/write for my GPU.
+  StepStatus st = step_ok();
   CUresult r = CUDA_SUCCESS;
   for (int i = 0; i < static_cast<int>(got.size()); ++i) {
     for (std::size_t k = 0; k < got[i].size(); ++k) {
@@ -278,17 +291,17 @@ std::string CudaMemory::add_chunk(std::size_t offset, std::size_t bytes) {
       close(pfd);
       if (r != CUDA_SUCCESS) {
         st = step_error(StepStatus::kFailed,
-                        fmt::format("importing PE {}'s heap chunk (cuMemImportFromShareableHandle) failed: {}", pe,
+                        fmt::format("importing PE {}'s memory (cuMemImportFromShareableHandle) failed: {}", pe,
                                     cu_text(r)));
       } else if ((r = d_.cuMemMap(pva, bytes, 0, ph, 0)) != CUDA_SUCCESS) {
         d_.cuMemRelease(ph);
         st = step_error(StepStatus::kFailed,
-                        fmt::format("mapping PE {}'s heap chunk (cuMemMap) failed: {}", pe, cu_text(r)));
+                        fmt::format("mapping PE {}'s memory (cuMemMap) failed: {}", pe, cu_text(r)));
       } else {
-        mappings_.push_back({pva, bytes, ph});
+        into.push_back({pva, bytes, ph});
         if ((r = d_.cuMemSetAccess(pva, bytes, &access_, 1)) != CUDA_SUCCESS) {
           st = step_error(StepStatus::kFailed,
-                          fmt::format("GPU {} cannot access PE {}'s heap (cuMemSetAccess: {}). Fix: {}", ordinal_,
+                          fmt::format("GPU {} cannot access PE {}'s memory (cuMemSetAccess: {}). Fix: {}", ordinal_,
                                       pe, cu_text(r), kP2pFix),
                           GSHMEM_ERROR_NOT_SUPPORTED);
         }
@@ -300,9 +313,110 @@ std::string CudaMemory::add_chunk(std::size_t offset, std::size_t bytes) {
                     fmt::format("fd exchange returned {} entries for {} local PEs", got.size(), layout_.n_local),
                     GSHMEM_ERROR_INTERNAL);
   }
-  agree_or_throw(boot_, st, "symmetric heap (CUDA memory)");
-  size_ = offset + bytes;
-  return {};
+  agree_or_throw(boot_, st, what);
+}
+
+// My registered buffer: its allocation handle (the user's cuMemCreate), mapped a second time at `va` in my slot,
+// read/write for my GPU, exported as a POSIX fd. Every refusal says what the buffer must be.
+StepStatus CudaMemory::export_external(CUdeviceptr va, void* user, std::size_t bytes, Mapping& mine, int& fd,
+                                       const char* call) {
+  constexpr const char* kFix =
+      "Fix: allocate the buffer with cuMemCreate (CU_MEM_ALLOCATION_TYPE_PINNED on this PE's GPU, requestedHandleTypes "
+      "= CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, size a multiple of cuMemGetAllocationGranularity), map it with "
+      "cuMemMap + cuMemSetAccess, and pass the mapped address";
+  CUmemGenericAllocationHandle h = 0;
+  CUresult r = d_.cuMemRetainAllocationHandle(&h, user);
+  if (r != CUDA_SUCCESS) {
+    return step_error(StepStatus::kFailed,
+                      fmt::format("{}: buf_ptr={} is not memory mapped with the CUDA virtual memory API "
+                                  "(cuMemRetainAllocationHandle: {}); cudaMalloc / cudaMallocHost / host memory "
+                                  "cannot be shared with other processes this way. {}",
+                                  call, user, cu_text(r), kFix),
+                      GSHMEM_ERROR_INVALID_VALUE);
+  }
+  CUmemAllocationProp prop{};
+  std::string why;
+  CUdeviceptr range_base = 0;
+  std::size_t range_size = 0;
+  if ((r = d_.cuMemGetAllocationPropertiesFromHandle(&prop, h)) != CUDA_SUCCESS) {
+    why = fmt::format("cuMemGetAllocationPropertiesFromHandle failed: {}", cu_text(r));
+  } else if (!(prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)) {
+    why = fmt::format("its allocation was created without CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in "
+                      "requestedHandleTypes (it has {:#x}), so it cannot be exported to the other PEs",
+                      static_cast<unsigned>(prop.requestedHandleTypes));
+  } else if (prop.location.type != CU_MEM_LOCATION_TYPE_DEVICE || prop.location.id != ordinal_) {
+    why = fmt::format("its memory lies on {} {}, but this PE uses GPU {}",
+                      prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE ? "GPU" : "location type",
+                      prop.location.id, ordinal_);
+  } else if (d_.cuMemGetAddressRange_v2(&range_base, &range_size, reinterpret_cast<CUdeviceptr>(user)) ==
+                 CUDA_SUCCESS &&
+             (range_base != reinterpret_cast<CUdeviceptr>(user) || bytes > range_size)) {
+    why = fmt::format("it is not the start of a mapping of at least size={} bytes (the mapping containing it is "
+                      "[{:#x}, +{}))", bytes, range_base, range_size);
+  }
+  if (!why.empty()) {
+    d_.cuMemRelease(h);
+    return step_error(StepStatus::kFailed, fmt::format("{}: buf_ptr={}: {}. {}", call, user, why, kFix),
+                      GSHMEM_ERROR_INVALID_VALUE);
+  }
+  if ((r = d_.cuMemMap(va, bytes, 0, h, 0)) != CUDA_SUCCESS) {
+    d_.cuMemRelease(h);
+    return step_error(StepStatus::kFailed,
+                      fmt::format("{}: mapping buf_ptr={} into the symmetric address space (cuMemMap of {} bytes) "
+                                  "failed: {}. {}", call, user, bytes, cu_text(r), kFix),
+                      GSHMEM_ERROR_INVALID_VALUE);
+  }
+  mine = {va, bytes, h};
+  if ((r = d_.cuMemSetAccess(va, bytes, &access_, 1)) != CUDA_SUCCESS)
+    return step_error(StepStatus::kFailed, fmt::format("{}: cuMemSetAccess failed: {}", call, cu_text(r)));
+  if ((r = d_.cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0)) != CUDA_SUCCESS) {
+    fd = -1;
+    return step_error(StepStatus::kFailed,
+                      fmt::format("{}: exporting buf_ptr={} (cuMemExportToShareableHandle) failed: {}. {}", call,
+                                  user, cu_text(r), kFix),
+                      GSHMEM_ERROR_INVALID_VALUE);
+  }
+  return step_ok();
+}
+
+void CudaMemory::map_external(std::size_t offset, void* user, std::size_t bytes, std::uint64_t tag,
+                              const char* call) {
+  const CUdeviceptr va = reinterpret_cast<CUdeviceptr>(slot_base(layout_.my_local)) + offset;
+  std::vector<Mapping> maps;
+  Mapping mine{0, 0, 0};
+  int fd = -1;
+  const StepStatus st = export_external(va, user, bytes, mine, fd, call);
+  if (mine.handle) maps.push_back(mine);
+  try {
+    const StepStatus all = agree(boot_, st);
+    if (all.code != StepStatus::kOk) throw Error(all.status, all.text);
+    share_with_peers(offset, bytes, fd, tag, maps, call);
+    fd = -1;
+  } catch (...) {
+    if (fd >= 0) close(fd);
+    unmap_all(maps);
+    throw;
+  }
+  externals_[offset] = std::move(maps);
+}
+
+void CudaMemory::unmap_external(std::size_t offset) noexcept {
+  auto it = externals_.find(offset);
+  if (it == externals_.end()) return;
+  unmap_all(it->second);
+  externals_.erase(it);
+}
+
+void CudaMemory::unmap_all(std::vector<Mapping>& ms) noexcept {
+  for (auto it = ms.rbegin(); it != ms.rend(); ++it) {
+    CUresult r = d_.cuMemUnmap(it->va, it->size);
+    if (r != CUDA_SUCCESS) log::warn("symmetric heap: cuMemUnmap failed: {}", cu_text(r));
+  }
+  for (const Mapping& m : ms) {
+    CUresult r = d_.cuMemRelease(m.handle);
+    if (r != CUDA_SUCCESS) log::warn("symmetric heap: cuMemRelease failed: {}", cu_text(r));
+  }
+  ms.clear();
 }
 
 CudaMemory::~CudaMemory() { release(); }
@@ -310,15 +424,9 @@ CudaMemory::~CudaMemory() { release(); }
 // Order matters: unmap every range, then release the handles (the memory goes away with the last reference),
 // then free the address range.
 void CudaMemory::release() noexcept {
-  for (auto it = mappings_.rbegin(); it != mappings_.rend(); ++it) {
-    CUresult r = d_.cuMemUnmap(it->va, it->size);
-    if (r != CUDA_SUCCESS) log::warn("symmetric heap: cuMemUnmap failed: {}", cu_text(r));
-  }
-  for (const Mapping& m : mappings_) {
-    CUresult r = d_.cuMemRelease(m.handle);
-    if (r != CUDA_SUCCESS) log::warn("symmetric heap: cuMemRelease failed: {}", cu_text(r));
-  }
-  mappings_.clear();
+  for (auto& [offset, ms] : externals_) unmap_all(ms);
+  externals_.clear();
+  unmap_all(mappings_);
   if (base_) {
     CUresult r = d_.cuMemAddressFree(base_, reserved_);
     if (r != CUDA_SUCCESS) log::warn("symmetric heap: cuMemAddressFree failed: {}", cu_text(r));

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 
@@ -21,7 +22,10 @@ namespace {
 constexpr std::uint32_t kHeapCallMagic = 0x47485043;    // "GHPC"
 constexpr std::uint32_t kHeapConfigMagic = 0x47485046;  // "GHPF"
 
-enum HeapOp : std::uint32_t { kOpAllocate = 1, kOpFree = 2 };
+enum HeapOp : std::uint32_t { kOpAllocate = 1, kOpFree = 2, kOpRegister = 3, kOpUnregister = 4 };
+// register_external / unregister_external: what a PE found wrong with its own arguments.
+enum RegisterFlags : std::uint32_t { kRegNull = 1, kRegSizeZero = 2, kRegMisaligned = 4, kRegUnknown = 8,
+                                     kRegWrongSize = 16 };
 enum FreeFlags : std::uint32_t { kFreeNull = 1, kFreeOutside = 2 };
 
 // What each PE contributes to a collective allocate/free; every PE checks every record.
@@ -81,6 +85,10 @@ std::string list_differences(const std::vector<T>& all, Same same, Text text) {
 std::string call_text(const HeapCall& c) {
   if (c.magic != kHeapCallMagic) return "is in another collective call (not a heap call)";
   if (c.op == kOpAllocate) return fmt::format("allocates (size={}, heap call #{})", c.size, c.sequence);
+  if (c.op == kOpRegister)
+    return fmt::format("registers a buffer (size={}, heap call #{})", c.size, c.sequence);
+  if (c.op == kOpUnregister)
+    return fmt::format("unregisters {:#x} (heap call #{})", c.address, c.sequence);
   if (c.flags & kFreeNull) return fmt::format("frees nullptr (heap call #{})", c.sequence);
   return fmt::format("frees {:#x} (heap call #{})", c.address, c.sequence);
 }
@@ -98,6 +106,12 @@ struct SymmetricHeap::Impl {
   std::vector<char*> peer_bases;
   std::mutex mu;                       // serialises allocate/free/usage within the process
   std::uint64_t sequence = 0;
+  // Registered buffers (register_external), offset -> size, placed top down from the slot's end; the heap's
+  // backed size stays below `floor` (the lowest offset, or the slot). Read by contains() under reg_mu.
+  mutable std::mutex reg_mu;
+  std::map<std::size_t, std::size_t> registered;
+  std::atomic<std::size_t> floor{0};
+  std::uint64_t registrations = 0;     // registrations made: tags of their fd exchanges
 
   Impl(const Params& p, bootstrap::Bootstrap& b) : params(p), boot(b) {}
 
@@ -203,6 +217,7 @@ SymmetricHeap::SymmetricHeap(const Params& p, bootstrap::Bootstrap& boot, bootst
   m.base = m.memory->slot_base(l.my_local);
   m.backed = m.memory->size();
   m.alloc = std::make_unique<OffsetAllocator>(p.internal_size, m.memory->size());
+  m.floor = l.slot;
   m.peer_bases.assign(static_cast<std::size_t>(p.n_pes), nullptr);
   for (int i = 0; i < l.n_local; ++i) m.peer_bases[static_cast<std::size_t>(l.local_pes[i])] = m.memory->slot_base(i);
   log::info("symmetric heap: {} at {}, {} backed, up to {} per PE, granularity {}, {} local PE(s)",
@@ -221,9 +236,19 @@ bool SymmetricHeap::contains(const void* p, std::size_t len) const {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const auto b = reinterpret_cast<std::uintptr_t>(impl_->base);
   const std::size_t n = size();
-  if (a < b || a - b >= n) return false;
-  return len <= n - (a - b);
+  if (a < b) return false;
+  if (a - b < n) return len <= n - (a - b);
+  // A registered buffer (above the heap, below the slot's end)?
+  const std::size_t off = a - b;
+  if (off < impl_->floor.load(std::memory_order_acquire) || off >= impl_->layout.slot) return false;
+  std::lock_guard<std::mutex> lock(impl_->reg_mu);
+  auto it = impl_->registered.upper_bound(off);
+  if (it == impl_->registered.begin()) return false;
+  --it;
+  return off - it->first < it->second && len <= it->second - (off - it->first);
 }
+
+std::size_t SymmetricHeap::granularity() const { return impl_->layout.granularity; }
 
 std::size_t SymmetricHeap::offset_of(const void* p) const {
   return static_cast<std::size_t>(static_cast<const char*>(p) - impl_->base);
@@ -310,16 +335,21 @@ void SymmetricHeap::Impl::grow_for(std::size_t size, std::size_t alignment, cons
     return fmt::format("the heap has {} bytes backed, {} bytes used by {} allocations, largest free block {} bytes",
                        current, s.used, s.allocations, s.largest_free);
   };
-  if (needed > layout.slot) {
+  const std::size_t limit = floor.load();  // the slot, or the lowest registered buffer
+  if (needed > limit) {
     std::size_t suggest = std::bit_ceil(std::min<std::size_t>(needed, SIZE_MAX / 2 + 1));
     fail(GSHMEM_ERROR_OUT_OF_MEMORY,
          "{}(size={}): the symmetric heap is full: it would have to grow to {} bytes but GSHMEM_MAX_HEAP_SIZE={} "
-         "({}). Fix: free symmetric objects you no longer need, or raise GSHMEM_MAX_HEAP_SIZE (e.g. "
+         "({}{}). Fix: free symmetric objects you no longer need, or raise GSHMEM_MAX_HEAP_SIZE (e.g. "
          "GSHMEM_MAX_HEAP_SIZE={})",
-         call, size, needed, config::format_size(params.max_size), state(), config::format_size(suggest));
+         call, size, needed, config::format_size(params.max_size), state(),
+         limit < layout.slot ? fmt::format("; buffers registered with gshmemx_buffer_register_symmetric take the "
+                                           "slot's top {} bytes", layout.slot - limit)
+                             : std::string(),
+         config::format_size(suggest));
   }
   const std::size_t doubled = current > SIZE_MAX / 2 ? SIZE_MAX : round_up(2 * current, layout.granularity);
-  const std::size_t preferred = std::min(layout.slot, std::max(needed, doubled));
+  const std::size_t preferred = std::min(limit, std::max(needed, doubled));
   std::string why = memory->grow(preferred);
   std::size_t got = preferred;
   if (!why.empty() && preferred > needed) {
@@ -388,6 +418,122 @@ std::size_t SymmetricHeap::allocation_size(const void* p) const {
   std::lock_guard<std::mutex> lock(m.mu);
   if (!p || !contains(p)) return 0;
   return m.alloc->size_of(offset_of(p));
+}
+
+void* SymmetricHeap::register_external(void* buf, std::size_t size, const char* call) {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  const std::size_t g = m.layout.granularity;
+  HeapCall mine{kHeapCallMagic, kOpRegister, m.sequence, size, 0, 0, reinterpret_cast<std::uintptr_t>(buf), 0, 0};
+  if (!buf) mine.flags |= kRegNull;
+  if (size == 0) mine.flags |= kRegSizeZero;
+  if (size % g != 0 || reinterpret_cast<std::uintptr_t>(buf) % g != 0) mine.flags |= kRegMisaligned;
+  const std::vector<HeapCall> all = m.gather(mine);
+  m.check_same_call(all, call);
+  for (std::size_t pe = 0; pe < all.size(); ++pe) {
+    const HeapCall& c = all[pe];
+    if (c.flags & kRegNull)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: PE {} passed buf_ptr=NULL. Fix: pass the address of the buffer each PE "
+           "mapped (the same size on every PE)", call, pe);
+    if (c.flags & kRegSizeZero)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: PE {} passed size=0. Fix: pass the buffer's size in bytes", call, pe);
+    if (c.flags & kRegMisaligned)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: PE {} passed buf_ptr={:#x} size={}, which are not multiples of the "
+           "granularity of {} bytes. Fix: allocate and map the buffer in whole granules ({}) and pass its start",
+           call, pe, c.address, c.size, g,
+           m.params.backing == Backing::Cuda ? "cuMemGetAllocationGranularity; 2 MiB on H100/H200"
+                                           : "the page size, as mmap does");
+  }
+  auto same = [](const HeapCall& a, const HeapCall& b) { return a.size == b.size; };
+  for (const HeapCall& c : all) {
+    if (same(all[0], c)) continue;
+    fail(GSHMEM_ERROR_MISMATCH, "{}: PEs registered buffers of different sizes: {}. Fix: every PE registers a "
+         "buffer of the same size (it becomes one symmetric object)",
+         call, list_differences(all, same, [](const HeapCall& x) { return fmt::format("size={}", x.size); }));
+  }
+  // Placement, the same on every PE (the same calls in the same order): the highest gap between registered
+  // buffers that fits, else below the lowest; always above the heap's backed size.
+  std::size_t off = 0;
+  bool placed = false;
+  {
+    std::size_t top = m.layout.slot;
+    for (auto it = m.registered.rbegin(); it != m.registered.rend() && !placed; ++it) {
+      if (top - (it->first + it->second) >= size) {
+        off = top - size;
+        placed = true;
+      }
+      top = it->first;
+    }
+    if (!placed && top >= size && top - size >= m.memory->size()) {
+      off = top - size;
+      placed = true;
+    }
+  }
+  if (!placed)
+    fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}(size={}): the symmetric address space has no room for it above the heap "
+         "({} bytes backed) within GSHMEM_MAX_HEAP_SIZE={}. Fix: raise GSHMEM_MAX_HEAP_SIZE, or unregister buffers "
+         "you no longer need", call, size, m.memory->size(), config::format_size(m.params.max_size));
+  m.memory->map_external(off, buf, size, kExternalFdTag + m.registrations++, call);
+  {
+    std::lock_guard<std::mutex> rl(m.reg_mu);
+    m.registered[off] = size;
+    m.floor = m.registered.begin()->first;
+  }
+  log::info("{}: {} bytes at {} mapped at symmetric offset {:#x} (address {})", call, size, buf, off,
+            static_cast<void*>(m.base + off));
+  return m.base + off;
+}
+
+void SymmetricHeap::unregister_external(void* mmap_ptr, std::size_t size, const char* call) {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  HeapCall mine{kHeapCallMagic, kOpUnregister, m.sequence, size, 0, 0, reinterpret_cast<std::uintptr_t>(mmap_ptr),
+                0, 0};
+  const auto a = reinterpret_cast<std::uintptr_t>(mmap_ptr);
+  const auto b = reinterpret_cast<std::uintptr_t>(m.base);
+  std::size_t known = 0;
+  if (!mmap_ptr) {
+    mine.flags = kRegNull;
+  } else {
+    std::lock_guard<std::mutex> rl(m.reg_mu);
+    auto it = a >= b ? m.registered.find(a - b) : m.registered.end();
+    if (it == m.registered.end()) {
+      mine.flags = kRegUnknown;
+    } else {
+      mine.offset = it->first;
+      known = it->second;
+      if (size != known) mine.flags = kRegWrongSize;
+    }
+  }
+  mine.alignment = known;  // the registered size, for the message
+  const std::vector<HeapCall> all = m.gather(mine);
+  m.check_same_call(all, call);
+  for (std::size_t pe = 0; pe < all.size(); ++pe) {
+    const HeapCall& c = all[pe];
+    if (c.flags & kRegNull)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: PE {} passed mmap_ptr=NULL. Fix: pass the address "
+           "gshmemx_buffer_register_symmetric returned", call, pe);
+    if (c.flags & kRegUnknown)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: PE {} passed mmap_ptr={:#x}, which is not a registered symmetric "
+           "buffer (never registered, unregistered already, or not its start). Fix: pass exactly the address "
+           "gshmemx_buffer_register_symmetric returned, once", call, pe, c.address);
+    if (c.flags & kRegWrongSize)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: PE {} passed size={} for the buffer at {:#x}, registered with size={}. "
+           "Fix: pass the size it was registered with", call, pe, c.size, c.address, c.alignment);
+  }
+  auto same = [](const HeapCall& x, const HeapCall& y) { return x.offset == y.offset; };
+  for (const HeapCall& c : all) {
+    if (same(all[0], c)) continue;
+    fail(GSHMEM_ERROR_MISMATCH, "{}: PEs unregistered different buffers: {}. Fix: every PE unregisters the same "
+         "symmetric buffer, in the same order", call,
+         list_differences(all, same, [](const HeapCall& x) { return fmt::format("{:#x}", x.address); }));
+  }
+  {
+    std::lock_guard<std::mutex> rl(m.reg_mu);
+    m.registered.erase(mine.offset);
+    m.floor = m.registered.empty() ? m.layout.slot : m.registered.begin()->first;
+  }
+  m.memory->unmap_external(mine.offset);
 }
 
 Usage SymmetricHeap::usage() const {

@@ -72,6 +72,17 @@ class SymmetricHeap {
   // not the start of a live allocation is INVALID_VALUE on every PE.
   void free(void* p, const char* call);
   Usage usage() const;
+
+  // Collective (gshmemx_buffer_register_symmetric): every PE passes its own buffer of the same `size` (GPU PEs: a
+  // CUDA VMM allocation with a POSIX-fd handle type; CPU PEs: a MAP_SHARED file mapping), size and address
+  // multiples of the granularity. The buffers are mapped at the same offset of every local PE's slot, above the
+  // heap (placed top down from the slot's end, so the heap's growth stops below them), and that address on this PE
+  // is returned: it translates to a peer like heap memory. Every check is made across PEs (MISMATCH for different
+  // sizes, INVALID_VALUE naming the PE whose buffer cannot be shared), the same error on every PE.
+  void* register_external(void* buf, std::size_t size, const char* call);
+  // Collective: unmaps a region register_external returned (the same on every PE, with its size).
+  void unregister_external(void* mmap_ptr, std::size_t size, const char* call);
+  std::size_t granularity() const;
   // Bytes of the live allocation that starts at `p` (its size rounded up to kMinAlignment), 0 if no live
   // allocation starts there. Local: not collective.
   std::size_t allocation_size(const void* p) const;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "api/guard.hpp"
@@ -15,6 +16,8 @@
 #if GSHMEM_HAVE_CUDA
 #include <cuda.h>
 #include <cuda_runtime.h>
+
+#include "transport/cuda_driver.hpp"
 #endif
 
 namespace gshmem::device_state {
@@ -50,9 +53,8 @@ Registry& registry() {
 #if GSHMEM_HAVE_CUDA
 void check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
-  fail(GSHMEM_ERROR_SYSTEM, "device state: {} failed: {} ({}). Fix: check that the GPU is healthy (nvidia-smi) and "
-       "that no earlier kernel faulted (run with compute-sanitizer)", what, cudaGetErrorName(e),
-       cudaGetErrorString(e));
+  fail(GSHMEM_ERROR_SYSTEM, "device state: {} failed: {}. Fix: check that the GPU is healthy (nvidia-smi) and "
+       "that no earlier kernel faulted (run with compute-sanitizer)", what, cuda::error_text(e));
 }
 
 // Calls one setter (it makes the PE's device current and restores the caller's). A failure is a warning, not an
@@ -65,19 +67,19 @@ void call_setter(gshmemi_device_state_setter_t setter, const gshmem_device_state
               "code that includes <gshmem/device.cuh>) failed with cudaError {} ({}); kernels of that code will "
               "trap if they use gshmem. Fix: build it for this GPU's architecture (CMAKE_CUDA_ARCHITECTURES / "
               "-arch) and check that no earlier kernel faulted", rc,
-              cudaGetErrorString(static_cast<cudaError_t>(rc)));
+              cuda::error_text(static_cast<cudaError_t>(rc)));
     (void)cudaGetLastError();
   }
 }
 
 // Writes `s` into a module's or library's copy of the state (device address `dst`), with the PE's GPU current.
 int copy_to_external(void* dst, const gshmem_device_state_t& s) {
-  int prev = -1;
-  cudaError_t e = cudaGetDevice(&prev);
-  if (e == cudaSuccess && prev != s.device) e = cudaSetDevice(s.device);
-  if (e == cudaSuccess) e = cudaMemcpy(dst, &s, sizeof s, cudaMemcpyDefault);
-  if (prev >= 0 && prev != s.device) cudaSetDevice(prev);
-  return static_cast<int>(e);
+  try {
+    const cuda::DeviceScope on_pe_gpu(s.device);
+    return static_cast<int>(cudaMemcpy(dst, &s, sizeof s, cudaMemcpyDefault));
+  } catch (const Error&) {
+    return static_cast<int>(cudaErrorInvalidDevice);
+  }
 }
 
 void update_externals(Registry& r, const gshmem_device_state_t& s) {
@@ -87,7 +89,7 @@ void update_externals(Registry& r, const gshmem_device_state_t& s) {
       log::warn("device state: copying the state into a {} given to gshmemx_cu{}_init failed with cudaError {} "
                 "({}); its kernels will trap if they use gshmem. Fix: keep the {} loaded until "
                 "gshmemx_cu{}_finalize, and check that no earlier kernel faulted", m.library ? "library" : "module",
-                m.library ? "library" : "module", rc, cudaGetErrorString(static_cast<cudaError_t>(rc)),
+                m.library ? "library" : "module", rc, cuda::error_text(static_cast<cudaError_t>(rc)),
                 m.library ? "library" : "module", m.library ? "library" : "module");
       (void)cudaGetLastError();
     }
@@ -127,9 +129,10 @@ void publish(Runtime& rt) {
   if (rt.mode != Mode::Gpu) return;
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  int prev_device = -1;
-  check(cudaGetDevice(&prev_device), "cudaGetDevice");
-  check(cudaSetDevice(rt.device), "cudaSetDevice (the PE's GPU)");
+  // The PE's GPU for the tables and the setters (each TU's setter switches only when another GPU is current), the
+  // caller's context back afterwards; a thread without one gets no context on another GPU (cuda::DeviceScope: the
+  // old cudaGetDevice/cudaSetDevice(previous) pair set device 0 on such a thread, creating its context).
+  const cuda::DeviceScope on_pe_gpu(rt.device);
   char* base = rt.heap->base();
   // First publish of this runtime: init calls it before the runtime becomes current().
   const bool first = Runtime::current() != &rt || r.owner != &rt;
@@ -215,7 +218,6 @@ void publish(Runtime& rt) {
     for (auto setter : r.setters) call_setter(setter, s);
     update_externals(r, s);
   }
-  check(cudaSetDevice(prev_device), "cudaSetDevice (restoring the caller's device)");
   log::info("device state published: {} PEs, {} translation unit(s) registered", rt.n_pes, r.setters.size());
 #else
   (void)rt;
@@ -228,6 +230,12 @@ void reset(Runtime& rt) noexcept {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (r.owner != &rt) return;
+  std::optional<cuda::DeviceScope> on_pe_gpu;  // as in publish(); without it the setters and frees go on anyway
+  try {
+    on_pe_gpu.emplace(rt.device);
+  } catch (const Error& e) {
+    log::warn("device state: {}", e.what());
+  }
   // Kernels of a finalized PE must trap ("not published"), not dereference the freed heap and tables.
   gshmem_device_state_t s{};
   s.device = rt.device;  // the setters switch to this device; version 0 marks the state unusable
@@ -275,18 +283,15 @@ void external(void* handle, bool library, bool add, const char* call) {
   cudaError_t e = cudaGetDriverEntryPointByVersion(fn_name, &fn, 12000, cudaEnableDefault, &q);
   if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn)
     fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: the CUDA driver has no {} ({}). Fix: update the NVIDIA driver", call,
-         fn_name, cudaGetErrorString(e));
+         fn_name, cuda::error_text(e));
   CUdeviceptr dptr = 0;
   size_t bytes = 0;
   CUresult cr = CUDA_ERROR_NOT_FOUND;
   // The per-file copy is `static`: nvcc names it plainly in whole-program builds (some versions mangle it as a
   // C++ internal name); -rdc builds add a per-file hash, which cannot be looked up.
   // cuLibraryGetGlobal answers for the current context: make this PE's GPU current for the lookup.
-  int prev_device = -1;
-  if (cudaGetDevice(&prev_device) == cudaSuccess && prev_device != rt.device &&
-      (e = cudaSetDevice(rt.device)) != cudaSuccess)
-    fail(GSHMEM_ERROR_SYSTEM, "{}: cudaSetDevice({}) failed: {}. Fix: check that GPU {} is healthy (nvidia-smi)",
-         call, rt.device, cudaGetErrorString(e), rt.device);
+  {
+  const cuda::DeviceScope on_pe_gpu(rt.device);
   for (const char* name : {"gshmemi_dstate", "_ZL14gshmemi_dstate"}) {
     if (library)
       cr = reinterpret_cast<CUresult (*)(CUdeviceptr*, size_t*, CUlibrary, const char*)>(fn)(
@@ -296,7 +301,7 @@ void external(void* handle, bool library, bool add, const char* call) {
           &dptr, &bytes, static_cast<CUmodule>(handle), name);
     if (cr != CUDA_ERROR_NOT_FOUND) break;
   }
-  if (prev_device >= 0 && prev_device != rt.device) cudaSetDevice(prev_device);
+  }
   if (cr == CUDA_ERROR_NOT_FOUND)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the {} has no gshmem device state (no symbol gshmemi_dstate): none of its "
          "kernels uses gshmem (<nvshmem.h> / <gshmem/device.cuh>), or it was built with -rdc, which renames each "
@@ -315,7 +320,7 @@ void external(void* handle, bool library, bool add, const char* call) {
   const int rc = copy_to_external(state, r.state);
   if (rc != 0)
     fail(GSHMEM_ERROR_SYSTEM, "{}: copying the device state into the {} failed: {}. Fix: check that no earlier "
-         "kernel faulted (run with compute-sanitizer)", call, kind, cudaGetErrorString(static_cast<cudaError_t>(rc)));
+         "kernel faulted (run with compute-sanitizer)", call, kind, cuda::error_text(static_cast<cudaError_t>(rc)));
 #else
   (void)add;
   fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: this gshmem was built without GPU support", call);

@@ -23,7 +23,7 @@ namespace {
 
 void check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
-  fail(GSHMEM_ERROR_SYSTEM, "{} failed: {} ({}). Fix: {}", what, cudaGetErrorName(e), cudaGetErrorString(e),
+  fail(GSHMEM_ERROR_SYSTEM, "{} failed: {}. Fix: {}", what, cuda::error_text(e),
        e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure
            ? "a kernel on this GPU faulted earlier (often a bad pointer or a peer address used after free); run "
              "with compute-sanitizer to find it"
@@ -273,10 +273,12 @@ void setup_memops(Context* c, char* trial) {
     if (r == CUDA_SUCCESS) r = c->memset32(word + 4, 0xabcd1234u, 1, cs);  // ee ff c0 00 34 12 cd ab
     if (r == CUDA_SUCCESS) r = c->memset8(word + 2, 0x77, 1, cs);          // ee ff 77 00 34 12 cd ab
     if (r == CUDA_SUCCESS) r = c->memset16(word + 6, 0x4321, 1, cs);       // ee ff 77 00 34 12 21 43
-    if (r != CUDA_SUCCESS) return std::string("the trial write failed (CUresult ") + std::to_string(r) + ")";
-    check(cudaMemcpyAsync(&got, reinterpret_cast<void*>(word), sizeof got, cudaMemcpyDeviceToHost, c->stream),
+    if (r != CUDA_SUCCESS) return "the trial write failed: " + cuda::error_text(r);
+    // Read back through the pinned scratch, as load() reads (no pageable staging of the peer's memory).
+    check(cudaMemcpyAsync(c->result, reinterpret_cast<void*>(word), sizeof got, cudaMemcpyDefault, c->stream),
           "cudaMemcpyAsync (stream memory operation trial)");
     check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (stream memory operation trial)");
+    got = *c->result;
     if (got != 0x432112340077ffeeull) return "the trial writes did not land";
     return {};
 #endif
@@ -293,20 +295,18 @@ void setup_memops(Context* c, char* trial) {
             "signals on streams cuStreamWriteValue64");
 }
 
-// Driver calls need a current context, which a thread that has made no CUDA call yet lacks (runtime calls bind
-// one themselves). Before the first one on a thread: no current context -> make this PE's GPU the thread's device.
-void bind_thread(const Context* c) {
-  thread_local bool bound = false;
-  if (bound) return;
-  CUcontext ctx = nullptr;
-  if (cuda::driver()->cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && !ctx)
-    check(cudaSetDevice(c->device), "cudaSetDevice (binding this thread to the PE's GPU)");
-  bound = true;
-}
+// Every entry point below that issues CUDA work starts with `Bind b(c)`: the PE's GPU is current on the calling thread
+// for its runtime and driver calls (cuda::DeviceScope). Without it, a thread that has made no CUDA call issued to
+// device 0: its kernels and copies ran on GPU 0 in a PE of GPU 1, whose heap mappings are accessible to GPU 1 only
+// (an illegal address: gpu.mp.stream.no_memops.n2, case fresh_thread, 2 PEs on 2 GPUs), and created a context on
+// GPU 0 there.
+using Bind = cuda::DeviceScope;
+#define GSHMEM_BIND(c) const Bind bind_((c)->device)
+
+void release_context(Context* c) noexcept;
 
 // A SET signal as one 64-bit write-value on `s` (setup_memops found them usable).
 void write_signal(const Context* c, CUstream s, std::uint64_t* sig, std::uint64_t value, const char* what) {
-  bind_thread(c);
   cuda::check(c->write64(s, reinterpret_cast<CUdeviceptr>(sig), value, 0), what);
 }
 
@@ -320,7 +320,7 @@ bool available(std::string* why) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
-    if (why) *why = std::string("the CUDA runtime sees no GPU: ") + cudaGetErrorString(e);
+    if (why) *why = "the CUDA runtime sees no GPU: " + cuda::error_text(e);
     return false;
   }
   int usable = 0;
@@ -376,6 +376,7 @@ Context* create_context(Runtime& rt) {
   auto* c = new Context();
   try {
     c->device = rt.device;
+    GSHMEM_BIND(c);
     c->heap_base = rt.heap->base();
     const double t = config::get().wait_timeout;
     c->timeout_ns = t > 0 ? static_cast<unsigned long long>(t * 1e9) : 0;
@@ -426,6 +427,16 @@ Context* create_context(Runtime& rt) {
 
 void destroy_context(Context* c) noexcept {
   if (!c) return;
+  try {
+    GSHMEM_BIND(c);
+    release_context(c);
+  } catch (...) {  // the GPU could not be made current: release what can be without it
+    release_context(c);
+  }
+}
+
+namespace {
+void release_context(Context* c) noexcept {
   if (c->stream) {
     cudaStreamSynchronize(c->stream);
     cudaStreamDestroy(c->stream);
@@ -435,8 +446,10 @@ void destroy_context(Context* c) noexcept {
   if (c->d_peer_bases) cudaFree(c->d_peer_bases);
   delete c;
 }
+}  // namespace
 
 void copy(Context* c, void* dst, const void* src, std::size_t bytes, bool nbi) {
+  GSHMEM_BIND(c);
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, c->stream), "cudaMemcpyAsync");
   if (nbi) c->pending = true;
   else check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (blocking copy)");
@@ -444,6 +457,7 @@ void copy(Context* c, void* dst, const void* src, std::size_t bytes, bool nbi) {
 
 void copy_strided(Context* c, void* dst, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
                   std::ptrdiff_t src_stride, std::size_t n, bool nbi) {
+  GSHMEM_BIND(c);
   check(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(dst_stride) * elem, src,
                           static_cast<std::size_t>(src_stride) * elem, elem, n, cudaMemcpyDefault, c->stream),
         "cudaMemcpy2DAsync (strided transfer)");
@@ -452,6 +466,7 @@ void copy_strided(Context* c, void* dst, const void* src, std::size_t elem, std:
 }
 
 void load(Context* c, void* out, const void* src, std::size_t bytes) {
+  GSHMEM_BIND(c);
   // One H200: 6.5-6.9 us per 16 B-4 KiB read this way against 7.2-7.9 us straight into pageable memory (the
   // driver's staged path), 12.5 vs 16.1 us at 64 KiB (host_ops_probe).
   check(cudaMemcpyAsync(c->result, src, bytes, cudaMemcpyDefault, c->stream), "cudaMemcpyAsync (read into the host)");
@@ -460,6 +475,7 @@ void load(Context* c, void* out, const void* src, std::size_t bytes) {
 }
 
 void memset_zero(Context* c, void* dst, std::size_t bytes) {
+  GSHMEM_BIND(c);
   check(cudaMemsetAsync(dst, 0, bytes, c->stream), "cudaMemsetAsync");
   check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (zeroing)");
 }
@@ -468,6 +484,7 @@ void memset_zero(Context* c, void* dst, std::size_t bytes) {
 // quiet (and each host barrier_all, which starts with one) costs no stream synchronisation.
 void quiet(Context* c) {
   if (!c->pending) return;
+  GSHMEM_BIND(c);
   check(cudaStreamSynchronize(c->stream), "gshmem_quiet: cudaStreamSynchronize");
   c->pending = false;
 }
@@ -478,14 +495,18 @@ void signal_peer_failure(Context* c) noexcept {
 
 int* peer_failure_flag(Context* c) { return c ? c->abort_flag : nullptr; }
 
+int device_of(Context* c) { return c ? c->device : -1; }
+
 bool overlap_launch(Context* c) { return c && c->overlap_launch; }
 
-void synchronize_device(Context*, const char* call) {
+void synchronize_device(Context* c, const char* call) {
+  GSHMEM_BIND(c);
   std::string what = std::string(call) + ": cudaDeviceSynchronize";
   check(cudaDeviceSynchronize(), what.c_str());
 }
 
 void reset_team_slot(Context* c, int slot) {
+  GSHMEM_BIND(c);
   check(cudaMemsetAsync(c->heap_base + kFlagsOffset + sizeof(std::uint64_t) * slot * kMaxRounds, 0,
                         sizeof(std::uint64_t) * kMaxRounds, c->stream),
         "cudaMemsetAsync (team slot flags)");
@@ -496,6 +517,7 @@ void reset_team_slot(Context* c, int slot) {
 }
 
 std::uint64_t amo(Context* c, void* target, int bytes, AmoOp op, std::uint64_t value, std::uint64_t cond) {
+  GSHMEM_BIND(c);
   amo_kernel<<<1, 1, 0, c->stream>>>(target, bytes, static_cast<int>(op), value, cond, c->result);
   check(cudaGetLastError(), "launching the atomic kernel");
   check(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize (atomic)");
@@ -503,6 +525,7 @@ std::uint64_t amo(Context* c, void* target, int bytes, AmoOp op, std::uint64_t v
 }
 
 void signal_nbi(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op) {
+  GSHMEM_BIND(c);
   c->pending = true;
   if (c->write64 && sig_op == GSHMEM_SIGNAL_SET) {
     write_signal(c, reinterpret_cast<CUstream>(c->stream), sig, value, "cuStreamWriteValue64 (signal from the host)");
@@ -514,7 +537,8 @@ void signal_nbi(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op)
   check(cudaGetLastError(), "launching the signal kernel");
 }
 
-void copy_on_stream(Context*, void* dst, const void* src, std::size_t bytes, gshmem_stream_t s) {
+void copy_on_stream(Context* c, void* dst, const void* src, std::size_t bytes, gshmem_stream_t s) {
+  GSHMEM_BIND(c);
   // The copy engine, at every size: a copy kernel was slower here even for 16 bytes (3.2 vs 2.3 us per call on
   // H200, where an empty kernel launch alone took 3.2 us back to back; bench/NOTES.md).
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, reinterpret_cast<cudaStream_t>(s)),
@@ -522,9 +546,9 @@ void copy_on_stream(Context*, void* dst, const void* src, std::size_t bytes, gsh
 }
 
 void store_on_stream(Context* c, void* dst, std::uint64_t value, int bytes, gshmem_stream_t s) {
+  GSHMEM_BIND(c);
   const auto a = reinterpret_cast<std::uintptr_t>(dst);
   const auto cs = reinterpret_cast<CUstream>(s);
-  if (c->write64) bind_thread(c);
   if (c->write64 && bytes == 8 && a % 8 == 0) {
     cuda::check(c->write64(cs, a, value, 0), "cuStreamWriteValue64 (p on a stream)");
     return;
@@ -549,6 +573,7 @@ void store_on_stream(Context* c, void* dst, std::uint64_t value, int bytes, gshm
 }
 
 void signal_on_stream(Context* c, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s) {
+  GSHMEM_BIND(c);
   if (c->write64 && sig_op == GSHMEM_SIGNAL_SET) {  // ADD needs an atomic: the kernel
     write_signal(c, reinterpret_cast<CUstream>(s), sig, value, "cuStreamWriteValue64 (signal on a stream)");
     return;
@@ -560,6 +585,7 @@ void signal_on_stream(Context* c, std::uint64_t* sig, std::uint64_t value, int s
 }
 
 void wait_on_stream(Context* c, std::uint64_t* sig, int cmp, std::uint64_t value, gshmem_stream_t s) {
+  GSHMEM_BIND(c);
   check(launch_stream_kernel(c->overlap_launch, wait_kernel, 1, reinterpret_cast<cudaStream_t>(s),
                              reinterpret_cast<unsigned long long*>(sig), cmp, static_cast<unsigned long long>(value),
                              c->timeout_ns, static_cast<const volatile int*>(c->abort_flag)),
@@ -573,6 +599,7 @@ void quiet_on_stream(Context*, gshmem_stream_t) {
 
 void barrier_on_stream(Context* c, int slot, int start, int stride, int size, int me, gshmem_stream_t s) {
   if (size <= 1) return;
+  GSHMEM_BIND(c);
   check(launch_stream_kernel(c->overlap_launch, barrier_kernel, 32, reinterpret_cast<cudaStream_t>(s),
                              static_cast<char* const*>(c->d_peer_bases), c->heap_base, c->peer_stride, slot, start,
                              stride, size, me, c->timeout_ns, static_cast<const volatile int*>(c->abort_flag)),

@@ -40,6 +40,8 @@ void quiet(Context* ctx);  // completes every nbi operation this PE issued from 
 void signal_peer_failure(Context* ctx) noexcept;
 // The mapped pinned word behind signal_peer_failure (host address == device address), for device-side waits.
 int* peer_failure_flag(Context* ctx);
+// The PE's GPU (CUDA ordinal): every entry point here makes it current on the calling thread (cuda::DeviceScope).
+int device_of(Context* ctx);
 // Whether this PE's stream kernels are launched overlapped with the previous kernel (transport/stream_kernel.cuh).
 bool overlap_launch(Context* ctx);
 // cudaDeviceSynchronize with a checked result naming `call`: waits for the program's stream work as well.

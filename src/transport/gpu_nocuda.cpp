@@ -28,6 +28,7 @@ void memset_zero(Context*, void*, std::size_t) { unavailable(); }
 void quiet(Context*) { unavailable(); }
 void signal_peer_failure(Context*) noexcept {}
 int* peer_failure_flag(Context*) { return nullptr; }
+int device_of(Context*) { return -1; }
 void synchronize_device(Context*, const char*) { unavailable(); }
 void reset_team_slot(Context*, int) { unavailable(); }
 std::uint64_t amo(Context*, void*, int, AmoOp, std::uint64_t, std::uint64_t) { unavailable(); }

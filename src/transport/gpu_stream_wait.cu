@@ -11,6 +11,7 @@
 #include "gshmem/device/impl/common.cuh"
 #include "runtime/config.hpp"
 #include "runtime/error.hpp"
+#include "transport/cuda_driver.hpp"
 #include "transport/gpu.hpp"
 #include "transport/stream_kernel.cuh"
 
@@ -19,7 +20,7 @@ namespace {
 
 void check(cudaError_t e, const char* call, const char* what) {
   if (e == cudaSuccess) return;
-  fail(GSHMEM_ERROR_SYSTEM, "{}: {} failed: {} ({}). Fix: {}", call, what, cudaGetErrorName(e), cudaGetErrorString(e),
+  fail(GSHMEM_ERROR_SYSTEM, "{}: {} failed: {}. Fix: {}", call, what, cuda::error_text(e),
        e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure
            ? "a kernel on this GPU faulted earlier (often a bad pointer, or a wait that timed out); run with "
              "compute-sanitizer to find it"
@@ -81,8 +82,9 @@ __device__ int g_never_failed = 0;
 
 }  // namespace
 
-void copy_strided_on_stream(Context*, void* dst, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
+void copy_strided_on_stream(Context* ctx, void* dst, const void* src, std::size_t elem, std::ptrdiff_t dst_stride,
                             std::ptrdiff_t src_stride, std::size_t n, gshmem_stream_t s, const char* call) {
+  const cuda::DeviceScope bind(device_of(ctx));
   check(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(dst_stride) * elem, src,
                           static_cast<std::size_t>(src_stride) * elem, elem, n, cudaMemcpyDefault,
                           reinterpret_cast<cudaStream_t>(s)),
@@ -90,11 +92,13 @@ void copy_strided_on_stream(Context*, void* dst, const void* src, std::size_t el
 }
 
 void synchronize_stream(Context* ctx, gshmem_stream_t s, const char* call) {
+  const cuda::DeviceScope bind(device_of(ctx));
   refuse_capture(ctx, s, call);
   check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(s)), call, "cudaStreamSynchronize");
 }
 
-void refuse_capture(Context*, gshmem_stream_t s, const char* call) {
+void refuse_capture(Context* ctx, gshmem_stream_t s, const char* call) {
+  const cuda::DeviceScope bind(device_of(ctx));
   cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
   check(cudaStreamIsCapturing(reinterpret_cast<cudaStream_t>(s), &st), call, "cudaStreamIsCapturing");
   if (st != cudaStreamCaptureStatusNone)
@@ -105,7 +109,8 @@ void refuse_capture(Context*, gshmem_stream_t s, const char* call) {
          call);
 }
 
-bool device_accessible(Context*, const void* p) {
+bool device_accessible(Context* ctx, const void* p) {
+  const cuda::DeviceScope bind(device_of(ctx));
   cudaPointerAttributes attr{};
   if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -123,6 +128,7 @@ bool device_accessible(Context*, const void* p) {
 
 void wait_all_on_stream(Context* ctx, const void* ivars, std::size_t n, const int* status, WaitType type, int cmp,
                         std::uint64_t value, const void* values, gshmem_stream_t s, const char* call) {
+  const cuda::DeviceScope bind(device_of(ctx));
   if (n == 0) return;
   WaitArgs a{};
   a.ivars = ivars;

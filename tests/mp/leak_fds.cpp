@@ -73,30 +73,84 @@ long vm_size_kb() {
   return -1;
 }
 
+// All mappings of the process, start -> "size kB, perms, name", for a listing of what appeared or grew.
+std::map<unsigned long, std::string> all_mappings() {
+  std::map<unsigned long, std::string> out;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    unsigned long a = 0, b = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &a, &b) != 2) continue;
+    const std::size_t name = line.find('/') != std::string::npos ? line.find('/') : line.find('[');
+    out[a] = std::to_string((b - a) / 1024) + " kB " + line.substr(line.find(' ') + 1, 4) + " " +
+             (name != std::string::npos ? line.substr(name) : "(anonymous)");
+  }
+  return out;
+}
+
 // On GPU PEs the CUDA driver opens its device files, event fds and threads once per process and keeps them
-// until exit; those are the driver's, not gshmem's. Open them before the "before" snapshot by creating every
-// device's primary context, as an application that uses CUDA itself would have.
-void warm_up_cuda_driver() {
-  const char* dev = std::getenv("GSHMEM_DEVICE");
-  if (!dev || std::strcmp(dev, "cpu") == 0) return;
-  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-  if (!h) return;
+// until exit; those are the driver's, not gshmem's. Open them before the "before" snapshot by creating the PE's
+// GPU's primary context and making it current, as an application that uses CUDA itself would have (gshmem then
+// uses that GPU). Only that GPU's: a context gshmem creates on another GPU (~0.5 GiB of GPU memory and of address
+// space) is a leak this test must see. Without a launcher's local rank, every GPU's context is created instead.
+struct CudaDriver {
   using InitFn = int (*)(unsigned);
   using CountFn = int (*)(int*);
   using GetFn = int (*)(int*, int);
   using RetainFn = int (*)(void**, int);
-  auto init = reinterpret_cast<InitFn>(dlsym(h, "cuInit"));
-  auto count = reinterpret_cast<CountFn>(dlsym(h, "cuDeviceGetCount"));
-  auto get = reinterpret_cast<GetFn>(dlsym(h, "cuDeviceGet"));
-  auto retain = reinterpret_cast<RetainFn>(dlsym(h, "cuDevicePrimaryCtxRetain"));
-  int n = 0;
-  if (!init || !count || !get || !retain || init(0) != 0 || count(&n) != 0) return;
-  for (int i = 0; i < n; ++i) {
+  using SetCurrentFn = int (*)(void*);
+  using StateFn = int (*)(int, unsigned*, int*);
+  RetainFn retain = nullptr;
+  SetCurrentFn set_current = nullptr;
+  StateFn state = nullptr;
+  GetFn get = nullptr;
+  int count = 0;
+  int mine = -1;  // the PE's GPU, -1: every GPU warmed up
+};
+
+CudaDriver warm_up_cuda_driver() {
+  CudaDriver cu;
+  const char* dev = std::getenv("GSHMEM_DEVICE");
+  if (!dev || std::strcmp(dev, "cpu") == 0) return cu;
+  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!h) return cu;
+  auto init = reinterpret_cast<CudaDriver::InitFn>(dlsym(h, "cuInit"));
+  auto count = reinterpret_cast<CudaDriver::CountFn>(dlsym(h, "cuDeviceGetCount"));
+  cu.get = reinterpret_cast<CudaDriver::GetFn>(dlsym(h, "cuDeviceGet"));
+  cu.retain = reinterpret_cast<CudaDriver::RetainFn>(dlsym(h, "cuDevicePrimaryCtxRetain"));
+  cu.set_current = reinterpret_cast<CudaDriver::SetCurrentFn>(dlsym(h, "cuCtxSetCurrent"));
+  cu.state = reinterpret_cast<CudaDriver::StateFn>(dlsym(h, "cuDevicePrimaryCtxGetState"));
+  if (!init || !count || !cu.get || !cu.retain || !cu.set_current || !cu.state || init(0) != 0 ||
+      count(&cu.count) != 0 || cu.count == 0)
+    return CudaDriver{};
+  const char* lr = std::getenv("GSHMEM_LOCAL_RANK") ? std::getenv("GSHMEM_LOCAL_RANK") : std::getenv("LOCAL_RANK");
+  if (lr) {
+    cu.mine = std::atoi(lr) % cu.count;
     int d = 0;
     void* ctx = nullptr;
-    if (get(&d, i) == 0) retain(&ctx, d);
+    if (cu.get(&d, cu.mine) != 0 || cu.retain(&ctx, d) != 0 || cu.set_current(ctx) != 0) return CudaDriver{};
+    std::printf("leak_fds: CUDA driver warmed up on GPU %d (made current before init) of %d\n", cu.mine, cu.count);
+    return cu;
   }
-  std::printf("leak_fds: CUDA driver warmed up on %d devices before the snapshot\n", n);
+  for (int i = 0; i < cu.count; ++i) {
+    int d = 0;
+    void* ctx = nullptr;
+    if (cu.get(&d, i) == 0) cu.retain(&ctx, d);
+  }
+  std::printf("leak_fds: CUDA driver warmed up on %d devices before the snapshot\n", cu.count);
+  return cu;
+}
+
+// GPUs other than the PE's whose primary context is active (created by someone after the warm-up).
+std::vector<int> other_gpus_with_context(const CudaDriver& cu) {
+  std::vector<int> out;
+  if (cu.mine < 0) return out;
+  for (int i = 0; i < cu.count; ++i) {
+    int d = 0, active = 0;
+    unsigned flags = 0;
+    if (i != cu.mine && cu.get(&d, i) == 0 && cu.state(d, &flags, &active) == 0 && active) out.push_back(i);
+  }
+  return out;
 }
 
 }  // namespace
@@ -105,8 +159,9 @@ int main() {
   // Warm up what the C++ runtime and stdio open lazily, so they are not counted as the library's.
   std::fprintf(stdout, "leak_fds: start\n");
   std::fflush(stdout);
-  warm_up_cuda_driver();
+  const CudaDriver cu = warm_up_cuda_driver();
   const auto fds0 = open_fds();
+  const auto all0 = all_mappings();
   const int threads0 = count_dir("/proc/self/task");
   const auto maps0 = heap_mappings();
   const long vm0 = vm_size_kb();
@@ -173,9 +228,20 @@ int main() {
     for (const auto& m : maps1) std::fprintf(stderr, "leak_fds: PE %d: FAIL: mapping left after finalize: %s\n", me, m.c_str());
     ++failures;
   }
+  for (int g : other_gpus_with_context(cu)) {
+    std::fprintf(stderr, "leak_fds: PE %d: FAIL: gshmem created a CUDA context on GPU %d; this PE uses GPU %d only "
+                 "(a context costs ~0.5 GiB of GPU memory and address space)\n", me, g, cu.mine);
+    ++failures;
+  }
   if (vm1 - vm0 > 256 * 1024) {  // the heap's address space reservation (GSHMEM_MAX_HEAP_SIZE) must be returned
     std::fprintf(stderr, "leak_fds: PE %d: FAIL: VmSize grew by %ld kB over init..finalize (reservation not "
-                 "returned?)\n", me, vm1 - vm0);
+                 "returned?); mappings new or changed since before init:\n", me, vm1 - vm0);
+    const auto all1 = all_mappings();
+    for (const auto& [start, what] : all1) {
+      auto it = all0.find(start);
+      if (it == all0.end() || it->second != what)
+        std::fprintf(stderr, "leak_fds: PE %d:   %lx %s\n", me, start, what.c_str());
+    }
     ++failures;
   }
   if (failures) return 1;

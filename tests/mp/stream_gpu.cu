@@ -4,7 +4,8 @@
 //   signal_op_on_stream, barrier_all_on_stream, sync_all_on_stream, barrier/team_sync_on_stream, quiet_on_stream;
 //   and the library's stream kernels launched behind a user kernel that is still running (after_kernel);
 //   p_on_stream of every width and SET signals from a thread that has made no CUDA call, on the legacy default
-//   stream, and host signal_op from another such thread (fresh_thread).
+//   stream, and host signal_op from another such thread (fresh_thread); host and stream calls from a thread that
+//   has another GPU current (other_device_thread).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -364,6 +365,8 @@ MPT_CASE(fresh_thread) {
   auto v = [&](int from, int to, int k) {
     return rnd(tag, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(from), static_cast<std::uint64_t>(to));
   };
+  int pe_gpu = -1;
+  CK(cudaGetDevice(&pe_gpu));
   gshmem_barrier_all();
   std::thread stream_ops([&] {  // no CUDA call on this thread before these
     for (int j = 0; j < n; ++j) {
@@ -375,6 +378,11 @@ MPT_CASE(fresh_thread) {
       gshmemx_signal_op_on_stream(sig + my, v(my, t, 5) | 1, GSHMEM_SIGNAL_SET, t, nullptr);
     }
     gshmemx_quiet_on_stream(nullptr);
+    // The library bound this PE's GPU to the thread (not device 0, the runtime's default: with PEs on several
+    // GPUs, its kernels ran on GPU 0 there and faulted on the heap, mapped for the PE's GPU only).
+    int d = -1;
+    CK(cudaGetDevice(&d));
+    MPT_CHECK_EQ(d, pe_gpu);
     CK(cudaStreamSynchronize(nullptr));
   });
   stream_ops.join();
@@ -400,6 +408,61 @@ MPT_CASE(fresh_thread) {
   gshmem_free(c32);
   gshmem_free(c16);
   gshmem_free(c8);
+}
+
+// A thread whose current GPU is another one than this PE's (the program's choice: it works on that GPU too): the
+// library's host and stream calls run on the PE's GPU and give the thread its GPU back. Needs a second visible
+// GPU; with one, the case only checks the calls (the PE's GPU is the only one to be current).
+MPT_CASE(other_device_thread) {
+  const int n = npes(), my = me();
+  const std::size_t N = static_cast<std::size_t>(n);
+  const std::uint64_t tag = tag_of("other_device_thread");
+  int pe_gpu = -1, ngpu = 0;
+  CK(cudaGetDevice(&pe_gpu));
+  CK(cudaGetDeviceCount(&ngpu));
+  const int other = ngpu > 1 ? (pe_gpu + 1) % ngpu : pe_gpu;
+  auto* w32 = static_cast<int*>(gshmem_malloc(2 * N * sizeof(int)));
+  auto* sig = static_cast<std::uint64_t*>(gshmem_malloc(2 * N * sizeof(std::uint64_t)));
+  auto* dat = static_cast<std::uint64_t*>(gshmem_malloc(N * sizeof(std::uint64_t)));
+  require(w32 && sig && dat, "gshmem_malloc");
+  local_fill<int>(w32, 2 * N, -1);
+  local_fill<std::uint64_t>(sig, 2 * N, 0);
+  local_fill<std::uint64_t>(dat, N, 0);
+  auto v = [&](int from, int to, int k) {
+    return rnd(tag, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(from), static_cast<std::uint64_t>(to));
+  };
+  gshmem_barrier_all();
+  std::thread t([&] {
+    CK(cudaSetDevice(other));
+    for (int j = 0; j < n; ++j) {
+      const int to = (my + j) % n;
+      gshmemx_int_p_on_stream(w32 + my, static_cast<int>(v(my, to, 1)), to, gs(stream));  // the PE's stream
+      gshmemx_signal_op_on_stream(sig + my, v(my, to, 2) | 1, GSHMEM_SIGNAL_ADD, to, gs(stream));
+      gshmem_int_p(w32 + N + my, static_cast<int>(v(my, to, 3)), to);
+      gshmemx_signal_op(sig + N + my, v(my, to, 4) | 1, GSHMEM_SIGNAL_SET, to);
+      const std::uint64_t x = v(my, to, 5);
+      gshmem_putmem(dat + my, &x, sizeof x, to);
+    }
+    gshmem_quiet();
+    int d = -1;
+    CK(cudaGetDevice(&d));
+    MPT_CHECK_EQ(d, other);  // given back
+    CK(cudaSetDevice(pe_gpu));
+    CK(cudaStreamSynchronize(stream));
+  });
+  t.join();
+  gshmem_barrier_all();
+  for (int p = 0; p < n; ++p) {
+    MPT_CHECK_EQ(local_get(w32 + p), static_cast<int>(v(p, my, 1)));
+    MPT_CHECK_EQ(local_get(sig + p), v(p, my, 2) | 1);
+    MPT_CHECK_EQ(local_get(w32 + N + p), static_cast<int>(v(p, my, 3)));
+    MPT_CHECK_EQ(local_get(sig + N + p), v(p, my, 4) | 1);
+    MPT_CHECK_EQ(local_get(dat + p), v(p, my, 5));
+  }
+  gshmem_barrier_all();
+  gshmem_free(dat);
+  gshmem_free(sig);
+  gshmem_free(w32);
 }
 
 }  // namespace

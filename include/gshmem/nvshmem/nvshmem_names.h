@@ -2,7 +2,7 @@
  *   python3 include/gshmem/nvshmem/gen_names.py
  * after changing a public gshmem header (CTest compat.names_current fails while this file is stale).
  *
- * NVSHMEM name -> gshmem name, by the prefix rule: 1566 names (1527 functions, 6 types, 33 constants).
+ * NVSHMEM name -> gshmem name, by the prefix rule: 1568 names (1529 functions, 6 types, 33 constants).
  * Mapped by hand in nvshmem_host.h (different signature or value): GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED, GSHMEM_ERROR_GPU_NOT_SELECTED, GSHMEM_ERROR_INTERNAL, GSHMEM_ERROR_INVALID_VALUE, GSHMEM_ERROR_MISMATCH, GSHMEM_ERROR_NOT_SUPPORTED, GSHMEM_ERROR_OUT_OF_MEMORY, GSHMEM_MAX_NAME_LEN, GSHMEM_SUCCESS, GSHMEM_VENDOR_STRING, gshmem_info_get_version, gshmem_init, gshmem_init_thread.
  * Not mapped (gshmem extensions, no NVSHMEM name): 34 names. */
 #ifndef GSHMEM_NVSHMEM_NAMES_H
@@ -749,8 +749,10 @@
 #define nvshmemx_bfloat16_put_signal_warp gshmemx_bfloat16_put_signal_warp
 #define nvshmemx_bfloat16_put_warp gshmemx_bfloat16_put_warp
 #define nvshmemx_buffer_register gshmemx_buffer_register
+#define nvshmemx_buffer_register_symmetric gshmemx_buffer_register_symmetric
 #define nvshmemx_buffer_unregister gshmemx_buffer_unregister
 #define nvshmemx_buffer_unregister_all gshmemx_buffer_unregister_all
+#define nvshmemx_buffer_unregister_symmetric gshmemx_buffer_unregister_symmetric
 #define nvshmemx_char_g_on_stream gshmemx_char_g_on_stream
 #define nvshmemx_char_get_block gshmemx_char_get_block
 #define nvshmemx_char_get_nbi_block gshmemx_char_get_nbi_block
