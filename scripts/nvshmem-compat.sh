@@ -120,19 +120,41 @@ for p in "${programs[@]}"; do
   run_one "$p" gshmem-nordc "gsn_$p" env COMPAT_INIT=plain GSHMEM_WAIT_TIMEOUT=40 \
     "$work/build/bin/gshmemrun" -n 2 -- "$work/gsn/$p"
 done
-echo "=== ring_p: seed 000's environment, and an MPI communicator"
+echo "=== ring_p: seed 000's environment, an MPI communicator, structs never initialised, GPU chosen after init"
+extra_rows=("ring_p[seed000]" "ring_p[mpi_comm]" "ring_p[mpi_comm_uninit]" "ring_p[uid_uninit]"
+            "ring_p[set_device_after]" "ring_p[set_device_again]" "host_ring[mpi_comm_uninit]")
 for lib in nv gs; do
   col=nvshmem; [ $lib = gs ] && col=gshmem
   run_one "ring_p[seed000]" $col "${lib}_seed000" "${seed_env[@]}" "${MPIRUN[@]}" "$work/$lib/ring_p"
   run_one "ring_p[mpi_comm]" $col "${lib}_mpi_comm" env COMPAT_INIT=mpi_comm NVSHMEM_REMOTE_TRANSPORT=none \
     "${MPIRUN[@]}" "$work/$lib/ring_p"
+  run_one "ring_p[mpi_comm_uninit]" $col "${lib}_mpi_comm_uninit" env COMPAT_INIT=mpi_comm_uninit \
+    NVSHMEM_REMOTE_TRANSPORT=none "${MPIRUN[@]}" "$work/$lib/ring_p"
+  run_one "ring_p[uid_uninit]" $col "${lib}_uid_uninit" env COMPAT_INIT=uid_uninit \
+    NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none "${MPIRUN[@]}" "$work/$lib/ring_p"
+  for order in after again; do
+    run_one "ring_p[set_device_$order]" $col "${lib}_set_device_$order" env COMPAT_INIT=mpi_comm_uninit \
+      COMPAT_SET_DEVICE=$order NVSHMEM_REMOTE_TRANSPORT=none "${MPIRUN[@]}" "$work/$lib/ring_p"
+  done
+  run_one "host_ring[mpi_comm_uninit]" $col "${lib}_host_ring_mpi_comm_uninit" env COMPAT_INIT=mpi_comm_uninit \
+    NVSHMEM_REMOTE_TRANSPORT=none "${MPIRUN[@]}" "$work/$lib/host_ring"
 done
+# a host-only C++ file that includes only <nvshmem.h> and uses driver, runtime and half types: g++ must compile it
+for lib in nv gs; do
+  col=nvshmem; inc="-I$pkg/include"
+  [ $lib = gs ] && { col=gshmem; inc="-I$root/include/gshmem/nvshmem -I$root/include -I$work/build/include"; }
+  # shellcheck disable=SC2086
+  if g++ -std=c++17 -fsyntax-only -I/usr/local/cuda/include -I/usr/local/cuda/include/cccl $inc "$src/driver_types.cpp" \
+       >"$out/build_${lib}_driver_types.log" 2>&1; then result["driver_types[g++]",$col]=PASS
+  else result["driver_types[g++]",$col]="FAIL(build)"; fi
+done
+extra_rows+=("driver_types[g++]")
 if grep -q WARN "$out/run_gs_seed000.log" 2>/dev/null; then result["ring_p[seed000]",gshmem]="FAIL(WARN)"; fi
 
 # ---- table ----
 {
   printf "%-20s %-14s %-14s %-14s\n" program nvshmem gshmem gshmem-nordc
-  for row in "${programs[@]}" "ring_p[seed000]" "ring_p[mpi_comm]"; do
+  for row in "${programs[@]}" "${extra_rows[@]}"; do
     printf "%-20s %-14s %-14s %-14s\n" "$row" "${result[$row,nvshmem]:--}" "${result[$row,gshmem]:--}" \
       "${result[$row,gshmem-nordc]:--}"
   done

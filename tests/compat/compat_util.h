@@ -16,7 +16,8 @@
 //                    bytes, `nvshmemx_init_attr_t attr; nvshmemx_set_attr_uniqueid_args(rank, n, &id, &attr);`
 //                    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr)
 // When the GPU is chosen is COMPAT_SET_DEVICE (GPU programs):
-//   before   cudaSetDevice(local rank) before init (seed 000), when a launcher names the local rank (default)
+//   before   cudaSetDevice(local rank) before init (seed 000), where a launcher names the local rank (mpirun;
+//            the default; under gshmemrun, whose variables NVSHMEM programs do not read, it acts as `after`)
 //   after    nvshmem_init first, then cudaSetDevice(nvshmem_team_my_pe(NVSHMEMX_TEAM_NODE)) (NVSHMEM's examples)
 //   again    before init, and the same device set again after it
 // MPI is reached through compat_mpi.cpp so that no .cu file includes mpi.h.
