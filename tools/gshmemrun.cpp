@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
   child_argv.push_back(nullptr);
 
   std::vector<Child> children;
-  int exit_status = -1;  // of the first PE that failed
+  int exit_status = -1;   // of the first PE that failed
   int first_failed = -1;  // rank of the first PE that exited non-zero
   bool terminating = false;
   Clock::time_point kill_at{};
@@ -314,7 +314,8 @@ int main(int argc, char** argv) {
       std::vector<int> running;
       for (auto& c : children)
         if (c.alive) running.push_back(c.rank);
-      say(fmt::format("PE{} {} still running {:g} s after PE {} failed: stopping {} (SIGTERM, then SIGKILL after "
+      say(
+          fmt::format("PE{} {} still running {:g} s after PE {} failed: stopping {} (SIGTERM, then SIGKILL after "
                       "{:g} s)",
                       running.size() > 1 ? "s" : "", bootstrap::net::ranks_text(running), kStopAfterSeconds,
                       first_failed, running.size() > 1 ? "them" : "it", kKillAfterSeconds));

@@ -383,9 +383,10 @@ void TcpBootstrap::leave(const std::string& how) noexcept {
       // The other PEs may still work (and end without finalize later): serve them until they are done.
       const double limit = config::get().bootstrap_timeout;
       if (!server_->wait_done(limit > 0 ? limit : 24 * 3600.0))
-        log::warn("PE {} ends without gshmem_finalize and hosts the rendezvous: waited {} for the other PEs to end; "
-                  "they will lose the rendezvous server",
-                  p_.rank, net::seconds_text(limit));
+        log::warn(
+            "PE {} ends without gshmem_finalize and hosts the rendezvous: waited {} for the other PEs to end; "
+            "they will lose the rendezvous server",
+            p_.rank, net::seconds_text(limit));
       server_.reset();
     }
   } catch (...) {

@@ -166,8 +166,9 @@ struct TcpStoreServer::State {
     ranks[r] = RankState::Dead;
     log::info("rendezvous at {}: PE {} (pid {}) {}; telling the other PEs", address, r, pids[r], what);
     notice_failure(r, wire::NoticeKind::Died, what,
-                   fmt::format("Its process (pid {}) ended before it called gshmem_finalize. Fix: read PE {}'s output "
-                               "for its first error; the other PEs stop because the job cannot go on without it.",
+                   fmt::format("Its process (pid {}) exited, crashed or was killed before it called gshmem_finalize. "
+                               "Fix: read PE {}'s output for its first error; the other PEs stop because the job "
+                               "cannot go on without it.",
                                pids[r], r));
   }
 
@@ -183,7 +184,7 @@ struct TcpStoreServer::State {
       lost_at[r] = Clock::now();
       return;
     }
-    announce_death(r, "died (connection lost: its process exited, crashed or was killed)");
+    announce_death(r, "died (connection lost)");
   }
 
   void exit_reported(int r, int wait_status) {
@@ -195,7 +196,7 @@ struct TcpStoreServer::State {
   void lost_timeouts() {
     for (int r = 0; r < n; ++r)
       if (ranks[r] == RankState::Lost && Clock::now() - lost_at[r] > std::chrono::seconds(1))
-        announce_death(r, "died (connection lost: its process exited, crashed or was killed)");
+        announce_death(r, "died (connection lost)");
   }
 
   // Nobody can use the server any more: every PE joined and then finalized, left or died.

@@ -24,8 +24,8 @@ std::mutex g_init_mutex;
 // Runs at exit() (also after main returns), before the static destructors of the library: a PE that ends
 // without gshmem_finalize says so (with its exit status) instead of waiting in the collective finalize.
 void leave_at_exit(int status, void*) {
-  std::lock_guard<std::mutex> lock(g_init_mutex);
-  if (g_runtime) g_runtime->leave(fmt::format("its process exited with status {}", status));
+  std::unique_lock<std::mutex> lock(g_init_mutex, std::try_to_lock);  // exit() during init: nothing to tell
+  if (lock.owns_lock() && g_runtime) g_runtime->leave(fmt::format("its process exited with status {}", status));
 }
 
 std::uint64_t host_hash() {

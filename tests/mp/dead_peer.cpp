@@ -85,8 +85,8 @@ int main(int argc, char** argv) {
   if (mode == "return") {
     gshmem_finalize();  // must fail: PE `victim` never comes
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "dead_peer: PE %d: UNCAUGHT: gshmem_finalize returned after %.1f s although PE %d left\n",
-                 me, waited, victim);
+    std::fprintf(stderr, "dead_peer: PE %d: UNCAUGHT: gshmem_finalize returned after %.1f s although PE %d left\n", me,
+                 waited, victim);
     return 0;
   }
   gshmem_barrier_all();
