@@ -6,8 +6,9 @@
 // GSHMEM_LAUNCHER_SECRET (a fresh random secret), plus the NVLink-multicast safety settings our GPU hosts
 // require. The PEs stay in gshmemrun's process group; SIGINT/SIGTERM/SIGHUP sent to gshmemrun are forwarded.
 // When a PE fails, the rendezvous tells the others (they end with an error naming it); those still running 2 s
-// later get SIGTERM, then SIGKILL 5 s after that. gshmemrun exits with the first non-zero status of a PE (128+signal
-// for a signal) and ends with one summary line naming the PE that failed first.
+// later get SIGTERM, then SIGKILL 5 s after that. gshmemrun ends with one summary line naming the PE that failed
+// first, and exits with that PE's status (128+signal for a signal), or if it ended with 0 (it left without
+// gshmem_finalize while others waited) with the first non-zero status of another PE.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -388,8 +389,13 @@ int main(int argc, char** argv) {
     std::string what = failure.rank >= 0 ? failure.what : "exited non-zero";
     if (auto fix = what.find(" Fix:"); fix != std::string::npos) what.resize(fix);
     std::string ended = "still running";
-    for (auto& c : children)
-      if (c.rank == first && !c.alive) ended = ending_text(c.wait_status);
+    for (auto& c : children) {
+      if (c.rank != first || c.alive) continue;
+      ended = ending_text(c.wait_status);
+      // gshmemrun's status is that PE's when it failed with one (the others' are only their reports of it)
+      if (WIFSIGNALED(c.wait_status)) exit_status = 128 + WTERMSIG(c.wait_status);
+      if (WIFEXITED(c.wait_status) && WEXITSTATUS(c.wait_status) != 0) exit_status = WEXITSTATUS(c.wait_status);
+    }
     say(fmt::format("job failed: PE {} failed first: {} [its process: {}]; gshmemrun exits with status {}", first, what,
                     ended, exit_status));
     return exit_status;

@@ -35,13 +35,14 @@ void Watchdog::loop() {
     } catch (const Error& e) {
       if (!lock.owns_lock()) lock.lock();
       if (stop_) return;
+      // The library's kernels that wait (for that PE, maybe) stop either way.
+      if (rt_.gpu) gpu::signal_peer_failure(rt_.gpu);
       if (rt_.boot->failure_is_departure()) {
         // A PE ended without finalize: an error for whoever waits for it (the waits report it), but this PE may
         // be busy elsewhere and end without finalize as well, so it is not ended here.
         log::info("watchdog: {}; this PE's next gshmem wait reports it", e.what());
         return;
       }
-      if (rt_.gpu) gpu::signal_peer_failure(rt_.gpu);
       const double grace = config::get().peer_failure_exit;
       log::info("watchdog: {}; waiting up to {} s for this PE to report it", e.what(), grace);
       if (grace <= 0) return;
