@@ -393,6 +393,7 @@ int main(int argc, char** argv) {
       if (c.rank != first || c.alive) continue;
       ended = ending_text(c.wait_status);
       // gshmemrun's status is that PE's when it failed with one (the others' are only their reports of it)
+      if (failure.rank < 0) continue;  // exit_status is already the first failing PE's
       if (WIFSIGNALED(c.wait_status)) exit_status = 128 + WTERMSIG(c.wait_status);
       if (WIFEXITED(c.wait_status) && WEXITSTATUS(c.wait_status) != 0) exit_status = WEXITSTATUS(c.wait_status);
     }
