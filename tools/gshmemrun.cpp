@@ -5,8 +5,10 @@
 // Each PE gets GSHMEM_RANK, GSHMEM_WORLD_SIZE, GSHMEM_LOCAL_RANK, GSHMEM_LOCAL_SIZE, GSHMEM_LAUNCHER_ADDR and
 // GSHMEM_LAUNCHER_SECRET (a fresh random secret), plus the NVLink-multicast safety settings our GPU hosts
 // require. The PEs stay in gshmemrun's process group; SIGINT/SIGTERM/SIGHUP sent to gshmemrun are forwarded.
-// When a PE fails the others get SIGTERM, then SIGKILL 5 s later, and gshmemrun exits with the first failing
-// PE's status (128+signal for a signal).
+// When a PE fails, the rendezvous tells the others (they end with an error naming it); those still running 2 s
+// later get SIGTERM, then SIGKILL 5 s after that. gshmemrun ends with one summary line naming the PE that failed
+// first, and exits with that PE's status (128+signal for a signal), or if it ended with 0 (it left without
+// gshmem_finalize while others waited) with the first non-zero status of another PE.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -39,6 +41,13 @@ using namespace gshmem;
 using Clock = std::chrono::steady_clock;
 
 constexpr double kKillAfterSeconds = 5.0;
+// After a PE failed, the others learn it from the rendezvous and end by themselves, each printing its error: give
+// them this long before SIGTERM.
+constexpr double kStopAfterSeconds = 2.0;
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
 
 std::string signal_name(int sig) {
   const char* abbrev = sigabbrev_np(sig);
@@ -99,7 +108,14 @@ struct Child {
   pid_t pid;
   bool alive;
   bool exec_failed = false;  // already reported
+  int wait_status = 0;       // once !alive
 };
+
+std::string ending_text(int wait_status) {
+  if (WIFEXITED(wait_status)) return fmt::format("exit status {}", WEXITSTATUS(wait_status));
+  return fmt::format("signal {} ({}){}", WTERMSIG(wait_status), signal_name(WTERMSIG(wait_status)),
+                     WCOREDUMP(wait_status) ? ", core dumped" : "");
+}
 
 }  // namespace
 
@@ -174,6 +190,7 @@ int main(int argc, char** argv) {
     secret = bootstrap::random_secret();
     auto fd = bootstrap::net::listen_tcp(ip, 0, "gshmemrun (rendezvous server)");
     server = std::make_unique<bootstrap::TcpStoreServer>(std::move(fd), n, secret, bootstrap::net::advertised_ip(ip));
+    server->expect_exit_reports();
     server->start();
   } catch (const Error& e) {
     say(e.what());
@@ -205,9 +222,11 @@ int main(int argc, char** argv) {
   child_argv.push_back(nullptr);
 
   std::vector<Child> children;
-  int exit_status = -1;  // of the first PE that failed
+  int exit_status = -1;   // of the first PE that failed
+  int first_failed = -1;  // rank of the first PE that exited non-zero
   bool terminating = false;
   Clock::time_point kill_at{};
+  Clock::time_point stop_at = Clock::time_point::max();  // SIGTERM the PEs still running (after a failure)
   int interrupted = 0;
 
   auto signal_live = [&](int sig) {
@@ -217,8 +236,7 @@ int main(int argc, char** argv) {
   auto terminate_rest = [&] {
     if (terminating) return;
     terminating = true;
-    kill_at =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kKillAfterSeconds));
+    kill_at = after(kKillAfterSeconds);
     signal_live(SIGTERM);
   };
 
@@ -273,6 +291,7 @@ int main(int argc, char** argv) {
                       "machine (PATH={})",
                       r, program, std::strerror(err), std::getenv("PATH") ? std::getenv("PATH") : ""));
       children.back().exec_failed = true;
+      if (exit_status < 0) first_failed = r;
       exit_status = 127;
       terminate_rest();
     }
@@ -285,12 +304,24 @@ int main(int argc, char** argv) {
   };
   while (live_count() > 0) {
     int wait_ms = -1;
-    if (terminating) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - Clock::now()).count();
+    Clock::time_point next = terminating ? kill_at : stop_at;
+    if (next != Clock::time_point::max()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
       wait_ms = static_cast<int>(std::max<long long>(0, left));
     }
     pollfd p{sfd, POLLIN, 0};
     int rc = ::poll(&p, 1, wait_ms);
+    if (!terminating && Clock::now() >= stop_at) {
+      std::vector<int> running;
+      for (auto& c : children)
+        if (c.alive) running.push_back(c.rank);
+      say(
+          fmt::format("PE{} {} still running {:g} s after PE {} failed: stopping {} (SIGTERM, then SIGKILL after "
+                      "{:g} s)",
+                      running.size() > 1 ? "s" : "", bootstrap::net::ranks_text(running), kStopAfterSeconds,
+                      first_failed, running.size() > 1 ? "them" : "it", kKillAfterSeconds));
+      terminate_rest();
+    }
     if (terminating && Clock::now() >= kill_at && kill_at != Clock::time_point::max()) {
       std::vector<int> stuck;
       for (auto& c : children)
@@ -315,6 +346,8 @@ int main(int argc, char** argv) {
           if (x.pid == pid) c = &x;
         if (!c) continue;
         c->alive = false;
+        c->wait_status = status;
+        server->report_exit(c->rank, status);  // the rendezvous names how it ended to the PEs waiting for it
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         bool ours = terminating && WIFSIGNALED(status) &&
@@ -325,11 +358,11 @@ int main(int argc, char** argv) {
                   ? fmt::format("PE {} (pid {}) exited with status {}", c->rank, pid, WEXITSTATUS(status))
                   : fmt::format("PE {} (pid {}) killed by signal {}{}", c->rank, pid, signal_name(WTERMSIG(status)),
                                 WCOREDUMP(status) ? " (core dumped)" : ""));
-        if (exit_status < 0) exit_status = code;
-        if (!terminating) {
-          if (live_count() > 0) say("stopping the other PEs (SIGTERM, then SIGKILL after 5 s)");
-          terminate_rest();
+        if (exit_status < 0) {
+          exit_status = code;
+          first_failed = c->rank;
         }
+        if (!terminating && stop_at == Clock::time_point::max() && live_count() > 0) stop_at = after(kStopAfterSeconds);
       }
     } else {
       // A signal for gshmemrun. One typed at the terminal (SIGINT from ^C) already reached the PEs, which
@@ -341,14 +374,33 @@ int main(int argc, char** argv) {
         say(fmt::format("got {}{}; waiting up to {:g} s for the PEs to exit", signal_name(sig),
                         from_tty ? "" : " (passed on to the PEs)", kKillAfterSeconds));
         terminating = true;
-        kill_at = Clock::now() +
-                  std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kKillAfterSeconds));
+        kill_at = after(kKillAfterSeconds);
       }
     }
   }
   server->stop();
   ::close(sfd);
-  if (exit_status >= 0) return exit_status;
+  if (exit_status >= 0) {
+    // One line at the end: the PE that failed first, as the rendezvous saw it (a PE that ended without finalize
+    // while others waited, died, or aborted), else the first PE that exited non-zero.
+    auto failure = server->first_failure();
+    int first = failure.rank >= 0 ? failure.rank : first_failed;
+    if (first < 0) return exit_status;  // gshmemrun itself failed to start the PEs, and said why
+    std::string what = failure.rank >= 0 ? failure.what : "exited non-zero";
+    if (auto fix = what.find(" Fix:"); fix != std::string::npos) what.resize(fix);
+    std::string ended = "still running";
+    for (auto& c : children) {
+      if (c.rank != first || c.alive) continue;
+      ended = ending_text(c.wait_status);
+      // gshmemrun's status is that PE's when it failed with one (the others' are only their reports of it)
+      if (failure.rank < 0) continue;  // exit_status is already the first failing PE's
+      if (WIFSIGNALED(c.wait_status)) exit_status = 128 + WTERMSIG(c.wait_status);
+      if (WIFEXITED(c.wait_status) && WEXITSTATUS(c.wait_status) != 0) exit_status = WEXITSTATUS(c.wait_status);
+    }
+    say(fmt::format("job failed: PE {} failed first: {} [its process: {}]; gshmemrun exits with status {}", first, what,
+                    ended, exit_status));
+    return exit_status;
+  }
   if (interrupted) return 128 + interrupted;
   return 0;
 }

@@ -50,7 +50,7 @@ namespace {
 // Init failures are always printed: code written for NVSHMEM (whose init returns nothing) never reads the status.
 int report_init(const char* call, int status) {
   if (status != GSHMEM_SUCCESS)
-    gshmem::log::write(gshmem::log::Level::Warn,
+    gshmem::log::write(gshmem::log::Level::Error,
                        fmt::format("{} failed ({}): {}", call, gshmem::status_name(status), gshmem::api::last_error()));
   return status;
 }

@@ -24,7 +24,7 @@ const char* last_error() { return t_last_error.c_str(); }
 void fatal(const char* call, int status, const std::string& message) noexcept {
   // Messages from the library already start with the call's name; add it where they do not.
   std::string text = message.rfind(call, 0) == 0 ? message : std::string(call) + ": " + message;
-  log::write(log::Level::Warn, fmt::format("fatal error ({}): {}", status_name(status), text));
+  log::write(log::Level::Error, fmt::format("{} (status: {})", text, status_name(status)));
   if (Runtime* rt = Runtime::current()) {
     if (rt->boot) {
       rt->boot->abort(text);

@@ -38,6 +38,15 @@ class Bootstrap {
   virtual void abort(const std::string& why) noexcept = 0;
   // Orderly end: after this no PE reports this one as dead. Collective.
   virtual void finalize() = 0;
+  // This PE's program ends without gshmem_finalize (`how`: "its process exited with status 0"): tell the others
+  // at once (they get PEER_FAILED, "PE k left without calling gshmem_finalize (how)"), instead of a collective
+  // finalize that would wait for PEs that may be waiting for this one. If this process serves the rendezvous,
+  // keep serving until the other PEs are done too (bounded by GSHMEM_BOOTSTRAP_TIMEOUT). Never throws.
+  virtual void leave(const std::string& how) noexcept { (void)how; }
+  // After check_health() threw: true when the failure is a PE that left without finalize (its program ended)
+  // rather than one that died or aborted. It is an error for every PE that waits for it, but not a reason to
+  // end a PE that is busy elsewhere (it may end without finalize too).
+  virtual bool failure_is_departure() const { return false; }
 };
 
 // Options the runtime hands in (from gshmemx_init_attr and the config table).

@@ -55,7 +55,10 @@ void TcpBootstrap::lost_server(const char* during) {
 }
 
 void TcpBootstrap::handle_notice(const Frame& f) {
-  fd_.reset();  // the job is over for this PE; the server knows
+  departure_ = static_cast<wire::NoticeKind>(f.h.op) == wire::NoticeKind::Left;
+  // The job is over for this PE; the server knows. After a departure the connection stays: this PE may end
+  // without finalize too and then says so (leave), so the server need not guess from a dropped connection.
+  if (!departure_) fd_.reset();
   failed_.emplace(GSHMEM_ERROR_PEER_FAILED, f.text());
   throw *failed_;
 }
@@ -357,6 +360,35 @@ void TcpBootstrap::abort(const std::string& why) noexcept {
     net::send_all(fd_.get(), bytes.data(), bytes.size(), net::Deadline::after(1.0));
     fd_.reset();
     failed_.emplace(GSHMEM_ERROR_PEER_FAILED, fmt::format("this PE (PE {}) aborted: {}", p_.rank, why));
+  } catch (...) {
+  }
+}
+
+void TcpBootstrap::leave(const std::string& how) noexcept {
+  try {
+    std::unique_lock<std::timed_mutex> lock(mu_, std::defer_lock);
+    if (!lock.try_lock_for(std::chrono::seconds(2))) {
+      // Another thread is inside a bootstrap call: end the connection so the others learn this PE is gone.
+      int fd = fd_.get();
+      if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
+      return;
+    }
+    if (finalized_) return;
+    if (fd_) {
+      auto bytes = wire::frame(Type::Leave, wire::Header{.rank = p_.rank}, how);
+      net::send_all(fd_.get(), bytes.data(), bytes.size(), net::Deadline::after(1.0));
+      fd_.reset();
+    }
+    if (server_) {
+      // The other PEs may still work (and end without finalize later): serve them until they are done.
+      const double limit = config::get().bootstrap_timeout;
+      if (!server_->wait_done(limit > 0 ? limit : 24 * 3600.0))
+        log::warn(
+            "PE {} ends without gshmem_finalize and hosts the rendezvous: waited {} for the other PEs to end; "
+            "they will lose the rendezvous server",
+            p_.rank, net::seconds_text(limit));
+      server_.reset();
+    }
   } catch (...) {
   }
 }

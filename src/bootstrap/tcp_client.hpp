@@ -3,6 +3,7 @@
 #pragma once
 #include <netinet/in.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -54,6 +55,8 @@ class TcpBootstrap final : public Bootstrap {
   void check_health() override;
   void abort(const std::string& why) noexcept override;
   void finalize() override;
+  void leave(const std::string& how) noexcept override;
+  bool failure_is_departure() const override { return departure_.load(); }
 
  private:
   enum class Read { Frame, Timeout, Closed, Bad };
@@ -77,6 +80,7 @@ class TcpBootstrap final : public Bootstrap {
   std::uint64_t seq_ = 0;
   std::optional<Error> failed_;  // sticky: once the job lost a PE every call reports it
   bool finalized_ = false;
+  std::atomic<bool> departure_{false};  // failed_ is a PE that left without finalize (wire::NoticeKind::Left)
   std::unique_ptr<TcpStoreServer> server_;
   std::function<void()> on_finalize_;
 };

@@ -5,9 +5,11 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <list>
 #include <map>
 
@@ -37,7 +39,18 @@ struct Conn {
   bool has_output() const { return out_off < out.size(); }
 };
 
-enum class RankState { Absent, Joined, Finalizing, Dead, Aborted };
+// Lost: the connection dropped before finalize; waiting (a second at most) for the launcher's exit report.
+enum class RankState { Absent, Joined, Finalizing, Lost, Dead, Aborted, Left };
+
+// What a waitpid status says about a PE that ended before its finalize.
+std::string ending_text(int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    const char* abbrev = sigabbrev_np(WTERMSIG(wait_status));
+    return fmt::format("died (signal {}{}{})", WTERMSIG(wait_status), abbrev ? fmt::format(", SIG{}", abbrev) : "",
+                       WCOREDUMP(wait_status) ? ", core dumped" : "");
+  }
+  return fmt::format("exited with status {} without calling gshmem_finalize", WEXITSTATUS(wait_status));
+}
 
 struct Pending {
   std::vector<Frame> by_rank;
@@ -68,6 +81,7 @@ std::string grouped(const std::vector<Frame>& frames, Key key, Show show) {
 }  // namespace
 
 struct TcpStoreServer::State {
+  TcpStoreServer& server;
   int n;
   Secret secret;
   std::string address;
@@ -80,14 +94,17 @@ struct TcpStoreServer::State {
   std::vector<std::vector<std::uint8_t>> notices;  // failure notices so far; late joiners get them too
   bool finalized = false;
   double handshake_s;
+  std::vector<Clock::time_point> lost_at;  // per rank in state Lost
 
-  State(int nranks, const Secret& s, std::string addr)
-      : n(nranks),
+  State(TcpStoreServer& srv, int nranks, const Secret& s, std::string addr)
+      : server(srv),
+        n(nranks),
         secret(s),
         address(std::move(addr)),
         ranks(nranks, RankState::Absent),
         member(nranks, nullptr),
-        pids(nranks, 0) {
+        pids(nranks, 0),
+        lost_at(nranks) {
     handshake_s = config::get().bootstrap_timeout > 0 ? config::get().bootstrap_timeout : 60.0;
   }
 
@@ -126,13 +143,33 @@ struct TcpStoreServer::State {
     send(c, wire::frame(Type::Reject, h, text));
   }
 
-  void notice_failure(int rank, const std::string& text) {
+  // Tells every other PE that PE `rank` is gone: "PE <rank> <what>. <fix>". The first one is kept for the
+  // launcher's summary.
+  void notice_failure(int rank, wire::NoticeKind kind, const std::string& what, const std::string& fix) {
+    {
+      std::lock_guard<std::mutex> lock(server.done_mutex_);
+      if (server.first_.rank < 0) server.first_ = {rank, what};
+    }
     wire::Header h;
     h.rank = rank;
     h.code = GSHMEM_ERROR_PEER_FAILED;
+    h.op = static_cast<std::uint32_t>(kind);
+    std::string text = fmt::format("PE {} {}", rank, what);
+    if (!fix.empty()) text += ". " + fix;
     auto bytes = wire::frame(Type::Notice, h, text);
     notices.push_back(bytes);
     to_members(bytes, rank);
+  }
+
+  // PE r ended before its finalize: `what` says how ("died (signal 11, SIGSEGV)", "died (connection lost)").
+  void announce_death(int r, const std::string& what) {
+    ranks[r] = RankState::Dead;
+    log::info("rendezvous at {}: PE {} (pid {}) {}; telling the other PEs", address, r, pids[r], what);
+    notice_failure(r, wire::NoticeKind::Died, what,
+                   fmt::format("Its process (pid {}) exited, crashed or was killed before it called gshmem_finalize. "
+                               "Fix: read PE {}'s output for its first error; the other PEs stop because the job "
+                               "cannot go on without it.",
+                               pids[r], r));
   }
 
   void disconnect(Conn& c) {
@@ -141,17 +178,33 @@ struct TcpStoreServer::State {
     if (c.stage != Conn::Stage::Member) return;
     int r = c.rank;
     member[r] = nullptr;
-    if (ranks[r] == RankState::Joined) {
-      ranks[r] = RankState::Dead;
-      log::warn("rendezvous at {}: PE {} (pid {}) lost its connection before finalize; telling the other PEs", address,
-                r, pids[r]);
-      notice_failure(
-          r, fmt::format(
-                 "PE {} died (connection lost): its process (pid {}) exited, crashed or was killed before it called "
-                 "gshmem_finalize. Fix: read PE {}'s output for its first error; the other PEs stop because the job "
-                 "cannot go on without it.",
-                 r, pids[r], r));
+    if (ranks[r] != RankState::Joined) return;
+    if (server.exit_reports_) {
+      ranks[r] = RankState::Lost;  // the launcher's exit report says how it ended (see exit_reported)
+      lost_at[r] = Clock::now();
+      return;
     }
+    announce_death(r, "died (connection lost)");
+  }
+
+  void exit_reported(int r, int wait_status) {
+    if (r < 0 || r >= n) return;
+    if (ranks[r] == RankState::Joined || ranks[r] == RankState::Lost) announce_death(r, ending_text(wait_status));
+  }
+
+  // Lost PEs whose exit report did not come within a second are announced without it.
+  void lost_timeouts() {
+    for (int r = 0; r < n; ++r)
+      if (ranks[r] == RankState::Lost && Clock::now() - lost_at[r] > std::chrono::seconds(1))
+        announce_death(r, "died (connection lost)");
+  }
+
+  // Nobody can use the server any more: every PE joined and then finalized, left or died.
+  bool over() const {
+    if (joined < n) return false;
+    for (int r = 0; r < n; ++r)
+      if (member[r] || ranks[r] == RankState::Lost) return false;
+    return true;
   }
 
   void protocol_error(Conn& c, const std::string& what) {
@@ -182,8 +235,23 @@ struct TcpStoreServer::State {
       case Type::Abort: {
         ranks[r] = RankState::Aborted;
         std::string why = f.text();
-        log::warn("rendezvous at {}: PE {} aborted: {}", address, r, why);
-        notice_failure(r, fmt::format("PE {} aborted: {}", r, why));
+        // The PE printed its error itself: the server only passes it on.
+        log::info("rendezvous at {}: PE {} aborted: {}", address, r, why);
+        notice_failure(r, wire::NoticeKind::Aborted, "aborted: " + why, "");
+        member[r] = nullptr;
+        c.stage = Conn::Stage::Closing;
+        c.gone = true;
+        return;
+      }
+      case Type::Leave: {
+        if (ranks[r] != RankState::Joined) return;
+        ranks[r] = RankState::Left;
+        std::string how = f.text();
+        log::info("rendezvous at {}: PE {} leaves without gshmem_finalize ({})", address, r, how);
+        notice_failure(r, wire::NoticeKind::Left, fmt::format("left without calling gshmem_finalize ({})", how),
+                       "Fix: call gshmem_finalize() on every PE before it returns from main or calls exit(); a PE "
+                       "that ends without it cannot take part in the barriers and collectives the others still "
+                       "wait in");
         member[r] = nullptr;
         c.stage = Conn::Stage::Closing;
         c.gone = true;
@@ -392,13 +460,29 @@ void TcpStoreServer::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void TcpStoreServer::report_exit(int rank, int wait_status) {
+  {
+    std::lock_guard<std::mutex> lock(done_mutex_);
+    exits_.emplace_back(rank, wait_status);
+  }
+  if (wake_write_) {
+    char b = 1;
+    [[maybe_unused]] ssize_t k = ::write(wake_write_.get(), &b, 1);
+  }
+}
+
+TcpStoreServer::Failure TcpStoreServer::first_failure() const {
+  std::lock_guard<std::mutex> lock(done_mutex_);
+  return first_;
+}
+
 bool TcpStoreServer::wait_done(double seconds) {
   std::unique_lock<std::mutex> lock(done_mutex_);
   return done_cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; });
 }
 
 void TcpStoreServer::run() {
-  State st(nranks_, secret_, address());
+  State st(*this, nranks_, secret_, address());
   // One round of poll + handling. Returns whether anything happened.
   auto step = [&](int timeout_ms, bool accept_new) {
     std::vector<pollfd> fds;
@@ -465,14 +549,25 @@ void TcpStoreServer::run() {
     return true;
   };
 
+  auto handle_exit_reports = [&] {
+    std::vector<std::pair<int, int>> exits;
+    {
+      std::lock_guard<std::mutex> lock(done_mutex_);
+      exits.swap(exits_);
+    }
+    for (auto& [rank, status] : exits) st.exit_reported(rank, status);
+    st.lost_timeouts();
+  };
   while (!stop_.load()) {
-    if (st.finalized && st.all_flushed()) break;
+    if ((st.finalized || st.over()) && st.all_flushed()) break;
     step(200, true);
+    handle_exit_reports();
   }
   if (stop_.load()) {
     // Report what already happened (a PE that dropped just before the stop) and send what is queued.
     for (int i = 0; i < 5 && step(20, false); ++i) {
     }
+    handle_exit_reports();
     auto end = Clock::now() + std::chrono::seconds(1);
     while (!st.all_flushed() && Clock::now() < end) step(50, false);
   }

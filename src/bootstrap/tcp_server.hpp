@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "bootstrap/bootstrap.hpp"
 #include "bootstrap/net.hpp"
@@ -29,8 +31,21 @@ class TcpStoreServer {
   // Ends the thread: handles what is already readable (so a PE that just dropped is still reported to the
   // others), sends what is queued (bounded to about a second), closes every connection. Idempotent.
   void stop();
-  // Waits until the job finalized and the server ended by itself; false if `seconds` passed first.
+  // Waits until the job is over (every PE finalized, or none is left that could still use the server: each
+  // finalized, left or died) and the server ended by itself; false if `seconds` passed first.
   bool wait_done(double seconds);
+
+  // The launcher (gshmemrun) reports how each PE's process ended (a waitpid status). With reports on, a PE whose
+  // connection drops before its finalize is announced with that status ("PE 1 died (signal 11, SIGSEGV)") when
+  // it comes within a second, else as "connection lost". Call expect_exit_reports() before start().
+  void expect_exit_reports() { exit_reports_ = true; }
+  void report_exit(int rank, int wait_status);
+  // The first PE the job lost (died, aborted, or left without finalize) and what it did; rank -1 if none.
+  struct Failure {
+    int rank = -1;
+    std::string what;  // "died (signal 11, SIGSEGV)", "left without calling gshmem_finalize (...)", ...
+  };
+  Failure first_failure() const;
 
   std::uint16_t port() const { return port_; }
   in_addr ip() const { return ip_; }
@@ -48,9 +63,12 @@ class TcpStoreServer {
   net::UniqueFd wake_read_, wake_write_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
-  std::mutex done_mutex_;
+  bool exit_reports_ = false;
+  mutable std::mutex done_mutex_;  // guards done_, exits_, first_
   std::condition_variable done_cv_;
   bool done_ = false;
+  std::vector<std::pair<int, int>> exits_;  // (rank, wait status) reported, not yet handled by the thread
+  Failure first_;
 };
 
 }  // namespace gshmem::bootstrap

@@ -7,7 +7,10 @@
 //   client -> server   Coll  seq, op, root, count + payload   (allgather / broadcast / barrier / finalize)
 //   server -> client   CollResult seq + payload    | CollError(status, text) when the PEs disagree
 //   client -> server   Abort text                  server -> others: Notice(PEER_FAILED, "PE k aborted: ...")
-//   server -> client   Notice(PEER_FAILED, text)   when a PE's connection drops before its finalize
+//   client -> server   Leave text                  this PE exits without gshmem_finalize ("its process exited
+//                                                  with status 0"); server -> others: Notice(.., Left, ...)
+//   server -> client   Notice(PEER_FAILED, text)   when a PE's connection drops before its finalize; header.op
+//                                                  says what happened (NoticeKind), header.rank names the PE
 //   client -> server   StatusQuery                 server -> client: StatusReply (who is missing), for errors
 #pragma once
 #include <array>
@@ -38,7 +41,11 @@ enum class Type : std::uint16_t {
   Notice = 11,
   StatusQuery = 12,
   StatusReply = 13,
+  Leave = 14,
 };
+
+// What a Notice reports (Header::op of a Notice).
+enum class NoticeKind : std::uint32_t { Died = 1, Aborted = 2, Left = 3 };
 
 enum class Op : std::uint32_t { None = 0, Allgather = 1, Broadcast = 2, Barrier = 3, Finalize = 4 };
 const char* op_name(Op op);

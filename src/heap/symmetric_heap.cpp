@@ -337,15 +337,28 @@ void SymmetricHeap::Impl::grow_for(std::size_t size, std::size_t alignment, cons
   };
   const std::size_t limit = floor.load();  // the slot, or the lowest registered buffer
   if (needed > limit) {
-    std::size_t suggest = std::bit_ceil(std::min<std::size_t>(needed, SIZE_MAX / 2 + 1));
+    // Which cause applies: the request alone cannot fit under the limit, or the objects in the heap fill it.
+    const std::size_t usable = limit > params.internal_size ? limit - params.internal_size : 0;
+    const std::size_t alone = size > SIZE_MAX - params.internal_size - alignment
+                                  ? SIZE_MAX
+                                  : round_up(params.internal_size + size + alignment, layout.granularity);
+    const std::size_t suggest = std::bit_ceil(std::min<std::size_t>(std::max(needed, alone), SIZE_MAX / 2 + 1));
+    const std::string registered =
+        limit < layout.slot ? fmt::format("; buffers registered with gshmemx_buffer_register_symmetric take the "
+                                          "slot's top {} bytes", layout.slot - limit)
+                            : std::string();
+    if (size > usable)
+      fail(GSHMEM_ERROR_OUT_OF_MEMORY,
+           "{}(size={}): the request ({}) is larger than the symmetric heap's limit: each PE's heap may grow to at "
+           "most GSHMEM_MAX_HEAP_SIZE={} ({} bytes in use now{}). Fix: raise GSHMEM_MAX_HEAP_SIZE above the "
+           "request (e.g. GSHMEM_MAX_HEAP_SIZE={}, if the machine has the memory), or allocate less",
+           call, size, config::format_size(size), config::format_size(params.max_size), s.used, registered,
+           config::format_size(suggest));
     fail(GSHMEM_ERROR_OUT_OF_MEMORY,
-         "{}(size={}): the symmetric heap is full: it would have to grow to {} bytes but GSHMEM_MAX_HEAP_SIZE={} "
-         "({}{}). Fix: free symmetric objects you no longer need, or raise GSHMEM_MAX_HEAP_SIZE (e.g. "
-         "GSHMEM_MAX_HEAP_SIZE={})",
-         call, size, needed, config::format_size(params.max_size), state(),
-         limit < layout.slot ? fmt::format("; buffers registered with gshmemx_buffer_register_symmetric take the "
-                                           "slot's top {} bytes", layout.slot - limit)
-                             : std::string(),
+         "{}(size={}): the symmetric heap is full: {} bytes are in use by {} allocations, and this request would "
+         "make it grow to {} bytes, past GSHMEM_MAX_HEAP_SIZE={} ({}{}). Fix: free symmetric objects you no longer "
+         "need, or raise GSHMEM_MAX_HEAP_SIZE (e.g. GSHMEM_MAX_HEAP_SIZE={})",
+         call, size, s.used, s.allocations, needed, config::format_size(params.max_size), state(), registered,
          config::format_size(suggest));
   }
   const std::size_t doubled = current > SIZE_MAX / 2 ? SIZE_MAX : round_up(2 * current, layout.granularity);

@@ -40,7 +40,7 @@ void set_level_from_config() { g_level.store(static_cast<int>(parse(config::get(
 void set_pe(int pe) { g_pe.store(pe); }
 
 void write(Level lvl, const std::string& text) {
-  static const char* names[] = {"", "WARN", "INFO", "TRACE"};
+  static const char* names[] = {"", "WARN", "INFO", "TRACE", "ERROR"};
   char host[64] = {0};
   gethostname(host, sizeof host - 1);
   std::string line;

@@ -1,4 +1,5 @@
 // The one logger: GSHMEM_DEBUG=NONE|WARN|INFO|TRACE, to stderr, each line prefixed "[gshmem host:pid PE n] LEVEL".
+// ERROR lines (an error that ends the PE) are written at every level.
 #pragma once
 #include <fmt/format.h>
 
@@ -6,7 +7,7 @@
 
 namespace gshmem::log {
 
-enum class Level : int { None = 0, Warn = 1, Info = 2, Trace = 3 };
+enum class Level : int { None = 0, Warn = 1, Info = 2, Trace = 3, Error = 4 };
 
 Level level();
 void set_level_from_config();

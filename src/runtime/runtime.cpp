@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -19,6 +20,13 @@ namespace gshmem {
 namespace {
 std::unique_ptr<Runtime> g_runtime;
 std::mutex g_init_mutex;
+
+// Runs at exit() (also after main returns), before the static destructors of the library: a PE that ends
+// without gshmem_finalize says so (with its exit status) instead of waiting in the collective finalize.
+void leave_at_exit(int status, void*) {
+  std::unique_lock<std::mutex> lock(g_init_mutex, std::try_to_lock);  // exit() during init: nothing to tell
+  if (lock.owns_lock() && g_runtime) g_runtime->leave(fmt::format("its process exited with status {}", status));
+}
 
 std::uint64_t host_hash() {
   char host[256] = {0};
@@ -185,6 +193,8 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     throw;
   }
   g_runtime = std::move(rt);
+  static std::once_flag exit_hook;
+  std::call_once(exit_hook, [] { ::on_exit(leave_at_exit, nullptr); });
 }
 
 void Runtime::finalize() {
@@ -196,7 +206,17 @@ void Runtime::finalize() {
   if (rt.gpu) gpu::synchronize_device(rt.gpu, "gshmem_finalize");
   rt.teams->barrier(GSHMEM_TEAM_WORLD, "gshmem_finalize");
   device_state::reset(rt);
+  rt.finalized = true;
   g_runtime.reset();  // ~Runtime releases everything and ends the bootstrap in order
+}
+
+void Runtime::leave(const std::string& how) noexcept {
+  watchdog.reset();
+  if (boot && finalize_boot) {
+    log::info("ending without gshmem_finalize ({}): telling the other PEs", how);
+    boot->leave(how);
+  }
+  finalize_boot = false;
 }
 
 Runtime::~Runtime() {
@@ -208,7 +228,10 @@ Runtime::~Runtime() {
   node_boot.reset();
   ctrl.reset();
   fdx.reset();
-  if (boot && finalize_boot) {
+  if (boot && finalize_boot && !finalized) {
+    // Destroyed at exit without gshmem_finalize, and the exit hook did not run (e.g. the library was unloaded).
+    boot->leave("its program ended without gshmem_finalize");
+  } else if (boot && finalize_boot) {
     try {
       boot->finalize();
     } catch (const Error& e) {

@@ -58,7 +58,12 @@ class Runtime {
   gpu::Context* gpu = nullptr;
   double init_ms = 0;
   std::string cpu_reason;      // why this PE is a CPU PE (for error messages), empty on GPU PEs
-  bool finalize_boot = true;   // false after an abort: the bootstrap must not run its collective finalize
+  bool finalize_boot = true;   // false after an abort or leave: the bootstrap must not run its collective finalize
+  bool finalized = false;      // gshmem_finalize reached the end (else ~Runtime runs at exit: leave)
+
+  // The program ends (exit, return from main) without gshmem_finalize: stop the watchdog and tell the other PEs
+  // (Bootstrap::leave), so that PEs waiting for this one fail at once naming it. Never throws.
+  void leave(const std::string& how) noexcept;
 
   // Symmetric-address checks for the API layer. `what` names the argument ("dest"), `call` the API call.
   void check_pe(int pe, const char* call) const;

@@ -1,11 +1,14 @@
 // Spinner: the one way host code waits for memory another PE writes. Spins briefly (low latency when cores are
 // free), then yields (PEs may outnumber cores), and every few hundred steps asks the runtime whether a PE died
-// or GSHMEM_WAIT_TIMEOUT passed, so no wait hangs forever.
+// or GSHMEM_WAIT_TIMEOUT passed, so no wait hangs forever. Such an error is thrown from the next pause(), after
+// the caller checked its condition once more: a wait that a PE satisfied just before it died or left returns.
 #pragma once
 #include <sched.h>
 
 #include <cstdint>
+#include <exception>
 
+#include "runtime/error.hpp"
 #include "runtime/runtime.hpp"
 
 namespace gshmem {
@@ -14,6 +17,7 @@ class Spinner {
  public:
   Spinner(Runtime& rt, const char* what) : rt_(rt), what_(what) {}
   void pause() {
+    if (failed_) std::rethrow_exception(failed_);
     ++iter_;
     if (iter_ < 512) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -25,7 +29,13 @@ class Spinner {
     }
     if (iter_ == 512) start_ = now_ns();
     sched_yield();
-    if ((iter_ & 255) == 0) rt_.poll_waiting(start_, what_);
+    if ((iter_ & 255) == 0) {
+      try {
+        rt_.poll_waiting(start_, what_);
+      } catch (const Error&) {
+        failed_ = std::current_exception();
+      }
+    }
   }
 
  private:
@@ -33,6 +43,7 @@ class Spinner {
   const char* what_;
   std::uint64_t iter_ = 0;
   std::uint64_t start_ = 0;
+  std::exception_ptr failed_;  // thrown by the next pause()
 };
 
 }  // namespace gshmem

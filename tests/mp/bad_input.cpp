@@ -94,6 +94,20 @@ int main(int argc, char** argv) {
     (void)p;
     return accepted(c);
   }
+  if (c == "malloc_too_large") {  // every PE asks for 1 TiB: more than the heap may ever grow to
+    say("calling gshmem_malloc(1 TiB) on an empty heap");
+    void* p = gshmem_malloc(std::size_t{1} << 40);
+    (void)p;
+    return accepted(c);
+  }
+  if (c == "heap_full") {  // run with GSHMEM_MAX_HEAP_SIZE=8M: 1 MiB objects until the heap is full
+    say("calling gshmem_malloc(1 MiB) until the heap is full");
+    for (int i = 0; i < 64; ++i) {
+      void* p = gshmem_malloc(std::size_t{1} << 20);
+      if (!p) break;
+    }
+    return accepted(c);
+  }
   if (c == "free_non_heap") {  // every PE frees a stack address
     say("calling gshmem_free(stack address)");
     gshmem_free(stack_int);

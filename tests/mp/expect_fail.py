@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Runs a command that must FAIL in a given way, for the bad-input and dead-peer tests.
 
-  expect_fail.py [--match REGEX]... [--count K:REGEX]... [--within SECONDS] [--timeout SECONDS] -- cmd args...
+  expect_fail.py [--match REGEX]... [--count K:REGEX]... [--exactly K:REGEX]... [--reject REGEX]...
+                 [--within SECONDS] [--timeout SECONDS] -- cmd args...
 
 Passes (exit 0) only if the command exits non-zero (not 77), within --within seconds if given, every --match
-regex occurs in its output (stdout and stderr together), and every --count regex occurs at least K times.
+regex occurs in its output (stdout and stderr together), every --count regex occurs at least K times, every
+--exactly regex exactly K times, and no --reject regex occurs.
 The command runs in its own process group, which is killed if it outlives --timeout.
 """
 import argparse
@@ -20,6 +22,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--match", action="append", default=[])
     ap.add_argument("--count", action="append", default=[])
+    ap.add_argument("--exactly", action="append", default=[])
+    ap.add_argument("--reject", action="append", default=[])
     ap.add_argument("--within", type=float, default=None)
     ap.add_argument("--timeout", type=float, default=100.0)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -55,6 +59,14 @@ def main():
         got = len(re.findall(m, text, re.MULTILINE))
         if got < int(k):
             failures.append(f"/{m}/ occurs {got} times, want at least {k}")
+    for c in a.exactly:
+        k, _, m = c.partition(":")
+        got = len(re.findall(m, text, re.MULTILINE))
+        if got != int(k):
+            failures.append(f"/{m}/ occurs {got} times, want exactly {k}")
+    for m in a.reject:
+        if re.search(m, text, re.MULTILINE):
+            failures.append(f"the output matches /{m}/, which it must not")
     for f in failures:
         print(f"expect_fail: FAIL: {f}", flush=True)
     if not failures:

@@ -12,7 +12,10 @@ gshmemrun it never kills a PE because another failed: a dead PE must be noticed 
       the others must exit non-zero within --deadline seconds of the start; the victim must end non-zero too
   torchrun_env.py --nproc 3 --expect fail --count 3:REGEX -- prog args...
       every process must exit non-zero within --deadline seconds of the start (a bad input every PE reports)
+  torchrun_env.py --nproc 3 --expect left --victim 1 -- prog return 1
+      like dead, but the victim ends without gshmem_finalize and exits 0
   --match REGEX (repeatable): must occur in the output (of the processes other than the victim, if any)
+  --reject REGEX (repeatable): must not occur in the output of any process
   --count K:REGEX (repeatable): must occur at least K times in the output of all processes
 Exit status 0 when every expectation holds, 1 otherwise (each failed expectation is printed).
 """
@@ -40,12 +43,13 @@ STRIP_PREFIXES = ("GSHMEM_RANK", "GSHMEM_WORLD_SIZE", "GSHMEM_LOCAL_", "GSHMEM_L
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nproc", type=int, required=True)
-    ap.add_argument("--expect", choices=["ok", "dead", "hang", "fail"], default="ok")
+    ap.add_argument("--expect", choices=["ok", "dead", "left", "hang", "fail"], default="ok")
     ap.add_argument("--victim", type=int, default=1)
     ap.add_argument("--deadline", type=float, default=30.0)
     ap.add_argument("--timeout", type=float, default=110.0)
     ap.add_argument("--match", action="append", default=[])
     ap.add_argument("--count", action="append", default=[])
+    ap.add_argument("--reject", action="append", default=[])
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -115,10 +119,12 @@ def main():
                 failures.append(f"rank {r} ended after {ends[r]:.2f} s; want within {a.deadline:.0f} s")
     else:
         v = a.victim if 0 <= a.victim < a.nproc else a.nproc - 1
-        if procs[v].returncode == 0:
+        if a.expect == "left" and procs[v].returncode != 0:
+            failures.append(f"victim rank {v}: {describe(procs[v].returncode)}, want exit 0 (it ends without finalize)")
+        elif a.expect != "left" and procs[v].returncode == 0:
             failures.append(f"victim rank {v} exited 0")
-        ref = ends[v] if a.expect == "dead" else 0.0
-        what = f"after the victim ended (at {ref:.2f} s)" if a.expect == "dead" else "after the start"
+        ref = ends[v] if a.expect in ("dead", "left") else 0.0
+        what = f"after the victim ended (at {ref:.2f} s)" if a.expect in ("dead", "left") else "after the start"
         for r, p in enumerate(procs):
             if r == v:
                 continue
@@ -136,6 +142,9 @@ def main():
         for m in a.match:
             if not re.search(m, text, re.MULTILINE):
                 failures.append(f"no output matches /{m}/")
+    for m in a.reject:
+        if re.search(m, text, re.MULTILINE):
+            failures.append(f"the output matches /{m}/, which it must not")
     for c in a.count:
         k, _, m = c.partition(":")
         got = len(re.findall(m, text, re.MULTILINE))

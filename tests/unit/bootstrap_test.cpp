@@ -519,6 +519,73 @@ TEST(BootstrapStoreErrors, AbruptCloseReachesTheOthersWithinTwoSeconds) {
   }
 }
 
+// A PE that ends without finalize says so (Bootstrap::leave): the others get PEER_FAILED naming it and what it
+// did, marked as a departure; once every PE left, the server ends by itself.
+TEST(BootstrapStoreErrors, LeaveIsAnnouncedAsADeparture) {
+  const int n = 3;
+  Job job(n);
+  auto res = run_pes(n, [&](int r) {
+    auto b = job.join(r, n, job.secret);
+    b->barrier();
+    if (r == 1) {
+      b->leave("its process exited with status 0");
+      return;
+    }
+    auto start = Clock::now();
+    try {
+      while (Clock::now() - start < std::chrono::seconds(2)) {
+        b->check_health();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      ADD_FAILURE() << "PE " << r << " was not told within 2 s that PE 1 left";
+    } catch (const Error&) {
+      EXPECT_TRUE(b->failure_is_departure());
+      b->leave("its process exited with status 0");  // every PE ends without finalize: a clean end
+      throw;
+    }
+  });
+  for (int r = 0; r < n; ++r) {
+    if (r == 1) continue;
+    EXPECT_EQ(res[r].status, GSHMEM_ERROR_PEER_FAILED) << res[r].what;
+    EXPECT_NE(res[r].what.find("PE 1 left without calling gshmem_finalize (its process exited with status 0)"),
+              std::string::npos)
+        << res[r].what;
+  }
+  EXPECT_TRUE(job.server->wait_done(5)) << "the server did not end after every PE left";
+  auto first = job.server->first_failure();
+  EXPECT_EQ(first.rank, 1);
+  EXPECT_NE(first.what.find("left without calling gshmem_finalize"), std::string::npos) << first.what;
+}
+
+// With exit reports (gshmemrun), a dropped connection is announced with the launcher's wait status.
+TEST(BootstrapStoreErrors, ExitReportNamesTheSignal) {
+  const int n = 3;
+  Job job(n);
+  job.server = bs::new_server(n, job.secret, "test server");  // a fresh one that expects reports
+  job.server->expect_exit_reports();
+  job.server->start();
+  auto res = run_pes(n, [&](int r) {
+    auto b = job.join(r, n, job.secret);
+    b->barrier();
+    if (r == 2) {
+      b.reset();                            // the connection drops, as a crash would...
+      job.server->report_exit(2, SIGSEGV);  // ...and the launcher reaps it: wait status "killed by SIGSEGV"
+      return;
+    }
+    auto start = Clock::now();
+    while (Clock::now() - start < std::chrono::seconds(3)) {
+      b->check_health();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ADD_FAILURE() << "PE " << r << " did not notice PE 2's death within 3 s";
+  });
+  for (int r = 0; r < n; ++r) {
+    if (r == 2) continue;
+    EXPECT_EQ(res[r].status, GSHMEM_ERROR_PEER_FAILED) << res[r].what;
+    EXPECT_NE(res[r].what.find("PE 2 died (signal 11, SIGSEGV)"), std::string::npos) << res[r].what;
+  }
+}
+
 TEST(BootstrapStoreErrors, AbortIsForwarded) {
   const int n = 3;
   Job job(n);
