@@ -72,8 +72,11 @@ int main(int argc, char** argv) {
     gshmemx_uniqueid_t uid = GSHMEMX_UNIQUEID_INITIALIZER;
     gshmemx_init_attr_t attr = GSHMEMX_INIT_ATTR_INITIALIZER;
     gshmemx_set_attr_uniqueid_args(0, 1, &uid, &attr);
+    // gshmemx_init_attr stamps this header's layout versions (as NVSHMEM's does), so only a program compiled
+    // against other gshmem headers reaches the library with another one: call the library's entry as it would.
     attr.version = 99;
-    int s = gshmemx_init_attr(GSHMEMX_INIT_WITH_UNIQUEID, &attr);
+    int s = gshmemxi_init_attr(GSHMEMX_INIT_WITH_UNIQUEID, &attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR,
+                               GSHMEM_VERSION_PATCH);
     if (s == GSHMEM_SUCCESS) return accepted(c);
     std::fprintf(stderr, "bad_input: gshmemx_init_attr returned %d (%s): %s\n", s, gshmemx_status_string(s),
                  gshmemx_last_error());
