@@ -211,12 +211,13 @@ inline int init(int* argc, char*** argv, const char* name, Options opt = Options
   }
   const int pe = nvshmem_my_pe();
   my_pe_cache() = pe;
-  // NVSHMEM reports PEs sharing a GPU as LIMITED_MPG / FULL_MPG (gshmem: IS_INITIALIZED there too)
+  // NVSHMEM reports PEs sharing a GPU as LIMITED_MPG / FULL_MPG, and a PE that chose no GPU before init as
+  // IS_BOOTSTRAPPED until a call after cudaSetDevice finishes its init (gshmem: IS_INITIALIZED in both cases).
   const int status = nvshmemx_init_status();
   if (status != NVSHMEM_STATUS_IS_INITIALIZED && status != NVSHMEM_STATUS_LIMITED_MPG &&
-      status != NVSHMEM_STATUS_FULL_MPG)
+      status != NVSHMEM_STATUS_FULL_MPG && !(local < 0 && status == NVSHMEM_STATUS_IS_BOOTSTRAPPED))
     fail("nvshmemx_init_status() is %d after init, expected NVSHMEM_STATUS_IS_INITIALIZED (or, PEs sharing a GPU, "
-         "NVSHMEM_STATUS_LIMITED_MPG / FULL_MPG)", status);
+         "NVSHMEM_STATUS_LIMITED_MPG / FULL_MPG; IS_BOOTSTRAPPED before a GPU is chosen)", status);
 #if COMPAT_HAVE_CUDART
   // No launcher rank before init (gshmemrun, or COMPAT_SET_DEVICE=after): NVSHMEM's documented pattern, the PE's
   // rank in the node team. COMPAT_SET_DEVICE=again: the device chosen before init, set once more.
