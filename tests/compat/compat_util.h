@@ -159,6 +159,9 @@ inline int init(int* argc, char*** argv, const char* name, Options opt = Options
     auto* b = static_cast<unsigned char*>(p);
     for (size_t i = 0; i < n; ++i) b[i] = static_cast<unsigned char>(rd());
   };
+  // Libraries that may be initialised by someone else first ask (Neko, distconv): nothing is up yet.
+  if (nvshmemx_init_status() != NVSHMEM_STATUS_NOT_INITIALIZED)
+    fail("nvshmemx_init_status() is %d before init, expected NVSHMEM_STATUS_NOT_INITIALIZED", nvshmemx_init_status());
   if (mode == "plain") {
     nvshmem_init();
   } else if (mode == "uid_uninit") {
