@@ -346,15 +346,20 @@ void TcpBootstrap::check_health() {
   if (fill == wire::FrameReader::Fill::Eof || fill == wire::FrameReader::Fill::Error) lost_server("check_health");
 }
 
+// The last words of a PE that ends without finalize: takes the connection's lock, or, while another thread is
+// inside a bootstrap call, ends the connection so the others learn this PE is gone (and returns false).
+bool TcpBootstrap::lock_for_last_words(std::unique_lock<std::timed_mutex>& lock) {
+  lock = std::unique_lock<std::timed_mutex>(mu_, std::defer_lock);
+  if (lock.try_lock_for(std::chrono::seconds(2))) return true;
+  int fd = fd_.get();
+  if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
+  return false;
+}
+
 void TcpBootstrap::abort(const std::string& why) noexcept {
   try {
-    std::unique_lock<std::timed_mutex> lock(mu_, std::defer_lock);
-    if (!lock.try_lock_for(std::chrono::seconds(2))) {
-      // Another thread is inside a bootstrap call: end the connection so the others learn this PE is gone.
-      int fd = fd_.get();
-      if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
-      return;
-    }
+    std::unique_lock<std::timed_mutex> lock;
+    if (!lock_for_last_words(lock)) return;
     if (!fd_ || finalized_) return;
     auto bytes = wire::frame(Type::Abort, wire::Header{.rank = p_.rank}, why);
     net::send_all(fd_.get(), bytes.data(), bytes.size(), net::Deadline::after(1.0));
@@ -366,13 +371,8 @@ void TcpBootstrap::abort(const std::string& why) noexcept {
 
 void TcpBootstrap::leave(const std::string& how) noexcept {
   try {
-    std::unique_lock<std::timed_mutex> lock(mu_, std::defer_lock);
-    if (!lock.try_lock_for(std::chrono::seconds(2))) {
-      // Another thread is inside a bootstrap call: end the connection so the others learn this PE is gone.
-      int fd = fd_.get();
-      if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
-      return;
-    }
+    std::unique_lock<std::timed_mutex> lock;
+    if (!lock_for_last_words(lock)) return;
     if (finalized_) return;
     if (fd_) {
       auto bytes = wire::frame(Type::Leave, wire::Header{.rank = p_.rank}, how);

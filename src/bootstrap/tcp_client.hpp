@@ -62,6 +62,7 @@ class TcpBootstrap final : public Bootstrap {
   enum class Read { Frame, Timeout, Closed, Bad };
   Read read_frame(wire::Frame& f, const net::Deadline& d);
   [[noreturn]] void lost_server(const char* during);
+  bool lock_for_last_words(std::unique_lock<std::timed_mutex>& lock);  // abort / leave: lock, or shut the socket
   void handle_notice(const wire::Frame& f);
   // Waits for a frame `done` accepts. On timeout asks the server who is missing and throws TIMEOUT with
   // `timeout_text(status reply or nullptr)`.

@@ -13,42 +13,11 @@
 
 #include "gshmem/device.cuh"
 #include "harness.hpp"
+#include "cuda_check.cuh"
 
 using namespace mpt;
 
-#define CK(x)                                                                                                  \
-  do {                                                                                                         \
-    cudaError_t e_ = (x);                                                                                      \
-    if (e_ != cudaSuccess) {                                                                                   \
-      std::fprintf(stderr, "[PE %d] FATAL %s:%d: %s: %s\n", me(), __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      gshmem_global_exit(1);                                                                                   \
-    }                                                                                                          \
-  } while (0)
-#define CU(x)                                                                                                  \
-  do {                                                                                                         \
-    CUresult r_ = (x);                                                                                         \
-    if (r_ != CUDA_SUCCESS) {                                                                                  \
-      std::fprintf(stderr, "[PE %d] FATAL %s:%d: %s: CUresult %d\n", me(), __FILE__, __LINE__, #x,            \
-                   static_cast<int>(r_));                                                                      \
-      gshmem_global_exit(1);                                                                                   \
-    }                                                                                                          \
-  } while (0)
-
 namespace {
-
-// Driver calls through the runtime's entry-point query (the program does not link libcuda).
-template <typename F>
-F driver_fn(const char* name) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-      q != cudaDriverEntryPointSuccess || !p) {
-    std::fprintf(stderr, "mp_register_symmetric_gpu: the CUDA driver has no %s\n", name);
-    std::exit(1);
-  }
-  return reinterpret_cast<F>(p);
-}
-#define DRV(name) driver_fn<decltype(&::name)>(#name)
 
 gshmem_stream_t gs(cudaStream_t s) { return reinterpret_cast<gshmem_stream_t>(s); }
 

@@ -15,17 +15,9 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "cuda_check.cuh"
 
 using namespace mpt;
-
-#define CK(x)                                                                                                  \
-  do {                                                                                                         \
-    cudaError_t e_ = (x);                                                                                      \
-    if (e_ != cudaSuccess) {                                                                                   \
-      std::fprintf(stderr, "[PE %d] FATAL %s:%d: %s: %s\n", me(), __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      gshmem_global_exit(1);                                                                                   \
-    }                                                                                                          \
-  } while (0)
 
 namespace {
 
