@@ -122,7 +122,8 @@ for p in "${programs[@]}"; do
 done
 echo "=== ring_p: seed 000's environment, an MPI communicator, structs never initialised, GPU chosen after init"
 extra_rows=("ring_p[seed000]" "ring_p[mpi_comm]" "ring_p[mpi_comm_uninit]" "ring_p[uid_uninit]"
-            "ring_p[set_device_after]" "ring_p[set_device_again]" "host_ring[mpi_comm_uninit]")
+            "ring_p[set_device_after]" "ring_p[set_device_again]" "host_ring[mpi_comm_uninit]"
+            "ring_p[mpi_comm_args]")
 for lib in nv gs; do
   col=nvshmem; [ $lib = gs ] && col=gshmem
   run_one "ring_p[seed000]" $col "${lib}_seed000" "${seed_env[@]}" "${MPIRUN[@]}" "$work/$lib/ring_p"
@@ -138,6 +139,8 @@ for lib in nv gs; do
   done
   run_one "host_ring[mpi_comm_uninit]" $col "${lib}_host_ring_mpi_comm_uninit" env COMPAT_INIT=mpi_comm_uninit \
     NVSHMEM_REMOTE_TRANSPORT=none "${MPIRUN[@]}" "$work/$lib/host_ring"
+  run_one "ring_p[mpi_comm_args]" $col "${lib}_mpi_comm_args" env COMPAT_INIT=mpi_comm_args \
+    NVSHMEM_REMOTE_TRANSPORT=none "${MPIRUN[@]}" "$work/$lib/ring_p"
 done
 # a host-only C++ file that includes only <nvshmem.h> and uses driver, runtime and half types: g++ must compile it
 for lib in nv gs; do

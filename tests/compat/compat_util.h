@@ -12,6 +12,7 @@
 // bytes, the worst an uninitialised stack variable can hold):
 //   mpi_comm_uninit  seed 000 / pipeline_llm.c: `nvshmemx_init_attr_t attr; attr.mpi_comm = &comm;`
 //                    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr)
+//   mpi_comm_args    the same, the communicator set with nvshmemx_set_attr_mpi_comm_args(&comm, &attr)
 //   uid_uninit       DeepEP: `nvshmemx_uniqueid_t id; nvshmemx_get_uniqueid(&id);` on rank 0, the id sent as raw
 //                    bytes, `nvshmemx_init_attr_t attr; nvshmemx_set_attr_uniqueid_args(rank, n, &id, &attr);`
 //                    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr)
@@ -117,10 +118,11 @@ struct Options {
 inline int init(int* argc, char*** argv, const char* name, Options opt = Options{}) {
   prog_name() = name;
   const std::string mode = env_or("COMPAT_INIT", "plain");
-  const bool mpi = mode == "uid" || mode == "mpi_comm" || mode == "uid_uninit" || mode == "mpi_comm_uninit";
+  const bool mpi = mode == "uid" || mode == "mpi_comm" || mode == "uid_uninit" || mode == "mpi_comm_uninit" ||
+                   mode == "mpi_comm_args";
   if (mode != "plain" && !mpi) {
-    std::fprintf(stderr, "%s: COMPAT_INIT=%s is not one of plain, uid, mpi_comm, uid_uninit, mpi_comm_uninit\n",
-                 name, mode.c_str());
+    std::fprintf(stderr, "%s: COMPAT_INIT=%s is not one of plain, uid, mpi_comm, uid_uninit, mpi_comm_uninit, "
+                 "mpi_comm_args\n", name, mode.c_str());
     std::exit(2);
   }
   if (mpi) {
@@ -183,10 +185,15 @@ inline int init(int* argc, char*** argv, const char* name, Options opt = Options
       std::fprintf(stderr, "%s: init with a unique id and an uninitialised attr failed\n", name);
       std::exit(1);
     }
-  } else if (mode == "mpi_comm_uninit") {
+  } else if (mode == "mpi_comm_uninit" || mode == "mpi_comm_args") {
     nvshmemx_init_attr_t attr;
     garbage(&attr, sizeof attr);
-    attr.mpi_comm = compat_mpi_comm_world();
+    if (mode == "mpi_comm_uninit") {
+      attr.mpi_comm = compat_mpi_comm_world();
+    } else if (nvshmemx_set_attr_mpi_comm_args(compat_mpi_comm_world(), &attr) != 0) {
+      std::fprintf(stderr, "%s: nvshmemx_set_attr_mpi_comm_args failed\n", name);
+      std::exit(1);
+    }
     if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
       std::fprintf(stderr, "%s: init with an MPI communicator and an uninitialised attr failed\n", name);
       std::exit(1);
