@@ -1,6 +1,7 @@
 // Host-side API only (runs on CPU PEs too, where gshmem has no GPU): a ring of nvshmem_int_put from symmetric
 // memory, nvshmem_int_p / nvshmem_int_g / nvshmem_getmem, quiet and barrier_all, plus the library queries
-// (versions, name, init status, team config). Sources and readbacks stay in symmetric memory or go through p/g,
+// (versions, name, init status, team config), and DeepEP's team split (a config never initialised, mask 0;
+// nvshmem_align(128, ...)) beside one with NVSHMEM_TEAM_CONFIG_INITIALIZER and a mask. Sources and readbacks stay in symmetric memory or go through p/g,
 // which NVSHMEM allows from the host for any symmetric address.
 #include "compat_util.h"
 
@@ -60,6 +61,52 @@ int main(int argc, char** argv) {
     nvshmem_free(back);
     nvshmem_free(dst);
     nvshmem_free(src);
+  }
+  // DeepEP's team split: a config never initialised, mask 0 (nothing in it is read); and with NVSHMEM's
+  // initializer and a mask naming num_contexts. The PEs of my parity, a put to the next one in the team.
+  for (int with_config = 0; with_config < 2; ++with_config) {
+    nvshmem_team_config_t tcfg;
+    std::memset(&tcfg, 0xA5, sizeof tcfg);
+    long mask = 0;
+    if (with_config) {
+      nvshmem_team_config_t init = NVSHMEM_TEAM_CONFIG_INITIALIZER;
+      tcfg = init;
+      tcfg.num_contexts = 1;
+      mask = NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS;
+    }
+    const int start = mype % 2, size = npes > start ? (npes - start + 1) / 2 : 0;
+    nvshmem_team_t team = NVSHMEM_TEAM_INVALID;
+    int* box = static_cast<int*>(nvshmem_align(128, 2 * sizeof(int)));  // DeepEP allocates with nvshmem_align
+    if (reinterpret_cast<uintptr_t>(box) % 128 != 0) compat::fail("nvshmem_align(128, ...) gave %p", (void*)box);
+    // every PE takes part in both splits (even and odd): a split is collective over the parent team
+    nvshmem_team_t teams[2] = {NVSHMEM_TEAM_INVALID, NVSHMEM_TEAM_INVALID};
+    for (int parity = 0; parity < 2 && parity < npes; ++parity) {
+      const int psize = (npes - parity + 1) / 2;
+      if (nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, parity, 2, psize, &tcfg, mask, &teams[parity]) != 0)
+        compat::fail("team_split_strided(WORLD, %d, 2, %d, config %s, mask %ld) failed", parity, psize,
+                     with_config ? "initialised" : "never initialised", mask);
+    }
+    team = teams[start];  // every PE is in the team of its parity (size >= 1)
+    const bool ok = nvshmem_team_my_pe(team) == mype / 2 && nvshmem_team_n_pes(team) == size;
+    if (!ok)
+      compat::fail("split team: my_pe %d n_pes %d, expected %d %d", nvshmem_team_my_pe(team),
+                   nvshmem_team_n_pes(team), mype / 2, size);
+    const int next = ok ? nvshmem_team_translate_pe(team, (mype / 2 + 1) % size, NVSHMEM_TEAM_WORLD) : mype;
+    const int prev = ok ? nvshmem_team_translate_pe(team, (mype / 2 + size - 1) % size, NVSHMEM_TEAM_WORLD) : mype;
+    if (ok && next != (mype / 2 + 1 < size ? mype + 2 : start))
+      compat::fail("team_translate_pe: the next PE of my parity team is %d", next);
+    nvshmem_int_p(&box[0], -1, mype);  // poison
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    nvshmem_int_p(&box[0], static_cast<int>(compat::mix(seed, 1000 + with_config, mype)), next);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    const int want = static_cast<int>(compat::mix(seed, 1000 + with_config, prev));
+    if (ok && nvshmem_int_g(&box[0], mype) != want) compat::fail("split team put from PE %d lost", prev);
+    nvshmem_barrier_all();
+    for (nvshmem_team_t t : teams)
+      if (t != NVSHMEM_TEAM_INVALID) nvshmem_team_destroy(t);
+    nvshmem_free(box);
   }
   return compat::finish();
 }
