@@ -64,7 +64,10 @@ int main(int argc, char** argv) {
   }
   // DeepEP's team split: a config never initialised, mask 0 (nothing in it is read); and with NVSHMEM's
   // initializer and a mask naming num_contexts. The PEs of my parity, a put to the next one in the team.
-  for (int with_config = 0; with_config < 2; ++with_config) {
+  // (NVSHMEM refuses team splits in its limited mode for PEs sharing a GPU; gshmem has no such mode.)
+  const bool limited = nvshmemx_init_status() == NVSHMEM_STATUS_LIMITED_MPG;
+  if (limited && mype == 0) std::printf("[PE 0] host_ring: team split skipped (NVSHMEM_STATUS_LIMITED_MPG)\n");
+  for (int with_config = 0; with_config < 2 && !limited; ++with_config) {
     nvshmem_team_config_t tcfg;
     std::memset(&tcfg, 0xA5, sizeof tcfg);
     long mask = 0;
