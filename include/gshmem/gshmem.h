@@ -376,6 +376,36 @@ GSHMEMI_DECL_SIZED(128)
                                                size_t nelems, int pe, gshmem_stream_t stream);
 GSHMEM_RMA_TYPES(GSHMEMI_DECL_RMA)
 
+/* ---- collectives (OpenSHMEM 1.5 / NVSHMEM): every member of `team` calls with the same arguments; on return
+ * dest is complete on this PE and source may be reused. nelems counts bytes in the *mem forms, elements in the
+ * typed ones. broadcast: PE_root's source lands in dest of every member (the root's too; dest == source is
+ * allowed); fcollect: member i's source lands at dest + i*nelems of every member; alltoall: block j of member i's
+ * source lands at dest + i*nelems of member j. dest symmetric; fcollect/alltoall dest must not overlap source.
+ * Return GSHMEM_SUCCESS; bad arguments (a team this PE is not in, PE_root outside the team, a size that overflows,
+ * dest not symmetric, overlapping buffers) end the job with a message naming the call, since the other members
+ * would otherwise wait for this one. The _on_stream forms (GPU PEs) enqueue the collective on `stream`. */
+GSHMEM_API int gshmem_broadcastmem(gshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
+GSHMEM_API int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
+GSHMEM_API int gshmem_alltoallmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
+GSHMEM_API int gshmemx_broadcastmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                              int PE_root, gshmem_stream_t stream);
+GSHMEM_API int gshmemx_fcollectmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                             gshmem_stream_t stream);
+GSHMEM_API int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                             gshmem_stream_t stream);
+#define GSHMEMI_DECL_COLL(T, N)                                                                                \
+  GSHMEM_API int gshmem_##N##_broadcast(gshmem_team_t team, T *dest, const T *source, size_t nelems,          \
+                                        int PE_root);                                                          \
+  GSHMEM_API int gshmem_##N##_fcollect(gshmem_team_t team, T *dest, const T *source, size_t nelems);          \
+  GSHMEM_API int gshmem_##N##_alltoall(gshmem_team_t team, T *dest, const T *source, size_t nelems);          \
+  GSHMEM_API int gshmemx_##N##_broadcast_on_stream(gshmem_team_t team, T *dest, const T *source,              \
+                                                   size_t nelems, int PE_root, gshmem_stream_t stream);        \
+  GSHMEM_API int gshmemx_##N##_fcollect_on_stream(gshmem_team_t team, T *dest, const T *source, size_t nelems, \
+                                                  gshmem_stream_t stream);                                     \
+  GSHMEM_API int gshmemx_##N##_alltoall_on_stream(gshmem_team_t team, T *dest, const T *source, size_t nelems, \
+                                                  gshmem_stream_t stream);
+GSHMEM_RMA_TYPES(GSHMEMI_DECL_COLL)
+
 /* ---- atomics ---- */
 #define GSHMEMI_DECL_AMO_STANDARD(T, N)                                                                        \
   GSHMEM_API T gshmem_##N##_atomic_fetch_inc(T *dest, int pe);                                                \

@@ -111,6 +111,16 @@ GSHMEM_API void wait_until_all_on_stream(const void* ivars, std::size_t n, const
                                          std::uint64_t value, const void* values, gshmem_stream_t s,
                                          const char* call);
 
+// Collectives (gshmem/coll/algorithms.h): every member of `team` calls with the same arguments; blocks of
+// `nelems` elements of `elem` bytes; `root` is a team index (broadcast only). On return dest is complete on this
+// PE and src may be reused. The _on_stream form enqueues the whole collective on `s` (GPU PEs).
+enum class Coll : int { Broadcast, Fcollect, Alltoall };
+GSHMEM_API void collective(Coll kind, gshmem_team_t team, void* dest, const void* src, std::size_t nelems,
+                           std::size_t elem, int root, const char* call);
+GSHMEM_API void collective_on_stream(Coll kind, gshmem_team_t team, void* dest, const void* src,
+                                     std::size_t nelems, std::size_t elem, int root, gshmem_stream_t s,
+                                     const char* call);
+
 GSHMEM_API void* realloc(void* p, std::size_t bytes);
 // Thread level provided at init (GSHMEM_THREAD_*), and the level to report for the next init.
 GSHMEM_API int thread_level();

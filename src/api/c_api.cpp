@@ -515,4 +515,70 @@ int gshmemx_team_sync_on_stream(gshmem_team_t team, gshmem_stream_t stream) {
                          [&] { host::barrier_on_stream(team, false, stream, "gshmemx_team_sync_on_stream"); });
 }
 
+// ---- collectives (gshmem::host::collective; bad arguments end the job: see gshmem.h) ----
+namespace {
+int coll(host::Coll kind, const char* call, gshmem_team_t team, void* dest, const void* src, size_t nelems,
+         size_t elem, int root) {
+  fatal_on_error(call, [&] { host::collective(kind, team, dest, src, nelems, elem, root, call); });
+  return GSHMEM_SUCCESS;
+}
+int coll_on_stream(host::Coll kind, const char* call, gshmem_team_t team, void* dest, const void* src,
+                   size_t nelems, size_t elem, int root, gshmem_stream_t stream) {
+  fatal_on_error(call, [&] { host::collective_on_stream(kind, team, dest, src, nelems, elem, root, stream, call); });
+  return GSHMEM_SUCCESS;
+}
+}  // namespace
+int gshmem_broadcastmem(gshmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root) {
+  return coll(host::Coll::Broadcast, "gshmem_broadcastmem", team, dest, source, nelems, 1, PE_root);
+}
+int gshmem_fcollectmem(gshmem_team_t team, void* dest, const void* source, size_t nelems) {
+  return coll(host::Coll::Fcollect, "gshmem_fcollectmem", team, dest, source, nelems, 1, 0);
+}
+int gshmem_alltoallmem(gshmem_team_t team, void* dest, const void* source, size_t nelems) {
+  return coll(host::Coll::Alltoall, "gshmem_alltoallmem", team, dest, source, nelems, 1, 0);
+}
+int gshmemx_broadcastmem_on_stream(gshmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root,
+                                   gshmem_stream_t stream) {
+  return coll_on_stream(host::Coll::Broadcast, "gshmemx_broadcastmem_on_stream", team, dest, source, nelems, 1,
+                        PE_root, stream);
+}
+int gshmemx_fcollectmem_on_stream(gshmem_team_t team, void* dest, const void* source, size_t nelems,
+                                  gshmem_stream_t stream) {
+  return coll_on_stream(host::Coll::Fcollect, "gshmemx_fcollectmem_on_stream", team, dest, source, nelems, 1, 0,
+                        stream);
+}
+int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void* dest, const void* source, size_t nelems,
+                                  gshmem_stream_t stream) {
+  return coll_on_stream(host::Coll::Alltoall, "gshmemx_alltoallmem_on_stream", team, dest, source, nelems, 1, 0,
+                        stream);
+}
+#define GSHMEMI_DEF_COLL(T, N)                                                                                 \
+  int gshmem_##N##_broadcast(gshmem_team_t team, T* dest, const T* source, size_t nelems, int PE_root) {       \
+    return coll(host::Coll::Broadcast, "gshmem_" #N "_broadcast", team, dest, source, nelems, sizeof(T),       \
+                PE_root);                                                                                      \
+  }                                                                                                            \
+  int gshmem_##N##_fcollect(gshmem_team_t team, T* dest, const T* source, size_t nelems) {                     \
+    return coll(host::Coll::Fcollect, "gshmem_" #N "_fcollect", team, dest, source, nelems, sizeof(T), 0);     \
+  }                                                                                                            \
+  int gshmem_##N##_alltoall(gshmem_team_t team, T* dest, const T* source, size_t nelems) {                     \
+    return coll(host::Coll::Alltoall, "gshmem_" #N "_alltoall", team, dest, source, nelems, sizeof(T), 0);     \
+  }                                                                                                            \
+  int gshmemx_##N##_broadcast_on_stream(gshmem_team_t team, T* dest, const T* source, size_t nelems,          \
+                                        int PE_root, gshmem_stream_t stream) {                                 \
+    return coll_on_stream(host::Coll::Broadcast, "gshmemx_" #N "_broadcast_on_stream", team, dest, source,     \
+                          nelems, sizeof(T), PE_root, stream);                                                 \
+  }                                                                                                            \
+  int gshmemx_##N##_fcollect_on_stream(gshmem_team_t team, T* dest, const T* source, size_t nelems,           \
+                                       gshmem_stream_t stream) {                                               \
+    return coll_on_stream(host::Coll::Fcollect, "gshmemx_" #N "_fcollect_on_stream", team, dest, source,       \
+                          nelems, sizeof(T), 0, stream);                                                       \
+  }                                                                                                            \
+  int gshmemx_##N##_alltoall_on_stream(gshmem_team_t team, T* dest, const T* source, size_t nelems,           \
+                                       gshmem_stream_t stream) {                                               \
+    return coll_on_stream(host::Coll::Alltoall, "gshmemx_" #N "_alltoall_on_stream", team, dest, source,       \
+                          nelems, sizeof(T), 0, stream);                                                       \
+  }
+GSHMEM_RMA_TYPES(GSHMEMI_DEF_COLL)
+#undef GSHMEMI_DEF_COLL
+
 }  // extern "C"

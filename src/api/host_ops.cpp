@@ -434,9 +434,8 @@ int team_n_pes(gshmem_team_t team) {
 int team_translate_pe(gshmem_team_t src, int src_pe, gshmem_team_t dest) {
   Runtime& r = rt("gshmem_team_translate_pe");
   if (!r.teams->valid(src) || !r.teams->valid(dest)) return -1;
-  const TeamInfo& s = r.teams->get(src, "gshmem_team_translate_pe");
-  if (src_pe < 0 || src_pe >= s.size) return -1;
-  return r.teams->get(dest, "gshmem_team_translate_pe").rank_of(s.world_pe(src_pe));
+  return team_translate(r.teams->get(src, "gshmem_team_translate_pe"), src_pe,
+                        r.teams->get(dest, "gshmem_team_translate_pe"));
 }
 gshmem_team_t team_split_strided(gshmem_team_t parent, int start, int stride, int size) {
   Runtime& r = rt("gshmem_team_split_strided");

@@ -152,6 +152,8 @@ void publish(Runtime& rt) {
             "cudaMalloc (device team table)");
     check(cudaMemsetAsync(base + kDeviceBarrierOffset, 0, kDeviceInternalEnd - kDeviceBarrierOffset, st),
           "cudaMemsetAsync (device-barrier flags)");
+    check(cudaMemsetAsync(base + kCollOffset, 0, kCollEnd - kCollOffset, st),
+          "cudaMemsetAsync (collective workspace)");
     // Peers' heaps sit at fixed slots of the reservation: the table never changes after this.
     const auto& bases = rt.heap->peer_bases();
     check(cudaMemcpyAsync(r.d_peer_bases, bases.data(), sizeof(char*) * static_cast<size_t>(rt.n_pes),
@@ -209,6 +211,7 @@ void publish(Runtime& rt) {
   s.teams = r.d_teams[r.teams_buf];
   s.barrier_offset = kDeviceBarrierOffset;
   s.barrier_epochs = reinterpret_cast<std::uint64_t*>(base + kDeviceEpochOffset);
+  s.coll_offset = kCollOffset;
   const double t = config::get().wait_timeout;
   s.timeout_ns = t > 0 ? std::max<std::uint64_t>(static_cast<std::uint64_t>(t * 1e9), 1) : UINT64_MAX;  // state.h
   s.peer_stride = heap::regular_peer_stride(rt.heap->peer_bases());

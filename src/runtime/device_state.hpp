@@ -10,6 +10,13 @@
 //   kDeviceBarrierOffset: device-barrier flags [kMaxTeams][kMaxRounds] uint64, written by peers
 //   kDeviceEpochOffset:   device-barrier epochs [kMaxTeams] uint64, this PE's own count of device barriers
 // Both are zeroed at the first publish (before init's closing barrier) and per slot when a team is destroyed.
+// The collectives (gshmem/coll/algorithms.h, every form: host on CPU PEs, stream kernels, device API) own
+// [kCollOffset, kCollEnd), the collective workspace, on CPU and GPU PEs alike:
+//   kCollOffset:      sync flags [kMaxTeams][kMaxRounds] uint64, written by peers
+//   kCollEpochOffset: sync epochs [kMaxTeams] uint64, this PE's own count of collective syncs per team slot
+// Zeroed per slot when a split (re)uses the slot, before the split's closing parent barrier (coll_reset_slot in
+// team/team.cpp); fresh heaps start zeroed (host memfd; GPU PEs zero it at the first publish). The rest of the
+// internal area, up to kHeapInternalBytes, is free.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +33,12 @@ inline constexpr std::size_t kDeviceBarrierOffset = 32 * 1024;
 inline constexpr std::size_t kDeviceBarrierBytes = sizeof(std::uint64_t) * kMaxTeams * kMaxRounds;
 inline constexpr std::size_t kDeviceEpochOffset = kDeviceBarrierOffset + kDeviceBarrierBytes;
 inline constexpr std::size_t kDeviceInternalEnd = kDeviceEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
+inline constexpr std::size_t kCollOffset = 64 * 1024;
+inline constexpr std::size_t kCollSlotBytes = sizeof(std::uint64_t) * kMaxRounds;
+inline constexpr std::size_t kCollEpochOffset = kCollOffset + kCollSlotBytes * kMaxTeams;
+inline constexpr std::size_t kCollEnd = kCollEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
+static_assert(kDeviceInternalEnd <= kCollOffset, "collective workspace overlaps the device-barrier area");
+static_assert(kCollEnd <= kHeapInternalBytes, "collective workspace outgrew kHeapInternalBytes");
 static_assert(kStreamBarrierEnd + 8 <= kDeviceBarrierOffset, "device-barrier flags overlap the stream-barrier area");
 static_assert(kDeviceInternalEnd <= kHeapInternalBytes, "device API internal area outgrew kHeapInternalBytes");
 static_assert(kMaxTeams == GSHMEM_DEVICE_MAX_TEAMS && kMaxRounds == GSHMEM_DEVICE_MAX_ROUNDS,

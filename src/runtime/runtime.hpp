@@ -87,5 +87,5 @@ std::uint64_t now_ns();
 
 namespace gshmem {
 // Bytes at the start of every symmetric heap kept for the library's device-side flags (stream barriers etc.).
-inline constexpr std::size_t kHeapInternalBytes = 64 * 1024;
+inline constexpr std::size_t kHeapInternalBytes = 128 * 1024;
 }  // namespace gshmem

@@ -13,11 +13,11 @@ namespace gshmem {
 
 TeamTable::TeamTable(Runtime& rt) : rt_(rt) {
   // Single node (the runtime refuses more for now): SHARED and NODE hold every PE, SAME_MYPE_NODE just me.
-  claim(GSHMEM_TEAM_WORLD, TeamInfo{0, 1, rt.n_pes, rt.my_pe, true, 0});
-  claim(GSHMEM_TEAM_SHARED, TeamInfo{rt.local_pes.front(), 1, static_cast<int>(rt.local_pes.size()),
-                                 rt.local_index[rt.my_pe], true, 0});
+  claim(GSHMEM_TEAM_WORLD, TeamInfo{{0, 1, rt.n_pes, rt.my_pe}, true, 0});
+  claim(GSHMEM_TEAM_SHARED, TeamInfo{{rt.local_pes.front(), 1, static_cast<int>(rt.local_pes.size()),
+                                  rt.local_index[rt.my_pe]}, true, 0});
   claim(GSHMEMX_TEAM_NODE, teams_[GSHMEM_TEAM_SHARED]);
-  claim(GSHMEMX_TEAM_SAME_MYPE_NODE, TeamInfo{rt.my_pe, 1, 1, 0, true, 0});
+  claim(GSHMEMX_TEAM_SAME_MYPE_NODE, TeamInfo{{rt.my_pe, 1, 1, 0}, true, 0});
 }
 
 void TeamTable::claim(int slot, const TeamInfo& t) {
@@ -122,9 +122,9 @@ int TeamTable::split_strided(gshmem_team_t parent, int start, int stride, int si
   if (slot < 0)
     fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: all {} team slots are in use on some member of the parent team. Fix: "
          "destroy teams you no longer need (gshmem_team_destroy)", call, kMaxTeams);
-  TeamInfo t{pt.start + start * pt.stride, stride * pt.stride, size, -1, true, 0};
+  TeamInfo t{{pt.start + start * pt.stride, stride * pt.stride, size, -1}, true, 0};
   if (size == 1) t.stride = 1;
-  t.my_rank = t.rank_of(rt_.my_pe);
+  t.my_rank = team_rank_of(t, rt_.my_pe);
   if (t.my_rank >= 0) {
     reset_slot(slot);
     claim(slot, t);
@@ -155,10 +155,10 @@ int TeamTable::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, 
          "destroy teams you no longer need", call, kMaxTeams);
   const int r = pt.my_rank;
   const int xfirst = (r / xrange) * xrange;
-  TeamInfo x{pt.start + xfirst * pt.stride, pt.stride, std::min(xrange, pt.size - xfirst), r - xfirst, true, 0};
+  TeamInfo x{{pt.start + xfirst * pt.stride, pt.stride, std::min(xrange, pt.size - xfirst), r - xfirst}, true, 0};
   const int col = r % xrange;
-  TeamInfo y{pt.start + col * pt.stride, pt.stride * xrange, (pt.size - col + xrange - 1) / xrange, r / xrange, true,
-         0};
+  TeamInfo y{{pt.start + col * pt.stride, pt.stride * xrange, (pt.size - col + xrange - 1) / xrange, r / xrange},
+             true, 0};
   if (x.size == 1) x.stride = 1;
   if (y.size == 1) y.stride = 1;
   reset_slot(xs);
@@ -201,6 +201,16 @@ void TeamTable::reset_slot(int slot) {
   // Only this PE's own flags: peers write them, and nobody does before the split's closing parent barrier.
   for (auto& f : rt_.ctrl->mine().barrier[slot]) f.store(0, std::memory_order_relaxed);
   if (rt_.gpu) gpu::reset_team_slot(rt_.gpu, slot);
+  // The collective workspace's flags and epoch of the slot (runtime/device_state.hpp), on CPU and GPU PEs.
+  char* flags = rt_.heap->base() + device_state::kCollOffset + device_state::kCollSlotBytes * slot;
+  char* epoch = rt_.heap->base() + device_state::kCollEpochOffset + sizeof(std::uint64_t) * slot;
+  if (rt_.gpu) {
+    gpu::memset_zero(rt_.gpu, flags, device_state::kCollSlotBytes);
+    gpu::memset_zero(rt_.gpu, epoch, sizeof(std::uint64_t));
+  } else {
+    std::memset(flags, 0, device_state::kCollSlotBytes);
+    std::memset(epoch, 0, sizeof(std::uint64_t));
+  }
 }
 
 }  // namespace gshmem

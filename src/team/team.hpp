@@ -7,27 +7,19 @@
 #include <string>
 
 #include "gshmem/gshmem.h"
+#include "gshmem/team_value.h"
 #include "runtime/control_segment.hpp"
 
 namespace gshmem {
 
 class Runtime;
 
-struct TeamInfo {
-  std::int32_t start = 0, stride = 1, size = 0;
-  std::int32_t my_rank = -1;       // this PE's index in the team
+// A team slot: the team value (start, stride, size, my_rank: gshmem/team_value.h, whose functions do all rank
+// arithmetic) plus what only this PE's table keeps.
+struct TeamInfo : TeamValue {
   bool live = false;
   std::uint64_t host_epoch = 0;    // host barriers done on this team by this PE
-  int world_pe(int team_pe) const { return start + team_pe * stride; }
-  // Index of world PE `pe` in this team, or -1.
-  int rank_of(int pe) const {
-    if (size <= 0) return -1;
-    int d = pe - start;
-    if (stride == 0) return d == 0 ? 0 : -1;
-    if (d < 0 || d % stride != 0) return -1;
-    int r = d / stride;
-    return r < size ? r : -1;
-  }
+  int world_pe(int team_pe) const { return team_world_pe(*this, team_pe); }
 };
 
 class TeamTable {
@@ -52,7 +44,7 @@ class TeamTable {
   TeamInfo parent_or_abort(gshmem_team_t parent, const char* call);
   void reset_slot(int slot);
   Runtime& rt_;
-  TeamInfo teams_[kMaxTeams];
+  TeamInfo teams_[kMaxTeams]{};
   std::uint64_t used_ = 0;  // bitmap of slots this PE uses
 };
 

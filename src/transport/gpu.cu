@@ -499,6 +499,8 @@ int device_of(Context* c) { return c ? c->device : -1; }
 
 bool overlap_launch(Context* c) { return c && c->overlap_launch; }
 
+gshmem_stream_t internal_stream(Context* c) { return reinterpret_cast<gshmem_stream_t>(c->stream); }
+
 void synchronize_device(Context* c, const char* call) {
   GSHMEM_BIND(c);
   std::string what = std::string(call) + ": cudaDeviceSynchronize";

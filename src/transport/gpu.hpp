@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gshmem/gshmem.h"
+#include "gshmem/team_value.h"
 
 namespace gshmem {
 class Runtime;
@@ -44,6 +45,8 @@ int* peer_failure_flag(Context* ctx);
 int device_of(Context* ctx);
 // Whether this PE's stream kernels are launched overlapped with the previous kernel (transport/stream_kernel.cuh).
 bool overlap_launch(Context* ctx);
+// The in-order stream of host-initiated operations (the blocking host collectives run their kernel on it).
+gshmem_stream_t internal_stream(Context* ctx);
 // cudaDeviceSynchronize with a checked result naming `call`: waits for the program's stream work as well.
 void synchronize_device(Context* ctx, const char* call);
 // A team slot is being (re)used by a new team: zero this PE's stream-barrier flags and epoch for it.
@@ -92,3 +95,14 @@ void wait_all_on_stream(Context* ctx, const void* ivars, std::size_t n, const in
 
 }  // namespace gshmem::gpu
 // ==== end of the stream-ordered compat block ====
+
+// ==== Collectives (gshmem/coll/algorithms.h) on GPU PEs: gpu_coll.cu; gpu_stream_nocuda.cpp in CPU-only builds ====
+namespace gshmem::gpu {
+enum class CollKind : int { Broadcast, Fcollect, Alltoall };
+// One CTA on `s` runs the collective's block-scope routine over team value `t` (slot = its handle) with the device
+// state `h` (its peer translation and collective workspace); blocks of `bytes`. `s` null: on the context's
+// internal stream, waited for (the blocking host forms). Bounded by GSHMEM_WAIT_TIMEOUT; stops when a peer died.
+void collective_on_stream(Context* ctx, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
+                          void* dest, const void* src, std::size_t bytes, int root, gshmem_stream_t s,
+                          const char* call);
+}  // namespace gshmem::gpu

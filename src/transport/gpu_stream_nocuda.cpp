@@ -24,4 +24,9 @@ void wait_all_on_stream(Context*, const void*, std::size_t, const int*, WaitType
   unavailable(call);
 }
 
+void collective_on_stream(Context*, CollKind, const gshmem_device_state_t&, const TeamValue&, int, void*, const void*,
+                          std::size_t, int, gshmem_stream_t, const char* call) {
+  unavailable(call);
+}
+
 }  // namespace gshmem::gpu

@@ -14,8 +14,8 @@
 extern "C" {
 #endif
 
-/* Layout version of gshmem_device_state_t; 0 in `version` means "never set" (no gshmem_init yet). */
-#define GSHMEM_DEVICE_STATE_VERSION 2u
+/* Layout version of gshmem_device_state_t; 0 in `version` means "never set" (no gshmem_init yet). 3: coll_offset. */
+#define GSHMEM_DEVICE_STATE_VERSION 3u
 /* Team slots in the device team table (the library's kMaxTeams) and dissemination rounds per slot. */
 #define GSHMEM_DEVICE_MAX_TEAMS 64
 #define GSHMEM_DEVICE_MAX_ROUNDS 32
@@ -46,7 +46,10 @@ typedef struct gshmem_device_state {
   /* Non-zero when PE p's heap is mapped at heap_base + (p - my_pe) * peer_stride for every p (one node, PEs in
    * their local order): device code then translates addresses with arithmetic instead of a peer_bases load. */
   uint64_t peer_stride;
-  uint64_t reserved[3];
+  /* Heap offset of the collectives' workspace (version 3): per team slot, sync flags [GSHMEM_DEVICE_MAX_ROUNDS]
+   * uint64 written by peers, then this PE's sync epochs [GSHMEM_DEVICE_MAX_TEAMS] uint64 (gshmem/coll/). */
+  uint64_t coll_offset;
+  uint64_t reserved[2];
 } gshmem_device_state_t;
 
 #ifdef __cplusplus

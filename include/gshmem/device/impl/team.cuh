@@ -3,6 +3,7 @@
 // NVSHMEM does for GSHMEM_TEAM_INVALID.
 #pragma once
 #include "gshmem/device/impl/common.cuh"
+#include "gshmem/team_value.h"
 
 namespace gshmem {
 namespace dev {
@@ -10,16 +11,6 @@ namespace detail {
 
 __device__ __forceinline__ bool team_valid(const DeviceHandle& h, gshmem_team_t team) {
   return team >= 0 && team < GSHMEM_DEVICE_MAX_TEAMS && h.teams[team].size > 0;
-}
-
-// Index of world PE `pe` in team t, or -1 (the library's TeamInfo::rank_of).
-__device__ __forceinline__ int team_rank_of(const gshmem_device_team_t& t, int pe) {
-  if (t.size <= 0) return -1;
-  const int d = pe - t.start;
-  if (t.stride == 0) return d == 0 ? 0 : -1;
-  if (d < 0 || d % t.stride != 0) return -1;
-  const int r = d / t.stride;
-  return r < t.size ? r : -1;
 }
 
 }  // namespace detail
@@ -39,9 +30,7 @@ __device__ __forceinline__ int team_n_pes(const DeviceHandle& h, gshmem_team_t t
 __device__ __forceinline__ int team_translate_pe(const DeviceHandle& h, gshmem_team_t src_team, int src_pe,
                                                  gshmem_team_t dest_team) {
   if (!detail::team_valid(h, src_team) || !detail::team_valid(h, dest_team)) return -1;
-  const gshmem_device_team_t s = h.teams[src_team];
-  if (src_pe < 0 || src_pe >= s.size) return -1;
-  return detail::team_rank_of(h.teams[dest_team], s.start + src_pe * s.stride);
+  return team_translate(h.teams[src_team], src_pe, h.teams[dest_team]);
 }
 
 }  // namespace dev

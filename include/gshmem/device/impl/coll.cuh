@@ -1,0 +1,109 @@
+// gshmem device API, implementation: the collectives (broadcast, fcollect, alltoall) in device code, and the
+// environment through which the one implementation of each (gshmem/coll/algorithms.h) reaches peers on a GPU.
+// The library's stream kernels (src/transport/gpu_coll.cu) run the same routines with dev::Block.
+#pragma once
+#include "gshmem/coll/algorithms.h"
+#include "gshmem/device/impl/common.cuh"
+#include "gshmem/device/impl/sync.cuh"
+#include "gshmem/device/impl/team.cuh"
+
+namespace gshmem {
+namespace dev {
+namespace detail {
+
+[[noreturn]] __device__ __noinline__ inline void trap_coll_peer_failed(const DeviceHandle& h, const char* call) {
+  printf("gshmem: %s on PE %d: a peer PE died while this collective waited for the team; aborting the kernel\n",
+         call, h.my_pe);
+  __trap();
+}
+
+[[noreturn]] __device__ __noinline__ inline void trap_bad_root(const DeviceHandle& h, const char* call, int root,
+                                                               int size) {
+  printf("gshmem: %s on PE %d: PE_root=%d is not an index of the team (0..%d); aborting the kernel. Fix: pass the "
+         "root's index in the team (gshmem_team_translate_pe converts a world PE)\n", call, h.my_pe, root, size - 1);
+  __trap();
+}
+
+// The environment of gshmem/coll/algorithms.h on a GPU: flags in the collective workspace of each PE's heap
+// (h.coll_offset), peers through the handle's translation, copies by the cooperating group, system-scope fences.
+// `abort`: the library's peer-failure word (stream kernels), or null (user kernels: their waits end at the
+// timeout).
+struct CollEnv {
+  const DeviceHandle& h;
+  const volatile int* abort;
+  __device__ __forceinline__ uint64_t* flags(int pe, int slot) const {
+    return reinterpret_cast<uint64_t*>(peer_base(h, pe) + h.coll_offset) + slot * coll::kSyncFlags;
+  }
+  __device__ __forceinline__ uint64_t* epoch(int slot) const {
+    return reinterpret_cast<uint64_t*>(h.heap_base + h.coll_offset) +
+           static_cast<size_t>(coll::kSyncFlags) * GSHMEM_DEVICE_MAX_TEAMS + slot;
+  }
+  __device__ __forceinline__ void release_fence() const { fence_acq_rel_sys(); }
+  __device__ __forceinline__ void store_relaxed(uint64_t* p, uint64_t v) const { store_relaxed_sys(p, v); }
+  __device__ __forceinline__ void store_release(uint64_t* p, uint64_t v) const { store_release_sys(p, v); }
+  __device__ __forceinline__ void wait_flag(const uint64_t* f, uint64_t epoch, const char* call) const {
+    if (load_acquire(f) >= epoch) return;
+    Spin spin(h);
+    while (load_acquire(f) < epoch) {
+      if (spin.expired()) trap_timeout(h, call, f, "a team member to reach the collective");
+      if (abort != nullptr && (spin.polls & 1023) == 0 && *abort != 0) trap_coll_peer_failed(h, call);
+    }
+  }
+  template <typename T>
+  __device__ __forceinline__ T* peer(T* p, int pe) const {
+    return static_cast<T*>(static_cast<void*>(detail::peer(h, static_cast<char*>(static_cast<void*>(p)), pe)));
+  }
+  template <typename Coop>
+  __device__ __forceinline__ void copy(void* d, const void* s, size_t bytes) const {
+    detail::copy<Coop>(d, s, bytes);
+  }
+};
+
+}  // namespace detail
+
+// Collectives over `team`, called by every member PE's thread / warp / block with the same arguments; bytes per
+// block. Semantics: gshmem.h ("collectives"). A bad team or root traps with a message naming `call`.
+template <typename Coop>
+__device__ __forceinline__ int broadcastmem(const DeviceHandle& h, gshmem_team_t team, void* dest, const void* src,
+                                            size_t bytes, int root, const char* call = "gshmem_broadcastmem") {
+  const gshmem_device_team_t t = detail::load_team(h, team, call);
+  if (root < 0 || root >= t.size) detail::trap_bad_root(h, call, root, t.size);
+  detail::CollEnv env{h, nullptr};
+  coll::broadcast<Coop>(env, t, team, dest, src, bytes, root, call);
+  return 0;
+}
+template <typename Coop>
+__device__ __forceinline__ int fcollectmem(const DeviceHandle& h, gshmem_team_t team, void* dest, const void* src,
+                                           size_t bytes, const char* call = "gshmem_fcollectmem") {
+  const gshmem_device_team_t t = detail::load_team(h, team, call);
+  detail::CollEnv env{h, nullptr};
+  coll::fcollect<Coop>(env, t, team, dest, src, bytes, call);
+  return 0;
+}
+template <typename Coop>
+__device__ __forceinline__ int alltoallmem(const DeviceHandle& h, gshmem_team_t team, void* dest, const void* src,
+                                           size_t bytes, const char* call = "gshmem_alltoallmem") {
+  const gshmem_device_team_t t = detail::load_team(h, team, call);
+  detail::CollEnv env{h, nullptr};
+  coll::alltoall<Coop>(env, t, team, dest, src, bytes, call);
+  return 0;
+}
+// Typed forms: nelems elements of T.
+template <typename Coop, typename T>
+__device__ __forceinline__ int broadcast(const DeviceHandle& h, gshmem_team_t team, T* dest, const T* src,
+                                         size_t nelems, int root) {
+  return broadcastmem<Coop>(h, team, dest, src, nelems * sizeof(T), root, "gshmem_broadcast");
+}
+template <typename Coop, typename T>
+__device__ __forceinline__ int fcollect(const DeviceHandle& h, gshmem_team_t team, T* dest, const T* src,
+                                        size_t nelems) {
+  return fcollectmem<Coop>(h, team, dest, src, nelems * sizeof(T), "gshmem_fcollect");
+}
+template <typename Coop, typename T>
+__device__ __forceinline__ int alltoall(const DeviceHandle& h, gshmem_team_t team, T* dest, const T* src,
+                                        size_t nelems) {
+  return alltoallmem<Coop>(h, team, dest, src, nelems * sizeof(T), "gshmem_alltoall");
+}
+
+}  // namespace dev
+}  // namespace gshmem

@@ -1,0 +1,140 @@
+// gshmem::host collectives (broadcast, fcollect, alltoall): argument checks, then the one implementation of each
+// (gshmem/coll/algorithms.h) — run here by this thread on CPU PEs (host scope, CollEnv below), or as the stream
+// kernel of transport/gpu_coll.cu on GPU PEs (block scope; the blocking form waits for it on the internal stream).
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+
+#include "gshmem/coll/algorithms.h"
+#include "gshmem/gshmem.hpp"
+#include "runtime/device_state.hpp"
+#include "runtime/error.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/spin.hpp"
+#include "team/team.hpp"
+#include "transport/gpu.hpp"
+
+namespace gshmem::host {
+namespace {
+
+// The environment of gshmem/coll/algorithms.h on a CPU PE: flags in the collective workspace of each PE's heap
+// (mapped here), C++ atomics, waits through Spinner (yields, notices dead peers, GSHMEM_WAIT_TIMEOUT).
+struct CollEnv {
+  Runtime& r;
+  std::uint64_t* flags(int pe, int slot) const {
+    return reinterpret_cast<std::uint64_t*>(r.heap->peer_bases()[static_cast<std::size_t>(pe)] +
+                                            device_state::kCollOffset) +
+           static_cast<std::size_t>(slot) * coll::kSyncFlags;
+  }
+  std::uint64_t* epoch(int slot) const {
+    return reinterpret_cast<std::uint64_t*>(r.heap->base() + device_state::kCollEpochOffset) + slot;
+  }
+  void release_fence() const { std::atomic_thread_fence(std::memory_order_seq_cst); }
+  void store_relaxed(std::uint64_t* p, std::uint64_t v) const { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+  void store_release(std::uint64_t* p, std::uint64_t v) const { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+  void wait_flag(const std::uint64_t* f, std::uint64_t epoch, const char* call) const {
+    if (__atomic_load_n(f, __ATOMIC_ACQUIRE) >= epoch) return;
+    Spinner spin(r, call);
+    while (__atomic_load_n(f, __ATOMIC_ACQUIRE) < epoch) spin.pause();
+  }
+  template <typename T>
+  T* peer(T* p, int pe) const {
+    return static_cast<T*>(r.peer(p, pe));
+  }
+  template <typename Scope>
+  void copy(void* d, const void* s, std::size_t bytes) const {
+    std::memcpy(d, s, bytes);
+  }
+};
+
+const char* kind_name(Coll kind) {
+  switch (kind) {
+    case Coll::Broadcast: return "broadcast";
+    case Coll::Fcollect: return "fcollect";
+    case Coll::Alltoall: return "alltoall";
+  }
+  return "collective";
+}
+
+bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return an != 0 && bn != 0 && x < y + bn && y < x + an;
+}
+
+struct Checked {
+  TeamValue team;
+  int slot;
+  std::size_t bytes;  // one block
+};
+
+// Every check a member can make alone; a failure ends the job (the C layer), so no member waits for this one.
+Checked check(Runtime& r, Coll kind, gshmem_team_t team, void* dest, const void* src, std::size_t nelems,
+              std::size_t elem, int root, const char* call) {
+  const TeamInfo& ti = r.teams->get(team, call);  // INVALID, destroyed, or a team this PE is not in
+  const TeamValue t = ti;
+  if (nelems > static_cast<std::size_t>(PTRDIFF_MAX) / elem)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: nelems={} ({} as a signed value) is too large for blocks of {}-byte "
+         "elements: a negative count converted to size_t? Fix: pass the number of elements per PE (0 or more)",
+         call, nelems, static_cast<std::ptrdiff_t>(nelems), elem);
+  const std::size_t bytes = nelems * elem;
+  const std::size_t n = static_cast<std::size_t>(t.size);
+  if (kind != Coll::Broadcast && n > 1 && bytes > static_cast<std::size_t>(PTRDIFF_MAX) / n)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {} blocks of {} bytes overflow the address space. Fix: pass the number "
+         "of elements per PE", call, n, bytes);
+  if (kind == Coll::Broadcast && (root < 0 || root >= t.size))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: PE_root={} is not an index of the team (0..{}). Fix: pass the root's "
+         "index in the team, not its world PE (gshmem_team_translate_pe converts)", call, root, t.size - 1);
+  const std::size_t dest_bytes = kind == Coll::Broadcast ? bytes : bytes * n;
+  const std::size_t src_bytes = kind == Coll::Alltoall ? bytes * n : bytes;
+  if (dest_bytes == 0) return {t, team, 0};
+  r.check_symmetric(dest, dest_bytes, "dest", call);
+  if (!src)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: source is NULL for blocks of {} bytes. Fix: pass the source buffer",
+         call, bytes);
+  if (kind == Coll::Broadcast ? (dest != src && overlap(dest, dest_bytes, src, src_bytes))
+                              : overlap(dest, dest_bytes, src, src_bytes))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: dest [{}, +{}) and source [{}, +{}) overlap{}. Fix: use separate "
+         "buffers", call, dest, dest_bytes, src, src_bytes,
+         kind == Coll::Broadcast ? " (only dest == source is allowed for broadcast)" : "");
+  return {t, team, bytes};
+}
+
+}  // namespace
+
+void collective(Coll kind, gshmem_team_t team, void* dest, const void* src, std::size_t nelems, std::size_t elem,
+                int root, const char* call) {
+  Runtime& r = Runtime::get(call);
+  const Checked c = check(r, kind, team, dest, src, nelems, elem, root, call);
+  if (r.mode == Mode::Gpu) {
+    gpu::quiet(r.gpu);  // the program's earlier nbi operations from the host are complete first
+    gpu::collective_on_stream(r.gpu, static_cast<gpu::CollKind>(kind), device_state::current(), c.team, c.slot,
+                              dest, src, c.bytes, root, nullptr, call);
+    return;
+  }
+  CollEnv env{r};
+  switch (kind) {
+    case Coll::Broadcast:
+      coll::broadcast<coll::HostThread>(env, c.team, c.slot, dest, src, c.bytes, root, call);
+      break;
+    case Coll::Fcollect:
+      coll::fcollect<coll::HostThread>(env, c.team, c.slot, dest, src, c.bytes, call);
+      break;
+    case Coll::Alltoall:
+      coll::alltoall<coll::HostThread>(env, c.team, c.slot, dest, src, c.bytes, call);
+      break;
+  }
+}
+
+void collective_on_stream(Coll kind, gshmem_team_t team, void* dest, const void* src, std::size_t nelems,
+                          std::size_t elem, int root, gshmem_stream_t s, const char* call) {
+  Runtime& r = Runtime::get(call);
+  if (r.mode != Mode::Gpu)
+    fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: this PE is a CPU PE ({}), and stream-ordered calls need a GPU PE. Fix: "
+         "use the blocking {} (gshmem_{}mem / gshmem_<T>_{}) on CPU PEs", call, r.cpu_reason, kind_name(kind),
+         kind_name(kind), kind_name(kind));
+  const Checked c = check(r, kind, team, dest, src, nelems, elem, root, call);
+  gpu::collective_on_stream(r.gpu, static_cast<gpu::CollKind>(kind), device_state::current(), c.team, c.slot, dest,
+                            src, c.bytes, root, s, call);
+}
+
+}  // namespace gshmem::host
