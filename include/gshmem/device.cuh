@@ -66,6 +66,7 @@
 #include "gshmem/device/impl/amo.cuh"
 #include "gshmem/device/impl/sync.cuh"
 #include "gshmem/device/impl/team.cuh"
+#include "gshmem/device/impl/coll.cuh"
 #include "gshmem/device/impl/free.cuh"
 #include "gshmem/device/impl/launch.cuh"
 

@@ -91,6 +91,9 @@ Checked check(Runtime& r, Coll kind, gshmem_team_t team, void* dest, const void*
   if (!src)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: source is NULL for blocks of {} bytes. Fix: pass the source buffer",
          call, bytes);
+  if (r.mode == Mode::Gpu && !gpu::device_accessible(r.gpu, src))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: source={} is ordinary host memory, which the collective's kernel cannot "
+         "read on a GPU PE. Fix: pass symmetric memory (gshmem_malloc), as OpenSHMEM requires", call, src);
   if (kind == Coll::Broadcast ? (dest != src && overlap(dest, dest_bytes, src, src_bytes))
                               : overlap(dest, dest_bytes, src, src_bytes))
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: dest [{}, +{}) and source [{}, +{}) overlap{}. Fix: use separate "

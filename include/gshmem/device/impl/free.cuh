@@ -17,6 +17,7 @@
 #include <nv/target>
 
 #include "gshmem/device/impl/amo.cuh"
+#include "gshmem/device/impl/coll.cuh"
 #include "gshmem/device/impl/common.cuh"
 #include "gshmem/device/impl/rma.cuh"
 #include "gshmem/device/impl/sync.cuh"
@@ -294,6 +295,35 @@ GSHMEM_AMO_BITWISE_TYPES(GSHMEMI_DEV_AMO_BITWISE)
   }
 GSHMEM_WAIT_TYPES(GSHMEMI_DEV_WAIT)
 #undef GSHMEMI_DEV_WAIT
+
+// Collectives, thread scope (the host API's names; device/impl/coll.cuh).
+GSHMEMI_DEV int gshmem_broadcastmem(gshmem_team_t team, void* d, const void* s, size_t n, int root) {
+  return gshmem::dev::broadcastmem<gshmem::dev::Thread>(GSHMEMI_S("gshmem_broadcastmem"), team, d, s, n, root,
+                                                        "gshmem_broadcastmem");
+}
+GSHMEMI_DEV int gshmem_fcollectmem(gshmem_team_t team, void* d, const void* s, size_t n) {
+  return gshmem::dev::fcollectmem<gshmem::dev::Thread>(GSHMEMI_S("gshmem_fcollectmem"), team, d, s, n,
+                                                       "gshmem_fcollectmem");
+}
+GSHMEMI_DEV int gshmem_alltoallmem(gshmem_team_t team, void* d, const void* s, size_t n) {
+  return gshmem::dev::alltoallmem<gshmem::dev::Thread>(GSHMEMI_S("gshmem_alltoallmem"), team, d, s, n,
+                                                       "gshmem_alltoallmem");
+}
+#define GSHMEMI_DEV_COLL(T, N)                                                                                 \
+  GSHMEMI_DEV int gshmem_##N##_broadcast(gshmem_team_t team, T* d, const T* s, size_t n, int root) {          \
+    return gshmem::dev::broadcastmem<gshmem::dev::Thread>(GSHMEMI_S(""), team, d, s, n * sizeof(T), root,      \
+                                                          "gshmem_" #N "_broadcast");                          \
+  }                                                                                                            \
+  GSHMEMI_DEV int gshmem_##N##_fcollect(gshmem_team_t team, T* d, const T* s, size_t n) {                     \
+    return gshmem::dev::fcollectmem<gshmem::dev::Thread>(GSHMEMI_S(""), team, d, s, n * sizeof(T),             \
+                                                         "gshmem_" #N "_fcollect");                            \
+  }                                                                                                            \
+  GSHMEMI_DEV int gshmem_##N##_alltoall(gshmem_team_t team, T* d, const T* s, size_t n) {                     \
+    return gshmem::dev::alltoallmem<gshmem::dev::Thread>(GSHMEMI_S(""), team, d, s, n * sizeof(T),            \
+                                                         "gshmem_" #N "_alltoall");                            \
+  }
+GSHMEM_RMA_TYPES(GSHMEMI_DEV_COLL)
+#undef GSHMEMI_DEV_COLL
 #undef GSHMEMI_DEV
 }  // extern "C"
 #pragma nv_diagnostic pop
@@ -343,6 +373,39 @@ GSHMEMI_DEVX int gshmemx_barrier_warpgroup(gshmem_team_t t) {
   gshmem::dev::barrier<gshmem::dev::WarpGroup>(GSHMEMI_S("gshmemx_barrier_warpgroup"), t);
   return 0;
 }
+
+// Collectives, warp and block scope (device only, as NVSHMEM names them; device/impl/coll.cuh).
+#define GSHMEMI_DEVX_COLL_SCOPED(SUFFIX, COOP)                                                                 \
+  GSHMEMI_DEVX int gshmemx_broadcastmem##SUFFIX(gshmem_team_t team, void* d, const void* s, size_t n, int root) { \
+    return gshmem::dev::broadcastmem<COOP>(GSHMEMI_S(""), team, d, s, n, root, "gshmemx_broadcastmem" #SUFFIX); \
+  }                                                                                                            \
+  GSHMEMI_DEVX int gshmemx_fcollectmem##SUFFIX(gshmem_team_t team, void* d, const void* s, size_t n) {         \
+    return gshmem::dev::fcollectmem<COOP>(GSHMEMI_S(""), team, d, s, n, "gshmemx_fcollectmem" #SUFFIX);        \
+  }                                                                                                            \
+  GSHMEMI_DEVX int gshmemx_alltoallmem##SUFFIX(gshmem_team_t team, void* d, const void* s, size_t n) {         \
+    return gshmem::dev::alltoallmem<COOP>(GSHMEMI_S(""), team, d, s, n, "gshmemx_alltoallmem" #SUFFIX);        \
+  }
+GSHMEMI_DEVX_COLL_SCOPED(_warp, gshmem::dev::Warp)
+GSHMEMI_DEVX_COLL_SCOPED(_block, gshmem::dev::Block)
+#undef GSHMEMI_DEVX_COLL_SCOPED
+#define GSHMEMI_DEVX_COLL_TYPED(T, N, SUFFIX, COOP)                                                            \
+  GSHMEMI_DEVX int gshmemx_##N##_broadcast##SUFFIX(gshmem_team_t team, T* d, const T* s, size_t n, int root) { \
+    return gshmem::dev::broadcastmem<COOP>(GSHMEMI_S(""), team, d, s, n * sizeof(T), root,                     \
+                                           "gshmemx_" #N "_broadcast" #SUFFIX);                                \
+  }                                                                                                            \
+  GSHMEMI_DEVX int gshmemx_##N##_fcollect##SUFFIX(gshmem_team_t team, T* d, const T* s, size_t n) {           \
+    return gshmem::dev::fcollectmem<COOP>(GSHMEMI_S(""), team, d, s, n * sizeof(T),                            \
+                                          "gshmemx_" #N "_fcollect" #SUFFIX);                                  \
+  }                                                                                                            \
+  GSHMEMI_DEVX int gshmemx_##N##_alltoall##SUFFIX(gshmem_team_t team, T* d, const T* s, size_t n) {           \
+    return gshmem::dev::alltoallmem<COOP>(GSHMEMI_S(""), team, d, s, n * sizeof(T),                            \
+                                          "gshmemx_" #N "_alltoall" #SUFFIX);                                  \
+  }
+#define GSHMEMI_DEVX_COLL(T, N)                                                                                \
+  GSHMEMI_DEVX_COLL_TYPED(T, N, _warp, gshmem::dev::Warp) GSHMEMI_DEVX_COLL_TYPED(T, N, _block, gshmem::dev::Block)
+GSHMEM_RMA_TYPES(GSHMEMI_DEVX_COLL)
+#undef GSHMEMI_DEVX_COLL
+#undef GSHMEMI_DEVX_COLL_TYPED
 
 #define GSHMEMI_DEVX_SIZED_SCOPED(BITS, SUFFIX, COOP)                                                          \
   GSHMEMI_DEVX void gshmemx_put##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                     \

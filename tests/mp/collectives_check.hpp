@@ -1,0 +1,162 @@
+// The checks of mp_collectives (collectives.cpp, CPU and GPU PEs, host forms) and mp_collectives_gpu
+// (collectives_gpu.cu: the _on_stream and device forms): one collective per run(), fresh random data, poisoned
+// destination with guards, exact comparison, source unchanged, non-members untouched.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+namespace mpc {
+
+enum class Kind { Broadcast, Fcollect, Alltoall };
+
+// A team this test made, with its value as the test computes it (world PEs start + i * stride).
+struct TeamShape {
+  const char* name;
+  gshmem_team_t handle;  // GSHMEM_TEAM_INVALID on non-members
+  int start, stride, size;
+  int index_of(int pe) const {
+    if (size == 1) return pe == start ? 0 : -1;
+    const int d = pe - start;
+    return d >= 0 && d % stride == 0 && d / stride < size ? d / stride : -1;
+  }
+};
+
+// How the collective is called: the host's typed or mem form (CPU and GPU PEs), or (collectives_gpu.cu) the
+// _on_stream form or a kernel calling the device form of a scope.
+enum class Mode { Host, Stream, DeviceThread, DeviceWarp, DeviceBlock };
+inline Mode g_mode = Mode::Host;
+// Defined by the program: the calls of the modes other than Host (mem: the *mem form over the bytes).
+template <typename T>
+int call_other(Mode m, Kind k, gshmem_team_t team, T* d, const T* s, std::size_t n, int root, bool mem);
+
+// The typed call for T (or the mem form, counted in bytes).
+template <typename T>
+int call(Kind k, gshmem_team_t team, T* d, const T* s, std::size_t n, int root, bool mem);
+#define MPT_COLL_CALL(T, N)                                                                                    \
+  template <>                                                                                                  \
+  inline int call<T>(Kind k, gshmem_team_t team, T * d, const T* s, std::size_t n, int root, bool mem) {       \
+    if (g_mode != Mode::Host) return call_other<T>(g_mode, k, team, d, s, n, root, mem);                       \
+    if (mem) {                                                                                                 \
+      const std::size_t b = n * sizeof(T);                                                                     \
+      return k == Kind::Broadcast  ? gshmem_broadcastmem(team, d, s, b, root)                                  \
+             : k == Kind::Fcollect ? gshmem_fcollectmem(team, d, s, b)                                         \
+                                   : gshmem_alltoallmem(team, d, s, b);                                        \
+    }                                                                                                          \
+    return k == Kind::Broadcast  ? gshmem_##N##_broadcast(team, d, s, n, root)                                 \
+           : k == Kind::Fcollect ? gshmem_##N##_fcollect(team, d, s, n)                                        \
+                                 : gshmem_##N##_alltoall(team, d, s, n);                                       \
+  }
+MPT_COLL_CALL(unsigned char, uchar)
+MPT_COLL_CALL(int, int)
+MPT_COLL_CALL(double, double)
+MPT_COLL_CALL(int64_t, int64)
+MPT_COLL_CALL(uint16_t, uint16)
+#undef MPT_COLL_CALL
+
+inline const char* kind_name(Kind k) {
+  return k == Kind::Broadcast ? "broadcast" : k == Kind::Fcollect ? "fcollect" : "alltoall";
+}
+
+constexpr std::size_t kGuard = 5;  // guard elements on each side of dest
+
+// One collective on `team`, checked. Every world PE calls (the allocations are world-collective); members make
+// the collective call. `inplace`: broadcast with dest == source.
+template <typename T>
+void run(Kind k, const TeamShape& team, std::size_t n, int root, bool mem, bool inplace, std::uint64_t salt) {
+  const int me = mpt::me();
+  const int idx = team.index_of(me);
+  const std::size_t blocks = static_cast<std::size_t>(team.size);
+  const std::size_t dest_n = k == Kind::Broadcast ? n : n * blocks;
+  const std::size_t src_n = k == Kind::Alltoall ? n * blocks : n;
+  T* dest = static_cast<T*>(gshmem_malloc((dest_n + 2 * kGuard) * sizeof(T)));
+  T* src = inplace ? dest + kGuard : static_cast<T*>(gshmem_malloc((src_n + 1) * sizeof(T)));
+  mpt::require(dest && src, "gshmem_malloc for the collective's buffers");
+  const std::uint64_t tag = mpt::tag_of(kind_name(k)) ^ salt;
+  // What world PE p sends as element i of its source.
+  auto sent = [&](int p, std::size_t i) { return mpt::gen<T>(tag, static_cast<std::uint64_t>(p), i); };
+  std::vector<T> want(dest_n + 2 * kGuard), mysrc(src_n);
+  for (std::size_t i = 0; i < kGuard; ++i) {
+    want[i] = mpt::gen<T>(tag, 1000 + static_cast<std::uint64_t>(me), i);
+    want[kGuard + dest_n + i] = mpt::gen<T>(tag, 2000 + static_cast<std::uint64_t>(me), i);
+  }
+  if (idx >= 0) {
+    const int root_pe = team.start + root * (team.size == 1 ? 0 : team.stride);
+    for (std::size_t j = 0; j < dest_n; ++j) {
+      if (k == Kind::Broadcast) {
+        want[kGuard + j] = sent(root_pe, j);
+      } else {
+        const std::size_t from = j / (n ? n : 1), e = j % (n ? n : 1);
+        const int p = team.start + static_cast<int>(from) * team.stride;
+        want[kGuard + j] = sent(p, k == Kind::Fcollect ? e : static_cast<std::size_t>(idx) * n + e);
+      }
+    }
+    for (std::size_t i = 0; i < src_n; ++i) mysrc[i] = sent(me, i);
+  }
+  // dest: guards + poison (every byte differs from what must arrive); source: this PE's data.
+  std::vector<T> init(want);
+  mpt::poison_of(init.data() + kGuard, want.data() + kGuard, dest_n * sizeof(T));
+  if (inplace && idx == root) std::copy(mysrc.begin(), mysrc.end(), init.begin() + kGuard);
+  mpt::local_write(dest, init.data(), init.size() * sizeof(T));
+  if (!inplace && src_n) mpt::local_write(src, mysrc.data(), src_n * sizeof(T));
+  gshmem_barrier_all();
+  if (idx >= 0) {
+    const int s = call<T>(k, team.handle, dest + kGuard, src, n, root, mem);
+    MPT_CHECK(s == GSHMEM_SUCCESS) << kind_name(k) << "returned" << s;
+  }
+  std::vector<T> got = mpt::local_vec(dest, want.size());
+  const std::string what = std::string(kind_name(k)) + (mem ? "mem" : "") + " team " + team.name + " n " +
+                           std::to_string(n) + " root " + std::to_string(root) + (inplace ? " in place" : "") +
+                           " elem " + std::to_string(sizeof(T));
+  if (idx >= 0) {
+    MPT_CHECK_ARRAY(what + " (dest with guards)", got.data(), want.data(), want.size());
+  } else {  // not a member: nothing may have been written
+    MPT_CHECK_ARRAY(what + " (non-member's dest)", got.data(), init.data(), init.size());
+  }
+  if (!inplace && idx >= 0 && src_n) {
+    std::vector<T> s = mpt::local_vec(src, src_n);
+    MPT_CHECK_ARRAY(what + " (source unchanged)", s.data(), mysrc.data(), src_n);
+  }
+  gshmem_barrier_all();  // every PE has read its buffers before they are freed
+  if (!inplace) gshmem_free(src);
+  gshmem_free(dest);
+}
+
+inline std::vector<TeamShape> make_teams() {
+  const int n = mpt::npes();
+  std::vector<TeamShape> t;
+  t.push_back({"world", GSHMEM_TEAM_WORLD, 0, 1, n});
+  auto split = [&](const char* name, int start, int stride, int size) {
+    gshmem_team_t h = GSHMEM_TEAM_INVALID;
+    const int s = gshmem_team_split_strided(GSHMEM_TEAM_WORLD, start, stride, size, nullptr, 0, &h);
+    mpt::require(s == GSHMEM_SUCCESS, "gshmem_team_split_strided");
+    t.push_back({name, h, start, size == 1 ? 1 : stride, size});
+  };
+  if (n >= 2) split("odd", 1, 2, n / 2);        // strided: world PEs 1, 3, 5, ...
+  if (n >= 3) split("even", 0, 2, (n + 1) / 2);  // strided, odd size at 3 PEs
+  split("one", n - 1, 1, 1);                     // a team of one: the last PE
+  return t;
+}
+inline void destroy(std::vector<TeamShape>& teams) {
+  for (auto& t : teams)
+    if (t.handle != GSHMEM_TEAM_WORLD && t.handle != GSHMEM_TEAM_INVALID) gshmem_team_destroy(t.handle);
+  gshmem_barrier_all();
+}
+
+inline const std::size_t kSizes[] = {0, 1, 7, 1000};
+
+template <typename T>
+void all_kinds(const TeamShape& team, std::uint64_t salt) {
+  for (std::size_t n : kSizes) {
+    run<T>(Kind::Fcollect, team, n, 0, false, false, salt + n);
+    run<T>(Kind::Alltoall, team, n, 0, false, false, salt + n);
+    run<T>(Kind::Broadcast, team, n, 0, false, false, salt + n);
+    run<T>(Kind::Broadcast, team, n, team.size - 1, false, false, salt + n + 1);
+  }
+}
+
+}  // namespace mpc
