@@ -333,6 +333,15 @@ GSHMEMI_DECL_SIZED(128)
 #define GSHMEM_AMO_BITWISE_TYPES(X)                                                                            \
   X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32)            \
   X(int64_t, int64) X(uint32_t, uint32) X(uint64_t, uint64)
+/* Reductions (NVSHMEM 3.4.5's lists without half and bfloat16): and/or/xor over the bitwise types, max/min/sum/prod
+ * over the standard ones. */
+#define GSHMEM_REDUCE_BITWISE_TYPES(X)                                                                         \
+  X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)             \
+  X(unsigned long long, ulonglong) X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) X(int64_t, int64)     \
+  X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
+#define GSHMEM_REDUCE_STANDARD_TYPES(X)                                                                        \
+  GSHMEM_REDUCE_BITWISE_TYPES(X) X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long) \
+  X(long long, longlong) X(float, float) X(double, double)
 #define GSHMEM_WAIT_TYPES(X)                                                                                   \
   X(short, short) X(int, int) X(long, long) X(long long, longlong) X(unsigned short, ushort)                  \
   X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32)            \
@@ -405,6 +414,27 @@ GSHMEM_API int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, con
   GSHMEM_API int gshmemx_##N##_alltoall_on_stream(gshmem_team_t team, T *dest, const T *source, size_t nelems, \
                                                   gshmem_stream_t stream);
 GSHMEM_RMA_TYPES(GSHMEMI_DECL_COLL)
+/* Reductions: every member of `team` calls with the same arguments. reduce: dest[i] = op over all members'
+ * source[i], i < nreduce, on every member; dest == source is allowed, otherwise they must not overlap.
+ * reducescatter: member m's dest[i] = op over all members' source[m*nreduce + i] (source holds team-size blocks of
+ * nreduce); dest and source must not overlap. dest and source symmetric. Members combine in team-index order
+ * (op(op(s0, s1), s2)...), so every member gets the bit-identical result, floating point included; integer sum and
+ * prod wrap modulo 2^bits. Errors and the _on_stream forms as above. */
+#define GSHMEMI_DECL_REDUCE_OP(T, N, OP)                                                                       \
+  GSHMEM_API int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T *dest, const T *source, size_t nreduce);    \
+  GSHMEM_API int gshmem_##N##_##OP##_reducescatter(gshmem_team_t team, T *dest, const T *source,              \
+                                                   size_t nreduce);                                            \
+  GSHMEM_API int gshmemx_##N##_##OP##_reduce_on_stream(gshmem_team_t team, T *dest, const T *source,          \
+                                                       size_t nreduce, gshmem_stream_t stream);                \
+  GSHMEM_API int gshmemx_##N##_##OP##_reducescatter_on_stream(gshmem_team_t team, T *dest, const T *source,   \
+                                                              size_t nreduce, gshmem_stream_t stream);
+#define GSHMEMI_DECL_REDUCE_BITWISE(T, N)                                                                      \
+  GSHMEMI_DECL_REDUCE_OP(T, N, and) GSHMEMI_DECL_REDUCE_OP(T, N, or) GSHMEMI_DECL_REDUCE_OP(T, N, xor)
+#define GSHMEMI_DECL_REDUCE_STANDARD(T, N)                                                                     \
+  GSHMEMI_DECL_REDUCE_OP(T, N, max) GSHMEMI_DECL_REDUCE_OP(T, N, min) GSHMEMI_DECL_REDUCE_OP(T, N, sum)      \
+  GSHMEMI_DECL_REDUCE_OP(T, N, prod)
+GSHMEM_REDUCE_BITWISE_TYPES(GSHMEMI_DECL_REDUCE_BITWISE)
+GSHMEM_REDUCE_STANDARD_TYPES(GSHMEMI_DECL_REDUCE_STANDARD)
 
 /* ---- atomics ---- */
 #define GSHMEMI_DECL_AMO_STANDARD(T, N)                                                                        \

@@ -120,6 +120,16 @@ GSHMEM_API void collective(Coll kind, gshmem_team_t team, void* dest, const void
 GSHMEM_API void collective_on_stream(Coll kind, gshmem_team_t team, void* dest, const void* src,
                                      std::size_t nelems, std::size_t elem, int root, gshmem_stream_t s,
                                      const char* call);
+// Reductions (gshmem/coll/algorithms.h): reduce (every member gets op over all members' source, nelems
+// elements; dest == src allowed) and reducescatter (member i gets op over block i of every member's source of
+// size * nelems elements). The element type by its kind and width (every C type of NVSHMEM's reduction lists is
+// one of these); the op as gshmem::coll::ReduceOp orders them.
+enum class ReduceOp : int { And, Or, Xor, Max, Min, Sum, Prod };
+enum class ReduceType : int { Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64, Float, Double };
+GSHMEM_API void reduction(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, void* dest,
+                          const void* src, std::size_t nelems, const char* call);
+GSHMEM_API void reduction_on_stream(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, void* dest,
+                                    const void* src, std::size_t nelems, gshmem_stream_t s, const char* call);
 
 GSHMEM_API void* realloc(void* p, std::size_t bytes);
 // Thread level provided at init (GSHMEM_THREAD_*), and the level to report for the next init.

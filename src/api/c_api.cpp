@@ -581,4 +581,66 @@ int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void* dest, const void* so
 GSHMEM_RMA_TYPES(GSHMEMI_DEF_COLL)
 #undef GSHMEMI_DEF_COLL
 
+// ---- reductions (gshmem::host::reduction) ----
+extern "C++" {  // templates cannot have C linkage
+namespace {
+template <typename T>
+constexpr host::ReduceType reduce_type() {
+  using RT = host::ReduceType;
+  if constexpr (std::is_floating_point_v<T>) return sizeof(T) == 4 ? RT::Float : RT::Double;
+  else if constexpr (std::is_signed_v<T>)
+    return sizeof(T) == 1 ? RT::Int8 : sizeof(T) == 2 ? RT::Int16 : sizeof(T) == 4 ? RT::Int32 : RT::Int64;
+  else return sizeof(T) == 1 ? RT::Uint8 : sizeof(T) == 2 ? RT::Uint16 : sizeof(T) == 4 ? RT::Uint32 : RT::Uint64;
+}
+}  // namespace
+}  // extern "C++"
+namespace {
+int red(host::ReduceOp op, host::ReduceType type, bool scatter, const char* call, gshmem_team_t team, void* dest,
+        const void* src, size_t nreduce) {
+  fatal_on_error(call, [&] { host::reduction(op, type, scatter, team, dest, src, nreduce, call); });
+  return GSHMEM_SUCCESS;
+}
+int red_on_stream(host::ReduceOp op, host::ReduceType type, bool scatter, const char* call, gshmem_team_t team,
+                  void* dest, const void* src, size_t nreduce, gshmem_stream_t stream) {
+  fatal_on_error(call, [&] { host::reduction_on_stream(op, type, scatter, team, dest, src, nreduce, stream, call); });
+  return GSHMEM_SUCCESS;
+}
+}  // namespace
+#define GSHMEMI_REDUCE_OP_and host::ReduceOp::And
+#define GSHMEMI_REDUCE_OP_or host::ReduceOp::Or
+#define GSHMEMI_REDUCE_OP_xor host::ReduceOp::Xor
+#define GSHMEMI_REDUCE_OP_max host::ReduceOp::Max
+#define GSHMEMI_REDUCE_OP_min host::ReduceOp::Min
+#define GSHMEMI_REDUCE_OP_sum host::ReduceOp::Sum
+#define GSHMEMI_REDUCE_OP_prod host::ReduceOp::Prod
+#define GSHMEMI_DEF_REDUCE_OP(T, N, OP)                                                                        \
+  int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T* dest, const T* source, size_t nreduce) {              \
+    return red(GSHMEMI_REDUCE_OP_##OP, reduce_type<T>(), false, "gshmem_" #N "_" #OP "_reduce", team, dest,    \
+               source, nreduce);                                                                               \
+  }                                                                                                            \
+  int gshmem_##N##_##OP##_reducescatter(gshmem_team_t team, T* dest, const T* source, size_t nreduce) {       \
+    return red(GSHMEMI_REDUCE_OP_##OP, reduce_type<T>(), true, "gshmem_" #N "_" #OP "_reducescatter", team,    \
+               dest, source, nreduce);                                                                         \
+  }                                                                                                            \
+  int gshmemx_##N##_##OP##_reduce_on_stream(gshmem_team_t team, T* dest, const T* source, size_t nreduce,     \
+                                            gshmem_stream_t stream) {                                          \
+    return red_on_stream(GSHMEMI_REDUCE_OP_##OP, reduce_type<T>(), false,                                     \
+                         "gshmemx_" #N "_" #OP "_reduce_on_stream", team, dest, source, nreduce, stream);      \
+  }                                                                                                            \
+  int gshmemx_##N##_##OP##_reducescatter_on_stream(gshmem_team_t team, T* dest, const T* source,              \
+                                                   size_t nreduce, gshmem_stream_t stream) {                   \
+    return red_on_stream(GSHMEMI_REDUCE_OP_##OP, reduce_type<T>(), true,                                      \
+                         "gshmemx_" #N "_" #OP "_reducescatter_on_stream", team, dest, source, nreduce, stream); \
+  }
+#define GSHMEMI_DEF_REDUCE_BITWISE(T, N)                                                                       \
+  GSHMEMI_DEF_REDUCE_OP(T, N, and) GSHMEMI_DEF_REDUCE_OP(T, N, or) GSHMEMI_DEF_REDUCE_OP(T, N, xor)
+#define GSHMEMI_DEF_REDUCE_STANDARD(T, N)                                                                      \
+  GSHMEMI_DEF_REDUCE_OP(T, N, max) GSHMEMI_DEF_REDUCE_OP(T, N, min) GSHMEMI_DEF_REDUCE_OP(T, N, sum)         \
+  GSHMEMI_DEF_REDUCE_OP(T, N, prod)
+GSHMEM_REDUCE_BITWISE_TYPES(GSHMEMI_DEF_REDUCE_BITWISE)
+GSHMEM_REDUCE_STANDARD_TYPES(GSHMEMI_DEF_REDUCE_STANDARD)
+#undef GSHMEMI_DEF_REDUCE_STANDARD
+#undef GSHMEMI_DEF_REDUCE_BITWISE
+#undef GSHMEMI_DEF_REDUCE_OP
+
 }  // extern "C"

@@ -1,9 +1,10 @@
-// gshmem::host collectives (broadcast, fcollect, alltoall): argument checks, then the one implementation of each
+// gshmem::host collectives (broadcast, fcollect, alltoall, reduce, reducescatter): argument checks, then the one implementation of each
 // (gshmem/coll/algorithms.h) — run here by this thread on CPU PEs (host scope, CollEnv below), or as the stream
 // kernel of transport/gpu_coll.cu on GPU PEs (block scope; the blocking form waits for it on the internal stream).
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "gshmem/coll/algorithms.h"
 #include "gshmem/gshmem.hpp"
@@ -102,6 +103,81 @@ Checked check(Runtime& r, Coll kind, gshmem_team_t team, void* dest, const void*
   return {t, team, bytes};
 }
 
+// Reductions: the checks of check() that apply, plus a symmetric source (peers read it).
+Checked check_reduction(Runtime& r, bool scatter, gshmem_team_t team, void* dest, const void* src,
+                        std::size_t nelems, std::size_t elem, const char* call) {
+  const TeamInfo& ti = r.teams->get(team, call);
+  const TeamValue t = ti;
+  if (nelems > static_cast<std::size_t>(PTRDIFF_MAX) / elem)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: nreduce={} ({} as a signed value) is too large for {}-byte elements: a "
+         "negative count converted to size_t? Fix: pass the number of elements to reduce (0 or more)",
+         call, nelems, static_cast<std::ptrdiff_t>(nelems), elem);
+  const std::size_t bytes = nelems * elem;
+  const std::size_t n = static_cast<std::size_t>(t.size);
+  if (scatter && n > 1 && bytes > static_cast<std::size_t>(PTRDIFF_MAX) / n)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {} blocks of {} bytes overflow the address space. Fix: pass the number "
+         "of elements each member receives", call, n, bytes);
+  const std::size_t src_bytes = scatter ? bytes * n : bytes;
+  if (bytes == 0) return {t, team, 0};
+  r.check_symmetric(dest, bytes, "dest", call);
+  if (!src)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: source is NULL for {} bytes. Fix: pass the source buffer", call,
+         src_bytes);
+  r.check_symmetric(src, src_bytes, "source", call);
+  if (scatter ? overlap(dest, bytes, src, src_bytes) : (dest != src && overlap(dest, bytes, src, src_bytes)))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: dest [{}, +{}) and source [{}, +{}) overlap{}. Fix: use separate "
+         "buffers", call, dest, bytes, src, src_bytes,
+         scatter ? "" : " (only dest == source is allowed for reduce)");
+  return {t, team, bytes};
+}
+
+template <typename T>
+void reduce_here(Runtime& r, ReduceOp op, bool scatter, const TeamValue& t, int slot, void* dest, const void* src,
+                 std::size_t nelems, const char* call) {
+  CollEnv env{r};
+  T* d = static_cast<T*>(dest);
+  const T* s = static_cast<const T*>(src);
+  auto go = [&](auto op_c) {
+    constexpr coll::ReduceOp O = decltype(op_c)::value;
+    if (scatter) coll::reducescatter<coll::HostThread, O>(env, t, slot, d, s, nelems, call);
+    else coll::reduce<coll::HostThread, O>(env, t, slot, d, s, nelems, call);
+  };
+  using coll::ReduceOp;
+  switch (op) {
+    case gshmem::host::ReduceOp::Max: return go(std::integral_constant<ReduceOp, ReduceOp::Max>{});
+    case gshmem::host::ReduceOp::Min: return go(std::integral_constant<ReduceOp, ReduceOp::Min>{});
+    case gshmem::host::ReduceOp::Sum: return go(std::integral_constant<ReduceOp, ReduceOp::Sum>{});
+    case gshmem::host::ReduceOp::Prod: return go(std::integral_constant<ReduceOp, ReduceOp::Prod>{});
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case gshmem::host::ReduceOp::And: return go(std::integral_constant<ReduceOp, ReduceOp::And>{});
+      case gshmem::host::ReduceOp::Or: return go(std::integral_constant<ReduceOp, ReduceOp::Or>{});
+      case gshmem::host::ReduceOp::Xor: return go(std::integral_constant<ReduceOp, ReduceOp::Xor>{});
+      default: break;
+    }
+  }
+  fail(GSHMEM_ERROR_INTERNAL, "{}: reduction op {} on this element type is not provided", call,
+       static_cast<int>(op));
+}
+
+std::size_t elem_size(ReduceType type) {
+  switch (type) {
+    case ReduceType::Int8: case ReduceType::Uint8: return 1;
+    case ReduceType::Int16: case ReduceType::Uint16: return 2;
+    case ReduceType::Int32: case ReduceType::Uint32: case ReduceType::Float: return 4;
+    default: return 8;
+  }
+}
+
+static_assert(static_cast<int>(ReduceOp::Prod) == static_cast<int>(coll::ReduceOp::Prod) &&
+              static_cast<int>(ReduceOp::And) == static_cast<int>(coll::ReduceOp::And) &&
+              static_cast<int>(ReduceOp::Max) == static_cast<int>(coll::ReduceOp::Max));
+static_assert(static_cast<int>(ReduceType::Double) == static_cast<int>(gpu::ReduceType::Double) &&
+              static_cast<int>(ReduceType::Uint8) == static_cast<int>(gpu::ReduceType::Uint8) &&
+              static_cast<int>(ReduceType::Float) == static_cast<int>(gpu::ReduceType::Float));
+
 }  // namespace
 
 void collective(Coll kind, gshmem_team_t team, void* dest, const void* src, std::size_t nelems, std::size_t elem,
@@ -138,6 +214,45 @@ void collective_on_stream(Coll kind, gshmem_team_t team, void* dest, const void*
   const Checked c = check(r, kind, team, dest, src, nelems, elem, root, call);
   gpu::collective_on_stream(r.gpu, static_cast<gpu::CollKind>(kind), device_state::current(), c.team, c.slot, dest,
                             src, c.bytes, root, s, call);
+}
+
+void reduction(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, void* dest, const void* src,
+               std::size_t nelems, const char* call) {
+  Runtime& r = Runtime::get(call);
+  const std::size_t elem = elem_size(type);
+  const Checked c = check_reduction(r, scatter, team, dest, src, nelems, elem, call);
+  if (r.mode == Mode::Gpu) {
+    gpu::quiet(r.gpu);
+    gpu::reduction_on_stream(r.gpu, static_cast<coll::ReduceOp>(op), static_cast<gpu::ReduceType>(type), scatter,
+                             device_state::current(), c.team, c.slot, dest, src, c.bytes / elem, nullptr, call);
+    return;
+  }
+  const std::size_t n = c.bytes / elem;
+  switch (type) {
+    case ReduceType::Int8: return reduce_here<std::int8_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Int16: return reduce_here<std::int16_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Int32: return reduce_here<std::int32_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Int64: return reduce_here<std::int64_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Uint8: return reduce_here<std::uint8_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Uint16: return reduce_here<std::uint16_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Uint32: return reduce_here<std::uint32_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Uint64: return reduce_here<std::uint64_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Float: return reduce_here<float>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Double: return reduce_here<double>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+  }
+}
+
+void reduction_on_stream(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, void* dest, const void* src,
+                         std::size_t nelems, gshmem_stream_t s, const char* call) {
+  Runtime& r = Runtime::get(call);
+  if (r.mode != Mode::Gpu)
+    fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: this PE is a CPU PE ({}), and stream-ordered calls need a GPU PE. Fix: "
+         "use the blocking {} (gshmem_<T>_<op>_{}) on CPU PEs", call, r.cpu_reason,
+         scatter ? "reducescatter" : "reduce", scatter ? "reducescatter" : "reduce");
+  const std::size_t elem = elem_size(type);
+  const Checked c = check_reduction(r, scatter, team, dest, src, nelems, elem, call);
+  gpu::reduction_on_stream(r.gpu, static_cast<coll::ReduceOp>(op), static_cast<gpu::ReduceType>(type), scatter,
+                           device_state::current(), c.team, c.slot, dest, src, c.bytes / elem, s, call);
 }
 
 }  // namespace gshmem::host

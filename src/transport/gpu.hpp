@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gshmem/gshmem.h"
+#include "gshmem/coll/algorithms.h"
 #include "gshmem/team_value.h"
 
 namespace gshmem {
@@ -105,4 +106,11 @@ enum class CollKind : int { Broadcast, Fcollect, Alltoall };
 void collective_on_stream(Context* ctx, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
                           void* dest, const void* src, std::size_t bytes, int root, gshmem_stream_t s,
                           const char* call);
+// Element types of the reductions (the order of gshmem::host::ReduceType).
+enum class ReduceType : int { Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64, Float, Double };
+// The same for coll::reduce (scatter false) / coll::reducescatter (true) of `op` over `nelems` elements of `type`
+// (and/or/xor on a floating type: not called; the host layer's type lists exclude it).
+void reduction_on_stream(Context* ctx, coll::ReduceOp op, ReduceType type, bool scatter,
+                         const gshmem_device_state_t& h, const TeamValue& t, int slot, void* dest, const void* src,
+                         std::size_t nelems, gshmem_stream_t s, const char* call);
 }  // namespace gshmem::gpu

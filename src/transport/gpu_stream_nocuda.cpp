@@ -28,5 +28,9 @@ void collective_on_stream(Context*, CollKind, const gshmem_device_state_t&, cons
                           std::size_t, int, gshmem_stream_t, const char* call) {
   unavailable(call);
 }
+void reduction_on_stream(Context*, coll::ReduceOp, ReduceType, bool, const gshmem_device_state_t&, const TeamValue&,
+                         int, void*, const void*, std::size_t, gshmem_stream_t, const char* call) {
+  unavailable(call);
+}
 
 }  // namespace gshmem::gpu

@@ -1,4 +1,5 @@
-// mp_collectives: broadcast, fcollect and alltoall (mem and typed forms) through the host API, on every team
+// mp_collectives: broadcast, fcollect and alltoall (mem and typed forms) and the reductions (reduce,
+// reducescatter: every op over int, long, unsigned, float, double, int8_t) through the host API, on every team
 // shape (world, strided splits, a team of one), sizes 0 / 1 / odd / 1 MiB, several types. Fresh random data per
 // call, poisoned destinations with guard elements on both sides, exact comparison against what every member sent
 // (computed here from the same seed), and the source checked unchanged. Runs on CPU PEs (CI) and, as
@@ -19,6 +20,12 @@ using namespace mpc;
 // Host mode only: the other modes are collectives_gpu.cu's.
 template <typename T>
 int mpc::call_other(Mode, Kind, gshmem_team_t, T*, const T*, std::size_t, int, bool) {
+  mpt::require(false, "mp_collectives calls the host forms only");
+  return -1;
+}
+
+template <typename T>
+int mpc::red_call_other(Mode, Op, bool, gshmem_team_t, T*, const T*, std::size_t) {
   mpt::require(false, "mp_collectives calls the host forms only");
   return -1;
 }
@@ -95,6 +102,46 @@ MPT_CASE(back_to_back) {
   gshmem_free(src);
 }
 
+MPT_CASE(reduce_every_team) {
+  auto teams = make_teams();
+  for (const auto& t : teams) {
+    all_ops<int>(t, false, 40);
+    all_ops<long>(t, false, 41);
+    all_ops<unsigned int>(t, true, 42);
+    all_ops<float>(t, false, 43);
+    all_ops<double>(t, false, 44);
+    all_ops<int8_t>(t, true, 45);
+  }
+  destroy(teams);
+}
+
+// dest == source: sizes below, at and above one pass of the host scope (1024 elements), so several passes run.
+MPT_CASE(reduce_in_place) {
+  auto teams = make_teams();
+  for (const auto& t : teams)
+    for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(1024), std::size_t(2500)}) {
+      run_red<double>(Op::Sum, false, t, n, true, 50 + n);
+      run_red<int>(Op::Prod, false, t, n, true, 51 + n);
+      run_red<unsigned int>(Op::Xor, false, t, n, true, 52 + n);
+      run_red<int8_t>(Op::Min, false, t, n, true, 53 + n);
+    }
+  destroy(teams);
+}
+
+// 64K elements per member (reducescatter: per block).
+MPT_CASE(reduce_large) {
+  const TeamShape world{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()};
+  const std::size_t n = std::size_t(1) << 16;
+  for (bool scatter : {false, true}) {
+    run_red<float>(Op::Sum, scatter, world, n, false, 60);
+    run_red<int>(Op::Sum, scatter, world, n, false, 61);
+    run_red<double>(Op::Max, scatter, world, n + 3, false, 62);
+    run_red<unsigned int>(Op::And, scatter, world, n, false, 63);
+    run_red<int8_t>(Op::Prod, scatter, world, n, false, 64);
+  }
+  run_red<float>(Op::Sum, false, world, n + 1, true, 65);
+}
+
 namespace {
 // One bad call (argv[1] == "coll_bad", argv[2] == case); returns only if the library accepted it.
 int bad(const std::string& c) {
@@ -116,6 +163,26 @@ int bad(const std::string& c) {
   } else if (c == "nonsymmetric_dest") {
     int local[8];
     gshmem_int_broadcast(GSHMEM_TEAM_WORLD, local, buf, 2, 0);
+  } else if (c == "reduce_not_member") {
+    gshmem_team_t t = GSHMEM_TEAM_INVALID;
+    gshmem_team_split_strided(GSHMEM_TEAM_WORLD, n > 1 ? 1 : 0, 1, n > 1 ? n - 1 : 1, nullptr, 0, &t);
+    if (gshmem_my_pe() == 0) gshmem_int_sum_reduce(n > 1 ? t : GSHMEM_TEAM_INVALID, buf, buf + 32 * n, 1);
+    else gshmem_int_sum_reduce(t, buf, buf + 32 * n, 1);
+  } else if (c == "reduce_negative") {
+    const long count = -2;
+    gshmem_double_max_reduce(GSHMEM_TEAM_WORLD, reinterpret_cast<double*>(buf), reinterpret_cast<double*>(buf + 32),
+                             static_cast<std::size_t>(count));
+  } else if (c == "reduce_overlap") {
+    gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, buf, buf + 1, 8);
+  } else if (c == "reducescatter_in_place") {
+    gshmem_uint_xor_reducescatter(GSHMEM_TEAM_WORLD, reinterpret_cast<unsigned int*>(buf),
+                                  reinterpret_cast<unsigned int*>(buf), 4);
+  } else if (c == "reduce_nonsymmetric_source") {
+    int local[8] = {};
+    gshmem_int_max_reduce(GSHMEM_TEAM_WORLD, buf, local, 8);
+  } else if (c == "reduce_on_stream_cpu") {
+    gshmemx_float_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, reinterpret_cast<float*>(buf),
+                                       reinterpret_cast<float*>(buf + 32), 1, nullptr);
   } else if (c == "on_stream_cpu") {
     gshmemx_int_fcollect_on_stream(GSHMEM_TEAM_WORLD, buf, buf + 32 * n, 1, nullptr);
   } else {

@@ -1,11 +1,13 @@
 // The checks of mp_collectives (collectives.cpp, CPU and GPU PEs, host forms) and mp_collectives_gpu
-// (collectives_gpu.cu: the _on_stream and device forms): one collective per run(), fresh random data, poisoned
-// destination with guards, exact comparison, source unchanged, non-members untouched.
+// (collectives_gpu.cu: the _on_stream and device forms): one collective per run() / run_red(), fresh random data,
+// poisoned destination with guards, exact comparison, source unchanged, non-members untouched. Reductions are
+// compared bit for bit with a reference computed here in the library's order (team index 0, 1, ..., size-1).
 #pragma once
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "harness.hpp"
@@ -157,6 +159,149 @@ void all_kinds(const TeamShape& team, std::uint64_t salt) {
     run<T>(Kind::Broadcast, team, n, 0, false, false, salt + n);
     run<T>(Kind::Broadcast, team, n, team.size - 1, false, false, salt + n + 1);
   }
+}
+
+// ---- reductions ----
+enum class Op { And, Or, Xor, Max, Min, Sum, Prod };
+inline const char* op_name(Op o) {
+  static const char* const names[] = {"and", "or", "xor", "max", "min", "sum", "prod"};
+  return names[static_cast<int>(o)];
+}
+inline constexpr Op kBitwiseOps[] = {Op::And, Op::Or, Op::Xor};
+inline constexpr Op kStandardOps[] = {Op::Max, Op::Min, Op::Sum, Op::Prod};
+
+// Defined by the program: the modes other than Host. scatter: reducescatter, else reduce.
+template <typename T>
+int red_call_other(Mode m, Op op, bool scatter, gshmem_team_t team, T* d, const T* s, std::size_t n);
+template <typename T>
+int red_call(Op op, bool scatter, gshmem_team_t team, T* d, const T* s, std::size_t n);
+#define MPT_RED_CASE(N, OP, O)                                                                                 \
+  case Op::O:                                                                                                  \
+    return scatter ? gshmem_##N##_##OP##_reducescatter(team, d, s, n) : gshmem_##N##_##OP##_reduce(team, d, s, n);
+#define MPT_RED_STANDARD(N)                                                                                    \
+  MPT_RED_CASE(N, max, Max) MPT_RED_CASE(N, min, Min) MPT_RED_CASE(N, sum, Sum) MPT_RED_CASE(N, prod, Prod)
+#define MPT_RED_BITWISE(N) MPT_RED_CASE(N, and, And) MPT_RED_CASE(N, or, Or) MPT_RED_CASE(N, xor, Xor)
+#define MPT_RED_NONE(N)
+#define MPT_RED_CALL(T, N, BITWISE)                                                                            \
+  template <>                                                                                                  \
+  inline int red_call<T>(Op op, bool scatter, gshmem_team_t team, T * d, const T* s, std::size_t n) {          \
+    if (g_mode != Mode::Host) return red_call_other<T>(g_mode, op, scatter, team, d, s, n);                    \
+    switch (op) {                                                                                              \
+      MPT_RED_STANDARD(N)                                                                                      \
+      BITWISE(N)                                                                                               \
+      default: break;                                                                                          \
+    }                                                                                                          \
+    mpt::require(false, "the test called a reduction op its type does not have");                             \
+    return -1;                                                                                                 \
+  }
+MPT_RED_CALL(int, int, MPT_RED_NONE)
+MPT_RED_CALL(long, long, MPT_RED_NONE)
+MPT_RED_CALL(float, float, MPT_RED_NONE)
+MPT_RED_CALL(double, double, MPT_RED_NONE)
+MPT_RED_CALL(unsigned int, uint, MPT_RED_BITWISE)
+MPT_RED_CALL(int8_t, int8, MPT_RED_BITWISE)
+#undef MPT_RED_CALL
+#undef MPT_RED_NONE
+#undef MPT_RED_BITWISE
+#undef MPT_RED_STANDARD
+#undef MPT_RED_CASE
+
+// The reference op, written independently of the library's: integers through uint64_t (wrapping), floats as is.
+template <typename T>
+T ref_op(Op op, T a, T b) {
+  switch (op) {
+    case Op::Max: return a < b ? b : a;
+    case Op::Min: return b < a ? b : a;
+    default: break;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    return op == Op::Sum ? a + b : a * b;
+  } else {
+    const std::uint64_t x = static_cast<std::uint64_t>(a), y = static_cast<std::uint64_t>(b);
+    const std::uint64_t v = op == Op::And ? x & y : op == Op::Or ? x | y : op == Op::Xor ? x ^ y
+                          : op == Op::Sum ? x + y : x * y;
+    return static_cast<T>(v);
+  }
+}
+// Source values: any bits for integers; for floats nonzero values of varying exponents (sums round, so the order
+// of combination shows in the result), small enough that no product of 8 overflows to a NaN through inf * 0.
+template <typename T>
+T red_value(std::uint64_t tag, int pe, std::size_t i) {
+  const std::uint64_t r = mpt::rnd(tag, static_cast<std::uint64_t>(pe), i);
+  if constexpr (std::is_floating_point_v<T>) {
+    T v = mpt::value_of<T>(r);
+    if (v == T(0)) v = T(1);
+    const int e = static_cast<int>((r >> 40) % 16) - 8;
+    for (int k = 0; k < (e < 0 ? -e : e); ++k) v = e < 0 ? v / T(2) : v * T(2);
+    return v + static_cast<T>(((r >> 50) % 1000) + 1) / T(3);  // an inexact part
+  } else {
+    return mpt::value_of<T>(r);
+  }
+}
+
+// One reduction (scatter: reducescatter) on `team` of n elements per member, checked bit for bit. Every world PE
+// calls; members make the call. inplace: dest == source (reduce only).
+template <typename T>
+void run_red(Op op, bool scatter, const TeamShape& team, std::size_t n, bool inplace, std::uint64_t salt) {
+  const int me = mpt::me();
+  const int idx = team.index_of(me);
+  const std::size_t src_n = scatter ? n * static_cast<std::size_t>(team.size) : n;
+  T* dest = static_cast<T*>(gshmem_malloc((n + 2 * kGuard) * sizeof(T)));
+  T* src = inplace ? dest + kGuard : static_cast<T*>(gshmem_malloc((src_n + 1) * sizeof(T)));
+  mpt::require(dest && src, "gshmem_malloc for the reduction's buffers");
+  const std::uint64_t tag = mpt::tag_of(op_name(op)) ^ (scatter ? 0x5c : 0x7e) ^ (salt << 8);
+  auto sent = [&](int p, std::size_t i) { return red_value<T>(tag, p, i); };
+  std::vector<T> want(n + 2 * kGuard), mysrc(src_n);
+  for (std::size_t i = 0; i < kGuard; ++i) {
+    want[i] = mpt::gen<T>(tag, 1000 + static_cast<std::uint64_t>(me), i);
+    want[kGuard + n + i] = mpt::gen<T>(tag, 2000 + static_cast<std::uint64_t>(me), i);
+  }
+  if (idx >= 0) {
+    const std::size_t first = scatter ? static_cast<std::size_t>(idx) * n : 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      T acc = sent(team.start, first + i);
+      for (int r = 1; r < team.size; ++r) acc = ref_op(op, acc, sent(team.start + r * team.stride, first + i));
+      want[kGuard + i] = acc;
+    }
+    for (std::size_t i = 0; i < src_n; ++i) mysrc[i] = sent(me, i);
+  }
+  std::vector<T> init(want);
+  mpt::poison_of(init.data() + kGuard, want.data() + kGuard, n * sizeof(T));
+  if (inplace && idx >= 0) std::copy(mysrc.begin(), mysrc.end(), init.begin() + kGuard);
+  mpt::local_write(dest, init.data(), init.size() * sizeof(T));
+  if (!inplace && src_n) mpt::local_write(src, mysrc.data(), src_n * sizeof(T));
+  gshmem_barrier_all();
+  if (idx >= 0) {
+    const int s = red_call<T>(op, scatter, team.handle, dest + kGuard, src, n);
+    MPT_CHECK(s == GSHMEM_SUCCESS) << op_name(op) << "returned" << s;
+  }
+  std::vector<T> got = mpt::local_vec(dest, want.size());
+  const std::string what = std::string(op_name(op)) + (scatter ? "_reducescatter" : "_reduce") + " team " +
+                           team.name + " n " + std::to_string(n) + (inplace ? " in place" : "") + " elem " +
+                           std::to_string(sizeof(T)) + (std::is_floating_point_v<T> ? " float" : "");
+  if (idx >= 0) {
+    MPT_CHECK_ARRAY(what + " (dest with guards)", got.data(), want.data(), want.size());
+  } else {
+    MPT_CHECK_ARRAY(what + " (non-member's dest)", got.data(), init.data(), init.size());
+  }
+  if (!inplace && idx >= 0 && src_n) {
+    std::vector<T> s = mpt::local_vec(src, src_n);
+    MPT_CHECK_ARRAY(what + " (source unchanged)", s.data(), mysrc.data(), src_n);
+  }
+  gshmem_barrier_all();
+  if (!inplace) gshmem_free(src);
+  gshmem_free(dest);
+}
+
+// Every op of T's group at the sizes of kSizes, reduce and reducescatter.
+template <typename T>
+void all_ops(const TeamShape& team, bool bitwise, std::uint64_t salt) {
+  for (std::size_t n : kSizes)
+    for (bool scatter : {false, true}) {
+      for (Op op : kStandardOps) run_red<T>(op, scatter, team, n, false, salt + n);
+      if (bitwise)
+        for (Op op : kBitwiseOps) run_red<T>(op, scatter, team, n, false, salt + n);
+    }
 }
 
 }  // namespace mpc

@@ -16,6 +16,8 @@
 //                                         (acquire loads until >= epoch, bounded by GSHMEM_WAIT_TIMEOUT)
 //   T* peer(T* p, int pe)                 PE pe's copy of symmetric address p
 //   copy<Scope>(void* d, const void* s, size_t bytes)   the group copies (d and s do not overlap)
+// Reductions need nothing more: the op is a template argument (ReduceOp below), the group's threads combine in
+// registers, reading peers' sources through peer().
 // Layout of the workspace the flags live in: src/runtime/device_state.hpp ("collective workspace").
 #pragma once
 #include <stddef.h>
@@ -29,9 +31,12 @@
 // GSHMEM_COLL_TEMPLATE opens each such template (the pragma must precede the declaration).
 #if defined(__CUDACC__)
 #define GSHMEM_COLL_TEMPLATE _Pragma("nv_exec_check_disable") template <class Scope, class Env>
+#define GSHMEM_COLL_REDUCE_TEMPLATE \
+  _Pragma("nv_exec_check_disable") template <class Scope, ReduceOp Op, class T, class Env>
 #define GSHMEM_COLL_FN __host__ __device__ __forceinline__
 #else
 #define GSHMEM_COLL_TEMPLATE template <class Scope, class Env>
+#define GSHMEM_COLL_REDUCE_TEMPLATE template <class Scope, ReduceOp Op, class T, class Env>
 #define GSHMEM_COLL_FN inline
 #endif
 
@@ -131,6 +136,131 @@ GSHMEM_COLL_FN void alltoall(Env& env, const TeamValue& t, int slot, void* dest,
     }
   }
   team_sync<Scope>(env, t, slot, call);
+}
+
+// ---- reductions ----
+
+// The ops of NVSHMEM's <T>_<op>_reduce / _reducescatter (and/or/xor: integer types; the others: integer and
+// floating types). Integer sum and prod wrap modulo 2^bits for signed types too: they are computed in an unsigned
+// type of at least T's width and at least unsigned int's (UnsignedOf), so neither signed overflow nor a promotion
+// to int can occur; the conversion back to T keeps the low bits (two's complement).
+enum class ReduceOp : int { And, Or, Xor, Max, Min, Sum, Prod };
+
+template <class T, bool Floating = (static_cast<T>(1) / static_cast<T>(2) != static_cast<T>(0))>
+struct UnsignedOf {  // integer T
+  using type = unsigned long long;
+};
+template <class T>
+struct UnsignedOf<T, true> {  // floating T: arithmetic as is
+  using type = T;
+};
+
+template <ReduceOp Op>
+struct Combine;
+template <>
+struct Combine<ReduceOp::And> {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return static_cast<T>(a & b); }
+};
+template <>
+struct Combine<ReduceOp::Or> {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return static_cast<T>(a | b); }
+};
+template <>
+struct Combine<ReduceOp::Xor> {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return static_cast<T>(a ^ b); }
+};
+template <>
+struct Combine<ReduceOp::Max> {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return a < b ? b : a; }
+};
+template <>
+struct Combine<ReduceOp::Min> {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) { return b < a ? b : a; }
+};
+template <>
+struct Combine<ReduceOp::Sum> {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) {
+    using U = typename UnsignedOf<T>::type;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  }
+};
+template <>
+struct Combine<ReduceOp::Prod> {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) {
+    using U = typename UnsignedOf<T>::type;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  }
+};
+
+// Elements each thread of a group combines in registers per pass (a pass covers Scope::size() * this many).
+template <class Scope>
+struct ReducePass {
+  static constexpr int kPerThread = 8;
+};
+template <>
+struct ReducePass<HostThread> {
+  static constexpr int kPerThread = 1024;
+};
+
+// The one reduction routine. Member index `me` combines, for each of its `nelems` output elements i, element
+// `first + i` of every member's source, in team-index order 0, 1, ..., size-1 (op(op(s0, s1), s2)...), so every
+// member computes the bit-identical result, floating point included; dest[i] gets it. reduce: first = 0 (every
+// member gets the whole result); reducescatter: first = me * nelems (member i gets block i).
+// Between two syncs: the first makes sure every source is ready (and no member still reads a dest), the second
+// that no member still reads this member's source when the call returns (dest is this member's own writes).
+// In place (dest == source, reduce only; the same on every member, since the addresses are symmetric): a member
+// writing its dest would race with peers still reading the same elements as their source. The group therefore
+// combines one pass (Scope::size() * kPerThread elements) into registers, syncs the team (every member has read
+// those elements of every source), then writes them; the next pass reads other elements, so the writes of one
+// pass never meet the reads of the next. Costs one team sync per pass, in place only.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce_range(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t first,
+                                 size_t nelems, const char* call) {
+  constexpr int K = ReducePass<Scope>::kPerThread;
+  const bool in_place = static_cast<const T*>(dest) == src;
+  team_sync<Scope>(env, t, slot, call);
+  const size_t step = static_cast<size_t>(Scope::size());
+  const size_t pass = step * K;
+  for (size_t base = 0; base < nelems; base += pass) {
+    T acc[K] = {};
+    const size_t mine = base + static_cast<size_t>(Scope::rank());
+    for (int r = 0; r < t.size; ++r) {
+      const T* p = env.peer(const_cast<T*>(src), team_world_pe(t, r)) + first;
+      for (int k = 0; k < K; ++k) {
+        const size_t i = mine + static_cast<size_t>(k) * step;
+        if (i < nelems) acc[k] = r == 0 ? p[i] : Combine<Op>::apply(acc[k], p[i]);
+      }
+    }
+    if (in_place) team_sync<Scope>(env, t, slot, call);
+    for (int k = 0; k < K; ++k) {
+      const size_t i = mine + static_cast<size_t>(k) * step;
+      if (i < nelems) dest[i] = acc[k];
+    }
+  }
+  team_sync<Scope>(env, t, slot, call);
+}
+
+// reduce (allreduce): dest[i] = op over members 0..size-1 of source[i], i < nelems, on every member. dest ==
+// source allowed (see reduce_range); otherwise they must not overlap.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
+                           const char* call) {
+  reduce_range<Scope, Op>(env, t, slot, dest, src, 0, nelems, call);
+}
+
+// reducescatter: member m's dest[i] = op over members of source[m * nelems + i], i < nelems (source holds size
+// blocks of nelems). dest and source must not overlap.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reducescatter(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
+                                  const char* call) {
+  reduce_range<Scope, Op>(env, t, slot, dest, src, static_cast<size_t>(t.my_rank) * nelems, nelems, call);
 }
 
 }  // namespace coll
