@@ -1,5 +1,5 @@
-// gshmem::host collectives (broadcast, fcollect, alltoall, reduce, reducescatter): argument checks, then the one implementation of each
-// (gshmem/coll/algorithms.h) — run here by this thread on CPU PEs (host scope, CollEnv below), or as the stream
+// gshmem::host collectives (broadcast, fcollect, alltoall, reduce, reducescatter): argument checks, then the one
+// implementation of each (gshmem/coll/algorithms.h) — run here by this thread on CPU PEs (host scope, CollEnv below), or as the stream
 // kernel of transport/gpu_coll.cu on GPU PEs (block scope; the blocking form waits for it on the internal stream).
 #include <atomic>
 #include <cstdint>

@@ -4,6 +4,8 @@
 // share every line of the algorithm.
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "gshmem/device/impl/coll.cuh"
 #include "runtime/error.hpp"
 #include "transport/cuda_driver.hpp"
@@ -38,6 +40,57 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
   }
 }
 
+// Reductions: one kernel per op and element type (the one routine of each, block scope).
+template <coll::ReduceOp Op, typename T>
+__global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_state_t h, TeamValue t, int slot,
+                                                              bool scatter, T* dest, const T* src,
+                                                              std::size_t nelems, const volatile int* abort_flag) {
+  stream_kernel_entry();
+  const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
+  dev::detail::CollEnv env{h, abort_flag};
+  if (scatter) coll::reducescatter<dev::Block, Op>(env, t, slot, dest, src, nelems, call);
+  else coll::reduce<dev::Block, Op>(env, t, slot, dest, src, nelems, call);
+}
+
+// Launches reduce_kernel<op, T>; cudaErrorInvalidValue for a bitwise op on a floating type (the host layer never
+// asks for one).
+template <typename T>
+cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, const gshmem_device_state_t& h,
+                          const TeamValue& t, int slot, bool scatter, void* dest, const void* src,
+                          std::size_t nelems, const volatile int* abort_flag) {
+  using coll::ReduceOp;
+  T* d = static_cast<T*>(dest);
+  const T* s = static_cast<const T*>(src);
+  auto go = [&](auto k) {
+    return launch_stream_kernel(overlap, k, kCollThreads, st, h, t, slot, scatter, d, s, nelems, abort_flag);
+  };
+  switch (op) {
+    case ReduceOp::Max: return go(reduce_kernel<ReduceOp::Max, T>);
+    case ReduceOp::Min: return go(reduce_kernel<ReduceOp::Min, T>);
+    case ReduceOp::Sum: return go(reduce_kernel<ReduceOp::Sum, T>);
+    case ReduceOp::Prod: return go(reduce_kernel<ReduceOp::Prod, T>);
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case ReduceOp::And: return go(reduce_kernel<ReduceOp::And, T>);
+      case ReduceOp::Or: return go(reduce_kernel<ReduceOp::Or, T>);
+      case ReduceOp::Xor: return go(reduce_kernel<ReduceOp::Xor, T>);
+      default: break;
+    }
+  }
+  return cudaErrorInvalidValue;
+}
+
+void wait_if_blocking(gshmem_stream_t s, cudaStream_t st, const char* call) {
+  if (s) return;
+  const cudaError_t w = cudaStreamSynchronize(st);
+  if (w != cudaSuccess)
+    fail(GSHMEM_ERROR_SYSTEM, "{}: the collective kernel failed: {}. Fix: a trap message above names the cause "
+         "(a member that never called, GSHMEM_WAIT_TIMEOUT, or a dead peer); run with compute-sanitizer for a "
+         "fault", call, cudaGetErrorString(w));
+}
+
 }  // namespace
 
 void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
@@ -51,13 +104,36 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   if (e != cudaSuccess)
     fail(GSHMEM_ERROR_SYSTEM, "{}: launching the collective kernel failed: {}. Fix: check that the GPU is healthy "
          "(nvidia-smi) and that no earlier kernel faulted", call, cudaGetErrorString(e));
-  if (!s) {
-    const cudaError_t w = cudaStreamSynchronize(st);
-    if (w != cudaSuccess)
-      fail(GSHMEM_ERROR_SYSTEM, "{}: the collective kernel failed: {}. Fix: a trap message above names the cause "
-           "(a member that never called, GSHMEM_WAIT_TIMEOUT, or a dead peer); run with compute-sanitizer for a "
-           "fault", call, cudaGetErrorString(w));
+  wait_if_blocking(s, st, call);
+}
+
+void reduction_on_stream(Context* c, coll::ReduceOp op, ReduceType type, bool scatter, const gshmem_device_state_t& h,
+                         const TeamValue& t, int slot, void* dest, const void* src, std::size_t nelems,
+                         gshmem_stream_t s, const char* call) {
+  const cuda::DeviceScope bind(device_of(c));
+  cudaStream_t st = s ? reinterpret_cast<cudaStream_t>(s) : reinterpret_cast<cudaStream_t>(internal_stream(c));
+  const bool ov = overlap_launch(c);
+  const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
+  auto typed = [&](auto zero) {
+    return launch_reduce<decltype(zero)>(ov, op, st, h, t, slot, scatter, dest, src, nelems, abort_flag);
+  };
+  cudaError_t e = cudaErrorInvalidValue;
+  switch (type) {
+    case ReduceType::Int8: e = typed(int8_t{}); break;
+    case ReduceType::Int16: e = typed(int16_t{}); break;
+    case ReduceType::Int32: e = typed(int32_t{}); break;
+    case ReduceType::Int64: e = typed(int64_t{}); break;
+    case ReduceType::Uint8: e = typed(uint8_t{}); break;
+    case ReduceType::Uint16: e = typed(uint16_t{}); break;
+    case ReduceType::Uint32: e = typed(uint32_t{}); break;
+    case ReduceType::Uint64: e = typed(uint64_t{}); break;
+    case ReduceType::Float: e = typed(float{}); break;
+    case ReduceType::Double: e = typed(double{}); break;
   }
+  if (e != cudaSuccess)
+    fail(GSHMEM_ERROR_SYSTEM, "{}: launching the reduction kernel failed: {}. Fix: check that the GPU is healthy "
+         "(nvidia-smi) and that no earlier kernel faulted", call, cudaGetErrorString(e));
+  wait_if_blocking(s, st, call);
 }
 
 }  // namespace gshmem::gpu

@@ -1,7 +1,8 @@
 // mp_collectives_gpu: broadcast, fcollect and alltoall on GPU PEs through the _on_stream forms (typed and mem) and
 // the device forms of each scope (gshmem_<T>_fcollect & co by one thread, gshmemx_<T>_*_warp by one warp,
 // gshmemx_<T>_*_block by a block of 256, and the mem forms), with the checks of collectives_check.hpp (random
-// data, poisoned destination with guards, exact comparison, source unchanged) on every team shape and size.
+// data, poisoned destination with guards, exact comparison, source unchanged) on every team shape and size; the
+// reductions (reduce, reducescatter) of a few ops over int, unsigned, float and double the same way.
 // Needs GPU PEs (CTest label gpu; skipped without a GPU by gpu_or_skip.sh).
 #include <cuda_runtime.h>
 
@@ -62,6 +63,76 @@ __global__ void coll_kernel(int scope, int k, gshmem_team_t t, T* d, const T* s,
   if (tid == 0) *ret = r;
 }
 
+// Reductions by name: the device forms of each scope and the _on_stream forms, for the types the test uses.
+#define MPC_RED_CASE(N, OP, O, PRE, SUF)                                                                       \
+  case Op::O:                                                                                                  \
+    return scatter ? PRE##N##_##OP##_reducescatter##SUF(t, d, s, n) : PRE##N##_##OP##_reduce##SUF(t, d, s, n);
+#define MPC_RED_STANDARD(N, PRE, SUF)                                                                          \
+  MPC_RED_CASE(N, max, Max, PRE, SUF) MPC_RED_CASE(N, min, Min, PRE, SUF)                                     \
+  MPC_RED_CASE(N, sum, Sum, PRE, SUF) MPC_RED_CASE(N, prod, Prod, PRE, SUF)
+#define MPC_RED_BITWISE(N, PRE, SUF)                                                                           \
+  MPC_RED_CASE(N, and, And, PRE, SUF) MPC_RED_CASE(N, or, Or, PRE, SUF) MPC_RED_CASE(N, xor, Xor, PRE, SUF)
+#define MPC_RED_NONE(N, PRE, SUF)
+#define MPC_STREAM_CASE(N, OP, O)                                                                              \
+  case Op::O:                                                                                                  \
+    return scatter ? gshmemx_##N##_##OP##_reducescatter_on_stream(t, d, s, n, stream)                          \
+                   : gshmemx_##N##_##OP##_reduce_on_stream(t, d, s, n, stream);
+template <typename T>
+struct RedCall;
+#define MPC_RED_CALL(T, N, BITWISE)                                                                            \
+  template <>                                                                                                  \
+  struct RedCall<T> {                                                                                          \
+    static __device__ int dev(int scope, Op op, bool scatter, gshmem_team_t t, T* d, const T* s, size_t n) {   \
+      if (scope == kThread) {                                                                                  \
+        switch (op) {                                                                                          \
+          MPC_RED_STANDARD(N, gshmem_, )                                                                       \
+          BITWISE(N, gshmem_, )                                                                                \
+          default: return -2;                                                                                  \
+        }                                                                                                      \
+      }                                                                                                        \
+      if (scope == kWarp) {                                                                                    \
+        switch (op) {                                                                                          \
+          MPC_RED_STANDARD(N, gshmemx_, _warp)                                                                 \
+          BITWISE(N, gshmemx_, _warp)                                                                          \
+          default: return -2;                                                                                  \
+        }                                                                                                      \
+      }                                                                                                        \
+      switch (op) {                                                                                            \
+        MPC_RED_STANDARD(N, gshmemx_, _block)                                                                  \
+        BITWISE(N, gshmemx_, _block)                                                                           \
+        default: return -2;                                                                                    \
+      }                                                                                                        \
+    }                                                                                                          \
+    static int on_stream(Op op, bool scatter, gshmem_team_t t, T* d, const T* s, size_t n) {                   \
+      switch (op) {                                                                                            \
+        MPC_STREAM_CASE(N, max, Max) MPC_STREAM_CASE(N, min, Min)                                             \
+        MPC_STREAM_CASE(N, sum, Sum) MPC_STREAM_CASE(N, prod, Prod)                                           \
+        default: return -2;                                                                                    \
+      }                                                                                                        \
+    }                                                                                                          \
+  };
+MPC_RED_CALL(int, int, MPC_RED_NONE)
+MPC_RED_CALL(float, float, MPC_RED_NONE)
+MPC_RED_CALL(double, double, MPC_RED_NONE)
+MPC_RED_CALL(unsigned int, uint, MPC_RED_BITWISE)
+#undef MPC_RED_CALL
+#undef MPC_STREAM_CASE
+#undef MPC_RED_NONE
+#undef MPC_RED_BITWISE
+#undef MPC_RED_STANDARD
+#undef MPC_RED_CASE
+template <typename T>
+constexpr bool kGpuRedType = std::is_same_v<T, int> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                             std::is_same_v<T, unsigned int>;
+
+template <typename T>
+__global__ void red_kernel(int scope, Op op, bool scatter, gshmem_team_t t, T* d, const T* s, size_t n, int* ret) {
+  const int tid = static_cast<int>(threadIdx.x);
+  if ((scope == kThread && tid != 0) || (scope == kWarp && tid >= 32)) return;
+  const int r = RedCall<T>::dev(scope, op, scatter, t, d, s, n);
+  if (tid == 0) *ret = r;
+}
+
 }  // namespace
 
 template <typename T>
@@ -99,6 +170,30 @@ int mpc::call_other(Mode m, Kind k, gshmem_team_t team, T* d, const T* s, std::s
   return r;
 }
 
+template <typename T>
+int mpc::red_call_other(Mode m, Op op, bool scatter, gshmem_team_t team, T* d, const T* s, std::size_t n) {
+  if constexpr (!kGpuRedType<T>) {
+    mpt::require(false, "mp_collectives_gpu calls reductions of int, unsigned, float and double only");
+    return -1;
+  } else {
+    if (m == Mode::Stream) {
+      const int r = RedCall<T>::on_stream(op, scatter, team, d, s, n);
+      CK(cudaStreamSynchronize(stream));
+      return r;
+    }
+    const int scope = m == Mode::DeviceThread ? kThread : m == Mode::DeviceWarp ? kWarp : kBlock;
+    int* ret = nullptr;
+    CK(cudaMallocManaged(&ret, sizeof(int)));
+    *ret = -1;
+    red_kernel<T><<<1, 256, 0, stream>>>(scope, op, scatter, team, d, s, n, ret);
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(stream));
+    const int r = *ret;
+    CK(cudaFree(ret));
+    return r;
+  }
+}
+
 namespace {
 void every_mode_and_team(Mode m) {
   g_mode = m;
@@ -122,6 +217,35 @@ void every_mode_and_team(Mode m) {
 }
 }  // namespace
 
+namespace {
+// Reductions in one mode: a few ops and types on every team shape, in place, and 64K elements on the world.
+void reductions(Mode m) {
+  g_mode = m;
+  auto teams = make_teams();
+  for (const auto& t : teams) {
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(1000)})
+      for (bool scatter : {false, true}) {
+        run_red<int>(Op::Sum, scatter, t, n, false, 200 + n);
+        run_red<float>(Op::Sum, scatter, t, n, false, 201 + n);
+        run_red<double>(Op::Max, scatter, t, n, false, 202 + n);
+        run_red<int>(Op::Prod, scatter, t, n, false, 203 + n);
+        run_red<float>(Op::Min, scatter, t, n, false, 204 + n);
+        if (m != Mode::Stream) run_red<unsigned int>(Op::Xor, scatter, t, n, false, 205 + n);  // device forms only
+      }
+    for (std::size_t n : {std::size_t(33), std::size_t(5000)}) run_red<double>(Op::Sum, false, t, n, true, 206 + n);
+  }
+  destroy(teams);
+  const TeamShape world{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()};
+  run_red<float>(Op::Sum, false, world, std::size_t(1) << 16, false, 210);
+  run_red<float>(Op::Sum, true, world, std::size_t(1) << 16, false, 211);
+  g_mode = Mode::Host;
+}
+}  // namespace
+
+MPT_CASE(reduce_on_stream) { reductions(Mode::Stream); }
+MPT_CASE(reduce_device_thread) { reductions(Mode::DeviceThread); }
+MPT_CASE(reduce_device_warp) { reductions(Mode::DeviceWarp); }
+MPT_CASE(reduce_device_block) { reductions(Mode::DeviceBlock); }
 MPT_CASE(on_stream) { every_mode_and_team(Mode::Stream); }
 MPT_CASE(device_thread) { every_mode_and_team(Mode::DeviceThread); }
 MPT_CASE(device_warp) { every_mode_and_team(Mode::DeviceWarp); }

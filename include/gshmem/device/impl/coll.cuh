@@ -1,4 +1,5 @@
-// gshmem device API, implementation: the collectives (broadcast, fcollect, alltoall) in device code, and the
+// gshmem device API, implementation: the collectives (broadcast, fcollect, alltoall, reduce, reducescatter) in
+// device code, and the
 // environment through which the one implementation of each (gshmem/coll/algorithms.h) reaches peers on a GPU.
 // The library's stream kernels (src/transport/gpu_coll.cu) run the same routines with dev::Block.
 #pragma once
@@ -103,6 +104,25 @@ template <typename Coop, typename T>
 __device__ __forceinline__ int alltoall(const DeviceHandle& h, gshmem_team_t team, T* dest, const T* src,
                                         size_t nelems) {
   return alltoallmem<Coop>(h, team, dest, src, nelems * sizeof(T), "gshmem_alltoall");
+}
+
+// Reductions of nreduce elements of T with op Op (gshmem/coll/algorithms.h: reduce, reducescatter), called by
+// every member PE's thread / warp / block with the same arguments. reduce: dest == src allowed.
+template <typename Coop, coll::ReduceOp Op, typename T>
+__device__ __forceinline__ int reduce(const DeviceHandle& h, gshmem_team_t team, T* dest, const T* src,
+                                      size_t nreduce, const char* call = "gshmem_<T>_<op>_reduce") {
+  const gshmem_device_team_t t = detail::load_team(h, team, call);
+  detail::CollEnv env{h, nullptr};
+  coll::reduce<Coop, Op>(env, t, team, dest, src, nreduce, call);
+  return 0;
+}
+template <typename Coop, coll::ReduceOp Op, typename T>
+__device__ __forceinline__ int reducescatter(const DeviceHandle& h, gshmem_team_t team, T* dest, const T* src,
+                                             size_t nreduce, const char* call = "gshmem_<T>_<op>_reducescatter") {
+  const gshmem_device_team_t t = detail::load_team(h, team, call);
+  detail::CollEnv env{h, nullptr};
+  coll::reducescatter<Coop, Op>(env, t, team, dest, src, nreduce, call);
+  return 0;
 }
 
 }  // namespace dev

@@ -324,6 +324,25 @@ GSHMEMI_DEV int gshmem_alltoallmem(gshmem_team_t team, void* d, const void* s, s
   }
 GSHMEM_RMA_TYPES(GSHMEMI_DEV_COLL)
 #undef GSHMEMI_DEV_COLL
+#define GSHMEMI_DEV_REDUCE_OP(T, N, OP, O)                                                                     \
+  GSHMEMI_DEV int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T* d, const T* s, size_t n) {                \
+    return gshmem::dev::reduce<gshmem::dev::Thread, gshmem::coll::ReduceOp::O>(GSHMEMI_S(""), team, d, s, n,   \
+                                                                               "gshmem_" #N "_" #OP "_reduce"); \
+  }                                                                                                            \
+  GSHMEMI_DEV int gshmem_##N##_##OP##_reducescatter(gshmem_team_t team, T* d, const T* s, size_t n) {         \
+    return gshmem::dev::reducescatter<gshmem::dev::Thread, gshmem::coll::ReduceOp::O>(                        \
+        GSHMEMI_S(""), team, d, s, n, "gshmem_" #N "_" #OP "_reducescatter");                                  \
+  }
+#define GSHMEMI_DEV_REDUCE_BITWISE(T, N)                                                                       \
+  GSHMEMI_DEV_REDUCE_OP(T, N, and, And) GSHMEMI_DEV_REDUCE_OP(T, N, or, Or) GSHMEMI_DEV_REDUCE_OP(T, N, xor, Xor)
+#define GSHMEMI_DEV_REDUCE_STANDARD(T, N)                                                                      \
+  GSHMEMI_DEV_REDUCE_OP(T, N, max, Max) GSHMEMI_DEV_REDUCE_OP(T, N, min, Min)                                 \
+  GSHMEMI_DEV_REDUCE_OP(T, N, sum, Sum) GSHMEMI_DEV_REDUCE_OP(T, N, prod, Prod)
+GSHMEM_REDUCE_BITWISE_TYPES(GSHMEMI_DEV_REDUCE_BITWISE)
+GSHMEM_REDUCE_STANDARD_TYPES(GSHMEMI_DEV_REDUCE_STANDARD)
+#undef GSHMEMI_DEV_REDUCE_STANDARD
+#undef GSHMEMI_DEV_REDUCE_BITWISE
+#undef GSHMEMI_DEV_REDUCE_OP
 #undef GSHMEMI_DEV
 }  // extern "C"
 #pragma nv_diagnostic pop
@@ -406,6 +425,29 @@ GSHMEMI_DEVX_COLL_SCOPED(_block, gshmem::dev::Block)
 GSHMEM_RMA_TYPES(GSHMEMI_DEVX_COLL)
 #undef GSHMEMI_DEVX_COLL
 #undef GSHMEMI_DEVX_COLL_TYPED
+#define GSHMEMI_DEVX_REDUCE_OP_SCOPED(T, N, OP, O, SUFFIX, COOP)                                               \
+  GSHMEMI_DEVX int gshmemx_##N##_##OP##_reduce##SUFFIX(gshmem_team_t team, T* d, const T* s, size_t n) {      \
+    return gshmem::dev::reduce<COOP, gshmem::coll::ReduceOp::O>(GSHMEMI_S(""), team, d, s, n,                  \
+                                                                "gshmemx_" #N "_" #OP "_reduce" #SUFFIX);      \
+  }                                                                                                            \
+  GSHMEMI_DEVX int gshmemx_##N##_##OP##_reducescatter##SUFFIX(gshmem_team_t team, T* d, const T* s, size_t n) { \
+    return gshmem::dev::reducescatter<COOP, gshmem::coll::ReduceOp::O>(                                       \
+        GSHMEMI_S(""), team, d, s, n, "gshmemx_" #N "_" #OP "_reducescatter" #SUFFIX);                         \
+  }
+#define GSHMEMI_DEVX_REDUCE_OP(T, N, OP, O)                                                                    \
+  GSHMEMI_DEVX_REDUCE_OP_SCOPED(T, N, OP, O, _warp, gshmem::dev::Warp)                                        \
+  GSHMEMI_DEVX_REDUCE_OP_SCOPED(T, N, OP, O, _block, gshmem::dev::Block)
+#define GSHMEMI_DEVX_REDUCE_BITWISE(T, N)                                                                      \
+  GSHMEMI_DEVX_REDUCE_OP(T, N, and, And) GSHMEMI_DEVX_REDUCE_OP(T, N, or, Or) GSHMEMI_DEVX_REDUCE_OP(T, N, xor, Xor)
+#define GSHMEMI_DEVX_REDUCE_STANDARD(T, N)                                                                     \
+  GSHMEMI_DEVX_REDUCE_OP(T, N, max, Max) GSHMEMI_DEVX_REDUCE_OP(T, N, min, Min)                               \
+  GSHMEMI_DEVX_REDUCE_OP(T, N, sum, Sum) GSHMEMI_DEVX_REDUCE_OP(T, N, prod, Prod)
+GSHMEM_REDUCE_BITWISE_TYPES(GSHMEMI_DEVX_REDUCE_BITWISE)
+GSHMEM_REDUCE_STANDARD_TYPES(GSHMEMI_DEVX_REDUCE_STANDARD)
+#undef GSHMEMI_DEVX_REDUCE_STANDARD
+#undef GSHMEMI_DEVX_REDUCE_BITWISE
+#undef GSHMEMI_DEVX_REDUCE_OP
+#undef GSHMEMI_DEVX_REDUCE_OP_SCOPED
 
 #define GSHMEMI_DEVX_SIZED_SCOPED(BITS, SUFFIX, COOP)                                                          \
   GSHMEMI_DEVX void gshmemx_put##BITS##SUFFIX(void* d, const void* s, size_t n, int pe) {                     \
