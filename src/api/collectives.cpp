@@ -62,6 +62,22 @@ bool overlap(const void* a, std::size_t an, const void* b, std::size_t bn) {
   return an != 0 && bn != 0 && x < y + bn && y < x + an;
 }
 
+// Bytes of one block of `nelems` elements of `elem` bytes, checked: a count that came from a negative value, and
+// `blocks` such blocks (the team's size where a buffer holds one block per member) past the address space, end the
+// job naming `call` (`count` is the argument's name, `what` what it counts).
+std::size_t block_bytes(std::size_t nelems, std::size_t elem, std::size_t blocks, const char* count, const char* what,
+                        const char* call) {
+  if (nelems > static_cast<std::size_t>(PTRDIFF_MAX) / elem)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {}={} ({} as a signed value) is too large for {}-byte elements: a negative "
+         "count converted to size_t? Fix: pass {} (0 or more)", call, count, nelems,
+         static_cast<std::ptrdiff_t>(nelems), elem, what);
+  const std::size_t bytes = nelems * elem;
+  if (blocks > 1 && bytes > static_cast<std::size_t>(PTRDIFF_MAX) / blocks)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {} blocks of {} bytes overflow the address space. Fix: pass {}", call,
+         blocks, bytes, what);
+  return bytes;
+}
+
 struct Checked {
   TeamValue team;
   int slot;
@@ -73,15 +89,9 @@ Checked check(Runtime& r, Coll kind, gshmem_team_t team, void* dest, const void*
               std::size_t elem, int root, const char* call) {
   const TeamInfo& ti = r.teams->get(team, call);  // INVALID, destroyed, or a team this PE is not in
   const TeamValue t = ti;
-  if (nelems > static_cast<std::size_t>(PTRDIFF_MAX) / elem)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: nelems={} ({} as a signed value) is too large for blocks of {}-byte "
-         "elements: a negative count converted to size_t? Fix: pass the number of elements per PE (0 or more)",
-         call, nelems, static_cast<std::ptrdiff_t>(nelems), elem);
-  const std::size_t bytes = nelems * elem;
   const std::size_t n = static_cast<std::size_t>(t.size);
-  if (kind != Coll::Broadcast && n > 1 && bytes > static_cast<std::size_t>(PTRDIFF_MAX) / n)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {} blocks of {} bytes overflow the address space. Fix: pass the number "
-         "of elements per PE", call, n, bytes);
+  const std::size_t bytes = block_bytes(nelems, elem, kind == Coll::Broadcast ? 1 : n, "nelems",
+                                        "the number of elements per PE", call);
   if (kind == Coll::Broadcast && (root < 0 || root >= t.size))
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: PE_root={} is not an index of the team (0..{}). Fix: pass the root's "
          "index in the team, not its world PE (gshmem_team_translate_pe converts)", call, root, t.size - 1);
@@ -108,15 +118,9 @@ Checked check_reduction(Runtime& r, bool scatter, gshmem_team_t team, void* dest
                         std::size_t nelems, std::size_t elem, const char* call) {
   const TeamInfo& ti = r.teams->get(team, call);
   const TeamValue t = ti;
-  if (nelems > static_cast<std::size_t>(PTRDIFF_MAX) / elem)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: nreduce={} ({} as a signed value) is too large for {}-byte elements: a "
-         "negative count converted to size_t? Fix: pass the number of elements to reduce (0 or more)",
-         call, nelems, static_cast<std::ptrdiff_t>(nelems), elem);
-  const std::size_t bytes = nelems * elem;
   const std::size_t n = static_cast<std::size_t>(t.size);
-  if (scatter && n > 1 && bytes > static_cast<std::size_t>(PTRDIFF_MAX) / n)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {} blocks of {} bytes overflow the address space. Fix: pass the number "
-         "of elements each member receives", call, n, bytes);
+  const std::size_t bytes = block_bytes(nelems, elem, scatter ? n : 1, "nreduce",
+                                        "the number of elements each member receives", call);
   const std::size_t src_bytes = scatter ? bytes * n : bytes;
   if (bytes == 0) return {t, team, 0};
   r.check_symmetric(dest, bytes, "dest", call);
