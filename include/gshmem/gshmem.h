@@ -414,13 +414,24 @@ GSHMEM_API int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, con
   GSHMEM_API int gshmemx_##N##_alltoall_on_stream(gshmem_team_t team, T *dest, const T *source, size_t nelems, \
                                                   gshmem_stream_t stream);
 GSHMEM_RMA_TYPES(GSHMEMI_DECL_COLL)
+/* alltoalls: the strided alltoall. Element l of block j of member i's source (source[sst * (j * nelems + l)])
+ * lands at dest[dst * (i * nelems + l)] of member j; dst and sst count elements and must be at least 1; dest must
+ * not be source. Host (and device thread) form only, as in NVSHMEM. */
+#define GSHMEMI_DECL_ALLTOALLS(T, N)                                                                           \
+  GSHMEM_API int gshmem_##N##_alltoalls(gshmem_team_t team, T *dest, const T *source, ptrdiff_t dst,          \
+                                        ptrdiff_t sst, size_t nelems);
+GSHMEM_RMA_TYPES(GSHMEMI_DECL_ALLTOALLS)
 /* Reductions: every member of `team` calls with the same arguments. reduce: dest[i] = op over all members'
  * source[i], i < nreduce, on every member; dest == source is allowed, otherwise they must not overlap.
  * reducescatter: member m's dest[i] = op over all members' source[m*nreduce + i] (source holds team-size blocks of
  * nreduce); dest and source must not overlap. dest and source symmetric. Members combine in team-index order
  * (op(op(s0, s1), s2)...), so every member gets the bit-identical result, floating point included; integer sum and
  * prod wrap modulo 2^bits. Errors and the _on_stream forms as above. */
-#define GSHMEMI_DECL_REDUCE_OP(T, N, OP)                                                                       \
+/* The reduction ops by type class, X(T, TYPENAME, op, Op) (op: the name's part; Op: gshmem::coll::ReduceOp's
+ * enumerator): the one list every definition site of the typed reductions expands. */
+#define GSHMEM_REDUCE_BITWISE_OPS(X, T, N) X(T, N, and, And) X(T, N, or, Or) X(T, N, xor, Xor)
+#define GSHMEM_REDUCE_ARITH_OPS(X, T, N) X(T, N, max, Max) X(T, N, min, Min) X(T, N, sum, Sum) X(T, N, prod, Prod)
+#define GSHMEMI_DECL_REDUCE_OP(T, N, OP, O)                                                                    \
   GSHMEM_API int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T *dest, const T *source, size_t nreduce);    \
   GSHMEM_API int gshmem_##N##_##OP##_reducescatter(gshmem_team_t team, T *dest, const T *source,              \
                                                    size_t nreduce);                                            \
@@ -428,13 +439,41 @@ GSHMEM_RMA_TYPES(GSHMEMI_DECL_COLL)
                                                        size_t nreduce, gshmem_stream_t stream);                \
   GSHMEM_API int gshmemx_##N##_##OP##_reducescatter_on_stream(gshmem_team_t team, T *dest, const T *source,   \
                                                               size_t nreduce, gshmem_stream_t stream);
-#define GSHMEMI_DECL_REDUCE_BITWISE(T, N)                                                                      \
-  GSHMEMI_DECL_REDUCE_OP(T, N, and) GSHMEMI_DECL_REDUCE_OP(T, N, or) GSHMEMI_DECL_REDUCE_OP(T, N, xor)
-#define GSHMEMI_DECL_REDUCE_STANDARD(T, N)                                                                     \
-  GSHMEMI_DECL_REDUCE_OP(T, N, max) GSHMEMI_DECL_REDUCE_OP(T, N, min) GSHMEMI_DECL_REDUCE_OP(T, N, sum)      \
-  GSHMEMI_DECL_REDUCE_OP(T, N, prod)
+#define GSHMEMI_DECL_REDUCE_BITWISE(T, N) GSHMEM_REDUCE_BITWISE_OPS(GSHMEMI_DECL_REDUCE_OP, T, N)
+#define GSHMEMI_DECL_REDUCE_STANDARD(T, N) GSHMEM_REDUCE_ARITH_OPS(GSHMEMI_DECL_REDUCE_OP, T, N)
 GSHMEM_REDUCE_BITWISE_TYPES(GSHMEMI_DECL_REDUCE_BITWISE)
 GSHMEM_REDUCE_STANDARD_TYPES(GSHMEMI_DECL_REDUCE_STANDARD)
+/* The collectives by kind, element size and type code, for the header-only typed forms of CUDA's half and bfloat16
+ * (gshmem/device.cuh; this header knows no CUDA type) and for bindings. `call` names the user's call in errors;
+ * on_stream 0: the blocking host form, 1: enqueued on `stream`. Kinds, ops and types: */
+#define GSHMEMI_COLL_BROADCAST 0
+#define GSHMEMI_COLL_FCOLLECT 1
+#define GSHMEMI_COLL_ALLTOALL 2
+#define GSHMEMI_COLL_ALLTOALLS 3 /* blocking only */
+#define GSHMEMI_REDUCE_AND 0
+#define GSHMEMI_REDUCE_OR 1
+#define GSHMEMI_REDUCE_XOR 2
+#define GSHMEMI_REDUCE_MAX 3
+#define GSHMEMI_REDUCE_MIN 4
+#define GSHMEMI_REDUCE_SUM 5
+#define GSHMEMI_REDUCE_PROD 6
+#define GSHMEMI_REDUCE_INT8 0
+#define GSHMEMI_REDUCE_INT16 1
+#define GSHMEMI_REDUCE_INT32 2
+#define GSHMEMI_REDUCE_INT64 3
+#define GSHMEMI_REDUCE_UINT8 4
+#define GSHMEMI_REDUCE_UINT16 5
+#define GSHMEMI_REDUCE_UINT32 6
+#define GSHMEMI_REDUCE_UINT64 7
+#define GSHMEMI_REDUCE_FLOAT 8
+#define GSHMEMI_REDUCE_DOUBLE 9
+#define GSHMEMI_REDUCE_HALF 10     /* IEEE binary16 (CUDA's __half); combined in float, rounded after each step */
+#define GSHMEMI_REDUCE_BFLOAT16 11 /* CUDA's __nv_bfloat16; the same */
+GSHMEM_API int gshmemi_collective(int kind, gshmem_team_t team, void *dest, const void *source, size_t nelems,
+                                  size_t elem, int PE_root, ptrdiff_t dst, ptrdiff_t sst, int on_stream,
+                                  gshmem_stream_t stream, const char *call);
+GSHMEM_API int gshmemi_reduction(int op, int type, int scatter, gshmem_team_t team, void *dest, const void *source,
+                                 size_t nreduce, int on_stream, gshmem_stream_t stream, const char *call);
 
 /* ---- atomics ---- */
 #define GSHMEMI_DECL_AMO_STANDARD(T, N)                                                                        \

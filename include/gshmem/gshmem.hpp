@@ -113,19 +113,25 @@ GSHMEM_API void wait_until_all_on_stream(const void* ivars, std::size_t n, const
 
 // Collectives (gshmem/coll/algorithms.h): every member of `team` calls with the same arguments; blocks of
 // `nelems` elements of `elem` bytes; `root` is a team index (broadcast only). On return dest is complete on this
-// PE and src may be reused. The _on_stream form enqueues the whole collective on `s` (GPU PEs).
-enum class Coll : int { Broadcast, Fcollect, Alltoall };
+// PE and src may be reused. The _on_stream form enqueues the whole collective on `s` (GPU PEs). alltoalls: the
+// strided alltoall (element l of block j at src + elem * sst * (j * nelems + l) lands at dest + elem * dst *
+// (i * nelems + l) of member j; strides in elements, at least 1).
+enum class Coll : int { Broadcast, Fcollect, Alltoall, Alltoalls };
 GSHMEM_API void collective(Coll kind, gshmem_team_t team, void* dest, const void* src, std::size_t nelems,
                            std::size_t elem, int root, const char* call);
 GSHMEM_API void collective_on_stream(Coll kind, gshmem_team_t team, void* dest, const void* src,
                                      std::size_t nelems, std::size_t elem, int root, gshmem_stream_t s,
                                      const char* call);
+GSHMEM_API void alltoalls(gshmem_team_t team, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst,
+                          std::size_t nelems, std::size_t elem, const char* call);
 // Reductions (gshmem/coll/algorithms.h): reduce (every member gets op over all members' source, nelems
 // elements; dest == src allowed) and reducescatter (member i gets op over block i of every member's source of
 // size * nelems elements). The element type by its kind and width (every C type of NVSHMEM's reduction lists is
-// one of these); the op as gshmem::coll::ReduceOp orders them.
+// one of these; Half and Bfloat16 are CUDA's __half and __nv_bfloat16, combined in float and rounded to nearest
+// even after every step); the op as gshmem::coll::ReduceOp orders them. The values are those of gshmem.h's
+// GSHMEMI_REDUCE_* (the C entry gshmemi_reduction).
 enum class ReduceOp : int { And, Or, Xor, Max, Min, Sum, Prod };
-enum class ReduceType : int { Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64, Float, Double };
+enum class ReduceType : int { Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64, Float, Double, Half, Bfloat16 };
 GSHMEM_API void reduction(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, void* dest,
                           const void* src, std::size_t nelems, const char* call);
 GSHMEM_API void reduction_on_stream(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, void* dest,

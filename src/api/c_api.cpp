@@ -580,6 +580,33 @@ int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void* dest, const void* so
   }
 GSHMEM_RMA_TYPES(GSHMEMI_DEF_COLL)
 #undef GSHMEMI_DEF_COLL
+#define GSHMEMI_DEF_ALLTOALLS(T, N)                                                                            \
+  int gshmem_##N##_alltoalls(gshmem_team_t team, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst,       \
+                             size_t nelems) {                                                                  \
+    fatal_on_error("gshmem_" #N "_alltoalls", [&] {                                                           \
+      host::alltoalls(team, dest, source, dst, sst, nelems, sizeof(T), "gshmem_" #N "_alltoalls");             \
+    });                                                                                                        \
+    return GSHMEM_SUCCESS;                                                                                     \
+  }
+GSHMEM_RMA_TYPES(GSHMEMI_DEF_ALLTOALLS)
+#undef GSHMEMI_DEF_ALLTOALLS
+int gshmemi_collective(int kind, gshmem_team_t team, void* dest, const void* source, size_t nelems, size_t elem,
+                       int PE_root, ptrdiff_t dst, ptrdiff_t sst, int on_stream, gshmem_stream_t stream,
+                       const char* call) {
+  if (!call) call = "gshmemi_collective";
+  fatal_on_error(call, [&] {
+    if (kind < GSHMEMI_COLL_BROADCAST || kind > GSHMEMI_COLL_ALLTOALLS || elem == 0 ||
+        (kind == GSHMEMI_COLL_ALLTOALLS && on_stream))
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: collective kind {} with {}-byte elements{} is not provided. Fix: "
+                 "pass GSHMEMI_COLL_BROADCAST..ALLTOALLS, elem > 0 (alltoalls blocking only)", call, kind, elem,
+                 on_stream ? " on a stream" : "");
+    const auto k = static_cast<host::Coll>(kind);
+    if (k == host::Coll::Alltoalls) host::alltoalls(team, dest, source, dst, sst, nelems, elem, call);
+    else if (on_stream) host::collective_on_stream(k, team, dest, source, nelems, elem, PE_root, stream, call);
+    else host::collective(k, team, dest, source, nelems, elem, PE_root, call);
+  });
+  return GSHMEM_SUCCESS;
+}
 
 // ---- reductions (gshmem::host::reduction) ----
 extern "C++" {  // templates cannot have C linkage
@@ -606,41 +633,39 @@ int red_on_stream(host::ReduceOp op, host::ReduceType type, bool scatter, const 
   return GSHMEM_SUCCESS;
 }
 }  // namespace
-#define GSHMEMI_REDUCE_OP_and host::ReduceOp::And
-#define GSHMEMI_REDUCE_OP_or host::ReduceOp::Or
-#define GSHMEMI_REDUCE_OP_xor host::ReduceOp::Xor
-#define GSHMEMI_REDUCE_OP_max host::ReduceOp::Max
-#define GSHMEMI_REDUCE_OP_min host::ReduceOp::Min
-#define GSHMEMI_REDUCE_OP_sum host::ReduceOp::Sum
-#define GSHMEMI_REDUCE_OP_prod host::ReduceOp::Prod
-#define GSHMEMI_DEF_REDUCE_OP(T, N, OP)                                                                        \
+#define GSHMEMI_DEF_REDUCE_OP(T, N, OP, O)                                                                     \
   int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T* dest, const T* source, size_t nreduce) {              \
-    return red(GSHMEMI_REDUCE_OP_##OP, reduce_type<T>(), false, "gshmem_" #N "_" #OP "_reduce", team, dest,    \
+    return red(host::ReduceOp::O, reduce_type<T>(), false, "gshmem_" #N "_" #OP "_reduce", team, dest,    \
                source, nreduce);                                                                               \
   }                                                                                                            \
   int gshmem_##N##_##OP##_reducescatter(gshmem_team_t team, T* dest, const T* source, size_t nreduce) {       \
-    return red(GSHMEMI_REDUCE_OP_##OP, reduce_type<T>(), true, "gshmem_" #N "_" #OP "_reducescatter", team,    \
+    return red(host::ReduceOp::O, reduce_type<T>(), true, "gshmem_" #N "_" #OP "_reducescatter", team,    \
                dest, source, nreduce);                                                                         \
   }                                                                                                            \
   int gshmemx_##N##_##OP##_reduce_on_stream(gshmem_team_t team, T* dest, const T* source, size_t nreduce,     \
                                             gshmem_stream_t stream) {                                          \
-    return red_on_stream(GSHMEMI_REDUCE_OP_##OP, reduce_type<T>(), false,                                     \
+    return red_on_stream(host::ReduceOp::O, reduce_type<T>(), false,                                     \
                          "gshmemx_" #N "_" #OP "_reduce_on_stream", team, dest, source, nreduce, stream);      \
   }                                                                                                            \
   int gshmemx_##N##_##OP##_reducescatter_on_stream(gshmem_team_t team, T* dest, const T* source,              \
                                                    size_t nreduce, gshmem_stream_t stream) {                   \
-    return red_on_stream(GSHMEMI_REDUCE_OP_##OP, reduce_type<T>(), true,                                      \
+    return red_on_stream(host::ReduceOp::O, reduce_type<T>(), true,                                      \
                          "gshmemx_" #N "_" #OP "_reducescatter_on_stream", team, dest, source, nreduce, stream); \
   }
-#define GSHMEMI_DEF_REDUCE_BITWISE(T, N)                                                                       \
-  GSHMEMI_DEF_REDUCE_OP(T, N, and) GSHMEMI_DEF_REDUCE_OP(T, N, or) GSHMEMI_DEF_REDUCE_OP(T, N, xor)
-#define GSHMEMI_DEF_REDUCE_STANDARD(T, N)                                                                      \
-  GSHMEMI_DEF_REDUCE_OP(T, N, max) GSHMEMI_DEF_REDUCE_OP(T, N, min) GSHMEMI_DEF_REDUCE_OP(T, N, sum)         \
-  GSHMEMI_DEF_REDUCE_OP(T, N, prod)
+#define GSHMEMI_DEF_REDUCE_BITWISE(T, N) GSHMEM_REDUCE_BITWISE_OPS(GSHMEMI_DEF_REDUCE_OP, T, N)
+#define GSHMEMI_DEF_REDUCE_STANDARD(T, N) GSHMEM_REDUCE_ARITH_OPS(GSHMEMI_DEF_REDUCE_OP, T, N)
 GSHMEM_REDUCE_BITWISE_TYPES(GSHMEMI_DEF_REDUCE_BITWISE)
 GSHMEM_REDUCE_STANDARD_TYPES(GSHMEMI_DEF_REDUCE_STANDARD)
 #undef GSHMEMI_DEF_REDUCE_STANDARD
 #undef GSHMEMI_DEF_REDUCE_BITWISE
 #undef GSHMEMI_DEF_REDUCE_OP
+int gshmemi_reduction(int op, int type, int scatter, gshmem_team_t team, void* dest, const void* source,
+                      size_t nreduce, int on_stream, gshmem_stream_t stream, const char* call) {
+  if (!call) call = "gshmemi_reduction";
+  const auto o = static_cast<host::ReduceOp>(op);
+  const auto t = static_cast<host::ReduceType>(type);
+  return on_stream ? red_on_stream(o, t, scatter != 0, call, team, dest, source, nreduce, stream)
+                   : red(o, t, scatter != 0, call, team, dest, source, nreduce);
+}
 
 }  // extern "C"

@@ -1,6 +1,7 @@
-// gshmem::host collectives (broadcast, fcollect, alltoall, reduce, reducescatter): argument checks, then the one
-// implementation of each (gshmem/coll/algorithms.h) — run here by this thread on CPU PEs (host scope, CollEnv below), or as the stream
-// kernel of transport/gpu_coll.cu on GPU PEs (block scope; the blocking form waits for it on the internal stream).
+// gshmem::host collectives (broadcast, fcollect, alltoall, alltoalls, reduce, reducescatter): argument checks, then
+// the one implementation of each (gshmem/coll/algorithms.h) — run here by this thread on CPU PEs (host scope,
+// CollEnv below), or as the stream kernel of transport/gpu_coll.cu on GPU PEs (block scope; the blocking form
+// waits for it on the internal stream).
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -15,7 +16,56 @@
 #include "team/team.hpp"
 #include "transport/gpu.hpp"
 
-namespace gshmem::host {
+namespace gshmem {
+namespace host {
+namespace {
+// CPU PEs' storage for CUDA's __half and __nv_bfloat16 (the same 16 bits; this file does not need CUDA).
+struct Half {
+  std::uint16_t bits;
+};
+struct Bfloat16 {
+  std::uint16_t bits;
+};
+}  // namespace
+}  // namespace host
+
+// Their arithmetic for the reductions (algorithms.h, Float16): IEEE binary16 through the compiler's _Float16;
+// bfloat16 is a float's upper 16 bits, rounded to nearest even (NaN stays a quiet NaN). Both match CUDA's
+// __half2float / __float2half_rn and __bfloat162float / __float2bfloat16_rn, so CPU and GPU PEs agree bit for bit.
+template <>
+struct coll::Float16<host::Half> {
+  static constexpr bool value = true;
+  static float to_float(host::Half v) {
+    _Float16 h;
+    std::memcpy(&h, &v.bits, sizeof h);
+    return static_cast<float>(h);
+  }
+  static host::Half from_float(float f) {
+    const _Float16 h = static_cast<_Float16>(f);
+    host::Half v;
+    std::memcpy(&v.bits, &h, sizeof h);
+    return v;
+  }
+};
+template <>
+struct coll::Float16<host::Bfloat16> {
+  static constexpr bool value = true;
+  static float to_float(host::Bfloat16 v) {
+    const std::uint32_t u = static_cast<std::uint32_t>(v.bits) << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+  }
+  static host::Bfloat16 from_float(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return {static_cast<std::uint16_t>((u >> 16) | 0x40u)};  // NaN: quiet
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return {static_cast<std::uint16_t>(u >> 16)};
+  }
+};
+
+namespace host {
 namespace {
 
 // The environment of gshmem/coll/algorithms.h on a CPU PE: flags in the collective workspace of each PE's heap
@@ -53,6 +103,7 @@ const char* kind_name(Coll kind) {
     case Coll::Broadcast: return "broadcast";
     case Coll::Fcollect: return "fcollect";
     case Coll::Alltoall: return "alltoall";
+    case Coll::Alltoalls: return "alltoalls";
   }
   return "collective";
 }
@@ -78,15 +129,28 @@ std::size_t block_bytes(std::size_t nelems, std::size_t elem, std::size_t blocks
   return bytes;
 }
 
+// Bytes spanned by `count` elements of `elem` bytes `stride` elements apart (elem * (stride * (count - 1) + 1); 0
+// for none); a span past the address space ends the job naming `call`.
+std::size_t span(std::size_t count, std::size_t elem, std::ptrdiff_t stride, const char* which, const char* call) {
+  if (count == 0 || elem == 0) return 0;
+  const auto limit = static_cast<std::size_t>(PTRDIFF_MAX) / elem;
+  const auto s = static_cast<std::size_t>(stride);
+  if (count - 1 > (limit - 1) / s)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {} elements {} apart in {} overflow the address space. Fix: pass smaller "
+         "counts or strides", call, count, stride, which);
+  return elem * (s * (count - 1) + 1);
+}
+
 struct Checked {
   TeamValue team;
   int slot;
-  std::size_t bytes;  // one block
+  coll::Exchange x;  // broadcast: its block is x.elem * x.nelems bytes (x.elem = 1)
 };
 
 // Every check a member can make alone; a failure ends the job (the C layer), so no member waits for this one.
+// dst/sst: element strides (alltoalls; 1 for the others).
 Checked check(Runtime& r, Coll kind, gshmem_team_t team, void* dest, const void* src, std::size_t nelems,
-              std::size_t elem, int root, const char* call) {
+              std::size_t elem, int root, std::ptrdiff_t dst, std::ptrdiff_t sst, const char* call) {
   const TeamInfo& ti = r.teams->get(team, call);  // INVALID, destroyed, or a team this PE is not in
   const TeamValue t = ti;
   const std::size_t n = static_cast<std::size_t>(t.size);
@@ -95,9 +159,17 @@ Checked check(Runtime& r, Coll kind, gshmem_team_t team, void* dest, const void*
   if (kind == Coll::Broadcast && (root < 0 || root >= t.size))
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: PE_root={} is not an index of the team (0..{}). Fix: pass the root's "
          "index in the team, not its world PE (gshmem_team_translate_pe converts)", call, root, t.size - 1);
-  const std::size_t dest_bytes = kind == Coll::Broadcast ? bytes : bytes * n;
-  const std::size_t src_bytes = kind == Coll::Alltoall ? bytes * n : bytes;
-  if (dest_bytes == 0) return {t, team, 0};
+  if (dst < 1 || sst < 1)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: strides dst={} sst={}; both must be at least 1 (they count elements). "
+         "Fix: pass positive strides", call, dst, sst);
+  const Checked c{t, team,
+                  kind == Coll::Broadcast ? coll::Exchange{1, bytes, 1, 1, false}
+                                          : coll::Exchange{elem, nelems, dst, sst, kind != Coll::Fcollect}};
+  if (bytes == 0) return c;
+  const std::size_t dest_bytes = kind == Coll::Broadcast ? bytes : span(n * nelems, elem, dst, "dest", call);
+  const std::size_t src_bytes = kind == Coll::Broadcast  ? bytes
+                                : kind == Coll::Fcollect ? bytes
+                                                         : span(n * nelems, elem, sst, "source", call);
   r.check_symmetric(dest, dest_bytes, "dest", call);
   if (!src)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: source is NULL for blocks of {} bytes. Fix: pass the source buffer",
@@ -105,17 +177,70 @@ Checked check(Runtime& r, Coll kind, gshmem_team_t team, void* dest, const void*
   if (r.mode == Mode::Gpu && !gpu::device_accessible(r.gpu, src))
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: source={} is ordinary host memory, which the collective's kernel cannot "
          "read on a GPU PE. Fix: pass symmetric memory (gshmem_malloc), as OpenSHMEM requires", call, src);
-  if (kind == Coll::Broadcast ? (dest != src && overlap(dest, dest_bytes, src, src_bytes))
-                              : overlap(dest, dest_bytes, src, src_bytes))
+  // Strided blocks may interleave without sharing an element, so alltoalls checks only dest == source.
+  const bool bad = kind == Coll::Broadcast   ? dest != src && overlap(dest, dest_bytes, src, src_bytes)
+                   : kind == Coll::Alltoalls ? dest == src
+                                             : overlap(dest, dest_bytes, src, src_bytes);
+  if (bad)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: dest [{}, +{}) and source [{}, +{}) overlap{}. Fix: use separate "
          "buffers", call, dest, dest_bytes, src, src_bytes,
          kind == Coll::Broadcast ? " (only dest == source is allowed for broadcast)" : "");
-  return {t, team, bytes};
+  return c;
+}
+
+// Runs a checked collective: the stream kernel on GPU PEs (s null: blocking, on the internal stream), this thread
+// on CPU PEs.
+void run(Runtime& r, Coll kind, const Checked& c, void* dest, const void* src, int root, gshmem_stream_t s,
+         bool on_stream, const char* call) {
+  if (r.mode == Mode::Gpu) {
+    if (!on_stream) gpu::quiet(r.gpu);  // the program's earlier nbi operations from the host are complete first
+    gpu::collective_on_stream(r.gpu, static_cast<gpu::CollKind>(kind), device_state::current(), c.team, c.slot,
+                              dest, src, c.x, root, s, call);
+    return;
+  }
+  CollEnv env{r};
+  if (kind == Coll::Broadcast)
+    coll::broadcast<coll::HostThread>(env, c.team, c.slot, dest, src, c.x.nelems, root, call);
+  else
+    coll::exchange<coll::HostThread>(env, c.team, c.slot, dest, src, c.x, call);
+}
+
+void need_gpu(Runtime& r, const char* what, const char* blocking, const char* call) {
+  if (r.mode != Mode::Gpu)
+    fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: this PE is a CPU PE ({}), and stream-ordered calls need a GPU PE. Fix: "
+         "use the blocking {} ({}) on CPU PEs", call, r.cpu_reason, what, blocking);
 }
 
 // Reductions: the checks of check() that apply, plus a symmetric source (peers read it).
-Checked check_reduction(Runtime& r, bool scatter, gshmem_team_t team, void* dest, const void* src,
-                        std::size_t nelems, std::size_t elem, const char* call) {
+std::size_t elem_size(ReduceType type) {
+  switch (type) {
+    case ReduceType::Int8: case ReduceType::Uint8: return 1;
+    case ReduceType::Int16: case ReduceType::Uint16: case ReduceType::Half: case ReduceType::Bfloat16: return 2;
+    case ReduceType::Int32: case ReduceType::Uint32: case ReduceType::Float: return 4;
+    default: return 8;
+  }
+}
+
+struct CheckedReduction {
+  TeamValue team;
+  int slot;
+  std::size_t nelems;  // 0: nothing to combine (the members still sync)
+};
+
+bool is_floating(ReduceType type) {
+  return type == ReduceType::Float || type == ReduceType::Double || type == ReduceType::Half ||
+         type == ReduceType::Bfloat16;
+}
+
+CheckedReduction check_reduction(Runtime& r, ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team,
+                                 void* dest, const void* src, std::size_t nelems, std::size_t elem, const char* call) {
+  if (static_cast<int>(op) < 0 || op > ReduceOp::Prod || static_cast<int>(type) < 0 || type > ReduceType::Bfloat16)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: unknown reduction op {} or element type {}. Fix: pass one of "
+         "GSHMEMI_REDUCE_AND..PROD and GSHMEMI_REDUCE_INT8..BFLOAT16", call, static_cast<int>(op),
+         static_cast<int>(type));
+  if (op <= ReduceOp::Xor && is_floating(type))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the bitwise ops (and, or, xor) apply to integer types only. Fix: use max, "
+         "min, sum or prod on floating-point data", call);
   const TeamInfo& ti = r.teams->get(team, call);
   const TeamValue t = ti;
   const std::size_t n = static_cast<std::size_t>(t.size);
@@ -132,7 +257,7 @@ Checked check_reduction(Runtime& r, bool scatter, gshmem_team_t team, void* dest
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: dest [{}, +{}) and source [{}, +{}) overlap{}. Fix: use separate "
          "buffers", call, dest, bytes, src, src_bytes,
          scatter ? "" : " (only dest == source is allowed for reduce)");
-  return {t, team, bytes};
+  return {t, team, nelems};
 }
 
 template <typename T>
@@ -166,19 +291,16 @@ void reduce_here(Runtime& r, ReduceOp op, bool scatter, const TeamValue& t, int 
        static_cast<int>(op));
 }
 
-std::size_t elem_size(ReduceType type) {
-  switch (type) {
-    case ReduceType::Int8: case ReduceType::Uint8: return 1;
-    case ReduceType::Int16: case ReduceType::Uint16: return 2;
-    case ReduceType::Int32: case ReduceType::Uint32: case ReduceType::Float: return 4;
-    default: return 8;
-  }
-}
-
 static_assert(static_cast<int>(ReduceOp::Prod) == static_cast<int>(coll::ReduceOp::Prod) &&
               static_cast<int>(ReduceOp::And) == static_cast<int>(coll::ReduceOp::And) &&
               static_cast<int>(ReduceOp::Max) == static_cast<int>(coll::ReduceOp::Max));
 static_assert(static_cast<int>(ReduceType::Double) == static_cast<int>(gpu::ReduceType::Double) &&
+              static_cast<int>(ReduceType::Bfloat16) == static_cast<int>(gpu::ReduceType::Bfloat16) &&
+              static_cast<int>(ReduceType::Bfloat16) == GSHMEMI_REDUCE_BFLOAT16 &&
+              static_cast<int>(ReduceType::Half) == GSHMEMI_REDUCE_HALF &&
+              static_cast<int>(ReduceOp::Prod) == GSHMEMI_REDUCE_PROD &&
+              static_cast<int>(Coll::Alltoalls) == GSHMEMI_COLL_ALLTOALLS &&
+              static_cast<int>(Coll::Broadcast) == GSHMEMI_COLL_BROADCAST &&
               static_cast<int>(ReduceType::Uint8) == static_cast<int>(gpu::ReduceType::Uint8) &&
               static_cast<int>(ReduceType::Float) == static_cast<int>(gpu::ReduceType::Float));
 
@@ -187,51 +309,39 @@ static_assert(static_cast<int>(ReduceType::Double) == static_cast<int>(gpu::Redu
 void collective(Coll kind, gshmem_team_t team, void* dest, const void* src, std::size_t nelems, std::size_t elem,
                 int root, const char* call) {
   Runtime& r = Runtime::get(call);
-  const Checked c = check(r, kind, team, dest, src, nelems, elem, root, call);
-  if (r.mode == Mode::Gpu) {
-    gpu::quiet(r.gpu);  // the program's earlier nbi operations from the host are complete first
-    gpu::collective_on_stream(r.gpu, static_cast<gpu::CollKind>(kind), device_state::current(), c.team, c.slot,
-                              dest, src, c.bytes, root, nullptr, call);
-    return;
-  }
-  CollEnv env{r};
-  switch (kind) {
-    case Coll::Broadcast:
-      coll::broadcast<coll::HostThread>(env, c.team, c.slot, dest, src, c.bytes, root, call);
-      break;
-    case Coll::Fcollect:
-      coll::fcollect<coll::HostThread>(env, c.team, c.slot, dest, src, c.bytes, call);
-      break;
-    case Coll::Alltoall:
-      coll::alltoall<coll::HostThread>(env, c.team, c.slot, dest, src, c.bytes, call);
-      break;
-  }
+  const Checked c = check(r, kind, team, dest, src, nelems, elem, root, 1, 1, call);
+  run(r, kind, c, dest, src, root, nullptr, false, call);
 }
 
 void collective_on_stream(Coll kind, gshmem_team_t team, void* dest, const void* src, std::size_t nelems,
                           std::size_t elem, int root, gshmem_stream_t s, const char* call) {
   Runtime& r = Runtime::get(call);
-  if (r.mode != Mode::Gpu)
-    fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: this PE is a CPU PE ({}), and stream-ordered calls need a GPU PE. Fix: "
-         "use the blocking {} (gshmem_{}mem / gshmem_<T>_{}) on CPU PEs", call, r.cpu_reason, kind_name(kind),
-         kind_name(kind), kind_name(kind));
-  const Checked c = check(r, kind, team, dest, src, nelems, elem, root, call);
-  gpu::collective_on_stream(r.gpu, static_cast<gpu::CollKind>(kind), device_state::current(), c.team, c.slot, dest,
-                            src, c.bytes, root, s, call);
+  need_gpu(r, kind_name(kind), kind == Coll::Broadcast ? "gshmem_broadcastmem / gshmem_<T>_broadcast"
+                               : kind == Coll::Fcollect ? "gshmem_fcollectmem / gshmem_<T>_fcollect"
+                                                        : "gshmem_alltoallmem / gshmem_<T>_alltoall", call);
+  const Checked c = check(r, kind, team, dest, src, nelems, elem, root, 1, 1, call);
+  run(r, kind, c, dest, src, root, s, true, call);
 }
 
-void reduction(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, void* dest, const void* src,
-               std::size_t nelems, const char* call) {
+void alltoalls(gshmem_team_t team, void* dest, const void* src, std::ptrdiff_t dst, std::ptrdiff_t sst,
+               std::size_t nelems, std::size_t elem, const char* call) {
   Runtime& r = Runtime::get(call);
-  const std::size_t elem = elem_size(type);
-  const Checked c = check_reduction(r, scatter, team, dest, src, nelems, elem, call);
+  const Checked c = check(r, Coll::Alltoalls, team, dest, src, nelems, elem, 0, dst, sst, call);
+  run(r, Coll::Alltoalls, c, dest, src, 0, nullptr, false, call);
+}
+
+namespace {
+// Runs a checked reduction: the stream kernel on GPU PEs (s null: blocking, on the internal stream), this thread on
+// CPU PEs.
+void run_reduction(Runtime& r, ReduceOp op, ReduceType type, bool scatter, const CheckedReduction& c, void* dest,
+                   const void* src, gshmem_stream_t s, bool on_stream, const char* call) {
   if (r.mode == Mode::Gpu) {
-    gpu::quiet(r.gpu);
+    if (!on_stream) gpu::quiet(r.gpu);
     gpu::reduction_on_stream(r.gpu, static_cast<coll::ReduceOp>(op), static_cast<gpu::ReduceType>(type), scatter,
-                             device_state::current(), c.team, c.slot, dest, src, c.bytes / elem, nullptr, call);
+                             device_state::current(), c.team, c.slot, dest, src, c.nelems, s, call);
     return;
   }
-  const std::size_t n = c.bytes / elem;
+  const std::size_t n = c.nelems;
   switch (type) {
     case ReduceType::Int8: return reduce_here<std::int8_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
     case ReduceType::Int16: return reduce_here<std::int16_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
@@ -243,20 +353,27 @@ void reduction(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, v
     case ReduceType::Uint64: return reduce_here<std::uint64_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
     case ReduceType::Float: return reduce_here<float>(r, op, scatter, c.team, c.slot, dest, src, n, call);
     case ReduceType::Double: return reduce_here<double>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Half: return reduce_here<Half>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Bfloat16: return reduce_here<Bfloat16>(r, op, scatter, c.team, c.slot, dest, src, n, call);
   }
+}
+}  // namespace
+
+void reduction(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, void* dest, const void* src,
+               std::size_t nelems, const char* call) {
+  Runtime& r = Runtime::get(call);
+  const CheckedReduction c = check_reduction(r, op, type, scatter, team, dest, src, nelems, elem_size(type), call);
+  run_reduction(r, op, type, scatter, c, dest, src, nullptr, false, call);
 }
 
 void reduction_on_stream(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, void* dest, const void* src,
                          std::size_t nelems, gshmem_stream_t s, const char* call) {
   Runtime& r = Runtime::get(call);
-  if (r.mode != Mode::Gpu)
-    fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: this PE is a CPU PE ({}), and stream-ordered calls need a GPU PE. Fix: "
-         "use the blocking {} (gshmem_<T>_<op>_{}) on CPU PEs", call, r.cpu_reason,
-         scatter ? "reducescatter" : "reduce", scatter ? "reducescatter" : "reduce");
-  const std::size_t elem = elem_size(type);
-  const Checked c = check_reduction(r, scatter, team, dest, src, nelems, elem, call);
-  gpu::reduction_on_stream(r.gpu, static_cast<coll::ReduceOp>(op), static_cast<gpu::ReduceType>(type), scatter,
-                           device_state::current(), c.team, c.slot, dest, src, c.bytes / elem, s, call);
+  need_gpu(r, scatter ? "reducescatter" : "reduce",
+           scatter ? "gshmem_<T>_<op>_reducescatter" : "gshmem_<T>_<op>_reduce", call);
+  const CheckedReduction c = check_reduction(r, op, type, scatter, team, dest, src, nelems, elem_size(type), call);
+  run_reduction(r, op, type, scatter, c, dest, src, s, true, call);
 }
 
-}  // namespace gshmem::host
+}  // namespace host
+}  // namespace gshmem

@@ -99,15 +99,16 @@ void wait_all_on_stream(Context* ctx, const void* ivars, std::size_t n, const in
 
 // ==== Collectives (gshmem/coll/algorithms.h) on GPU PEs: gpu_coll.cu; gpu_stream_nocuda.cpp in CPU-only builds ====
 namespace gshmem::gpu {
-enum class CollKind : int { Broadcast, Fcollect, Alltoall };
+enum class CollKind : int { Broadcast, Fcollect, Alltoall, Alltoalls };
 // One CTA on `s` runs the collective's block-scope routine over team value `t` (slot = its handle) with the device
-// state `h` (its peer translation and collective workspace); blocks of `bytes`. `s` null: on the context's
-// internal stream, waited for (the blocking host forms). Bounded by GSHMEM_WAIT_TIMEOUT; stops when a peer died.
+// state `h` (its peer translation and collective workspace): coll::broadcast of x.elem * x.nelems bytes from team
+// index `root`, or coll::exchange of `x` (the others). `s` null: on the context's internal stream, waited for (the
+// blocking host forms). Bounded by GSHMEM_WAIT_TIMEOUT; stops when a peer died.
 void collective_on_stream(Context* ctx, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
-                          void* dest, const void* src, std::size_t bytes, int root, gshmem_stream_t s,
+                          void* dest, const void* src, const coll::Exchange& x, int root, gshmem_stream_t s,
                           const char* call);
 // Element types of the reductions (the order of gshmem::host::ReduceType).
-enum class ReduceType : int { Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64, Float, Double };
+enum class ReduceType : int { Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64, Float, Double, Half, Bfloat16 };
 // The same for coll::reduce (scatter false) / coll::reducescatter (true) of `op` over `nelems` elements of `type`
 // (and/or/xor on a floating type: not called; the host layer's type lists exclude it).
 void reduction_on_stream(Context* ctx, coll::ReduceOp op, ReduceType type, bool scatter,

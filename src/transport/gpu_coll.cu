@@ -17,25 +17,19 @@ namespace gshmem::gpu {
 namespace {
 
 __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_t h, TeamValue t, int slot, int kind,
-                                                            void* dest, const void* src, std::size_t bytes, int root,
+                                                            void* dest, const void* src, coll::Exchange x, int root,
                                                             const volatile int* abort_flag) {
   stream_kernel_entry();
   // Named in the kernel's timeout and peer-failure messages (device string literals).
   const char* call = kind == static_cast<int>(CollKind::Broadcast)  ? "gshmem broadcast (stream kernel)"
                      : kind == static_cast<int>(CollKind::Fcollect) ? "gshmem fcollect (stream kernel)"
-                                                                    : "gshmem alltoall (stream kernel)";
+                     : kind == static_cast<int>(CollKind::Alltoall) ? "gshmem alltoall (stream kernel)"
+                                                                    : "gshmem alltoalls (stream kernel)";
   dev::detail::CollEnv env{h, abort_flag};
-  switch (static_cast<CollKind>(kind)) {
-    case CollKind::Broadcast:
-      coll::broadcast<dev::Block>(env, t, slot, dest, src, bytes, root, call);
-      break;
-    case CollKind::Fcollect:
-      coll::fcollect<dev::Block>(env, t, slot, dest, src, bytes, call);
-      break;
-    case CollKind::Alltoall:
-      coll::alltoall<dev::Block>(env, t, slot, dest, src, bytes, call);
-      break;
-  }
+  if (kind == static_cast<int>(CollKind::Broadcast))
+    coll::broadcast<dev::Block>(env, t, slot, dest, src, x.elem * x.nelems, root, call);
+  else
+    coll::exchange<dev::Block>(env, t, slot, dest, src, x, call);
 }
 
 void wait_if_blocking(gshmem_stream_t s, cudaStream_t st, const char* call) {
@@ -50,12 +44,12 @@ void wait_if_blocking(gshmem_stream_t s, cudaStream_t st, const char* call) {
 }  // namespace
 
 void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
-                          void* dest, const void* src, std::size_t bytes, int root, gshmem_stream_t s,
+                          void* dest, const void* src, const coll::Exchange& x, int root, gshmem_stream_t s,
                           const char* call) {
   const cuda::DeviceScope bind(device_of(c));
   cudaStream_t st = s ? reinterpret_cast<cudaStream_t>(s) : reinterpret_cast<cudaStream_t>(internal_stream(c));
   const cudaError_t e = launch_stream_kernel(overlap_launch(c), coll_kernel, kCollThreads, st, h, t, slot,
-                                             static_cast<int>(kind), dest, src, bytes, root,
+                                             static_cast<int>(kind), dest, src, x, root,
                                              static_cast<const volatile int*>(peer_failure_flag(c)));
   if (e != cudaSuccess)
     fail(GSHMEM_ERROR_SYSTEM, "{}: launching the collective kernel failed: {}. Fix: check that the GPU is healthy "
@@ -85,6 +79,8 @@ void reduction_on_stream(Context* c, coll::ReduceOp op, ReduceType type, bool sc
     case ReduceType::Uint64: e = typed(uint64_t{}); break;
     case ReduceType::Float: e = typed(float{}); break;
     case ReduceType::Double: e = typed(double{}); break;
+    case ReduceType::Half: e = typed(__half{}); break;
+    case ReduceType::Bfloat16: e = typed(__nv_bfloat16{}); break;
   }
   if (e != cudaSuccess)
     fail(GSHMEM_ERROR_SYSTEM, "{}: launching the reduction kernel failed: {}. Fix: check that the GPU is healthy "

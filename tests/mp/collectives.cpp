@@ -29,6 +29,43 @@ int mpc::red_call_other(Mode, Op, bool, gshmem_team_t, T*, const T*, std::size_t
   mpt::require(false, "mp_collectives calls the host forms only");
   return -1;
 }
+template <typename T>
+int mpc::alltoalls_other(Mode, gshmem_team_t, T*, const T*, std::ptrdiff_t, std::ptrdiff_t, std::size_t) {
+  mpt::require(false, "mp_collectives calls the host forms only");
+  return -1;
+}
+
+// The test's half and bfloat16: IEEE binary16 through the compiler's _Float16; bfloat16 as a float's upper half,
+// rounded to nearest even by adding half an ulp (less when the kept part is even) before truncating.
+template <>
+struct mpc::F16<mpc::Half16> {
+  static float to_float(Half16 v) {
+    _Float16 h;
+    std::memcpy(&h, &v.bits, 2);
+    return static_cast<float>(h);
+  }
+  static Half16 from_float(float f) {
+    const _Float16 h = static_cast<_Float16>(f);
+    Half16 v;
+    std::memcpy(&v.bits, &h, 2);
+    return v;
+  }
+};
+template <>
+struct mpc::F16<mpc::Bf16> {
+  static float to_float(Bf16 v) {
+    std::uint32_t u = std::uint32_t{v.bits} << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  static Bf16 from_float(float f) {  // the test's values are finite
+    std::uint32_t u;
+    std::memcpy(&u, &f, 4);
+    const std::uint32_t kept_odd = (u >> 16) & 1;
+    return Bf16{static_cast<std::uint16_t>((u + 0x8000u - (kept_odd ^ 1)) >> 16)};
+  }
+};
 
 MPT_CASE(typed_every_team) {
   auto teams = make_teams();
@@ -115,6 +152,29 @@ MPT_CASE(reduce_every_team) {
   destroy(teams);
 }
 
+// half and bfloat16: every op of theirs (max, min, sum, prod), reduce and reducescatter, on every team.
+MPT_CASE(reduce_float16) {
+  auto teams = make_teams();
+  for (const auto& t : teams) {
+    all_ops<Half16>(t, false, 46);
+    all_ops<Bf16>(t, false, 47);
+  }
+  const TeamShape world{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()};
+  run_red<Half16>(Op::Sum, false, world, 3000, true, 48);  // in place, several passes
+  destroy(teams);
+}
+// alltoalls: strides 1 and more on either side, every team, sizes 0, 1, odd.
+MPT_CASE(alltoalls) {
+  auto teams = make_teams();
+  for (const auto& t : teams)
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(100)}) {
+      run_strided<int>(t, n, 1, 1, 70 + n);
+      run_strided<int>(t, n, 2, 3, 71 + n);
+      run_strided<double>(t, n, 3, 1, 72 + n);
+      run_strided<unsigned char>(t, n, 1, 2, 73 + n);
+    }
+  destroy(teams);
+}
 // dest == source: sizes below, at and above one pass of the host scope (1024 elements), so several passes run.
 MPT_CASE(reduce_in_place) {
   auto teams = make_teams();
@@ -183,6 +243,13 @@ int bad(const std::string& c) {
   } else if (c == "reduce_on_stream_cpu") {
     gshmemx_float_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, reinterpret_cast<float*>(buf),
                                        reinterpret_cast<float*>(buf + 32), 1, nullptr);
+  } else if (c == "alltoalls_stride") {
+    gshmem_int_alltoalls(GSHMEM_TEAM_WORLD, buf, buf + 32 * n, 0, 1, 2);
+  } else if (c == "alltoalls_in_place") {
+    gshmem_int_alltoalls(GSHMEM_TEAM_WORLD, buf, buf, 1, 1, 2);
+  } else if (c == "half_bitwise") {
+    gshmemi_reduction(GSHMEMI_REDUCE_XOR, GSHMEMI_REDUCE_HALF, 0, GSHMEM_TEAM_WORLD, buf, buf + 32, 4, 0, nullptr,
+                      "the test's half xor");
   } else if (c == "on_stream_cpu") {
     gshmemx_int_fcollect_on_stream(GSHMEM_TEAM_WORLD, buf, buf + 32 * n, 1, nullptr);
   } else {

@@ -161,8 +161,97 @@ void all_kinds(const TeamShape& team, std::uint64_t salt) {
   }
 }
 
+// ---- alltoalls (strided) ----
+// Defined by the program: the modes other than Host (only the device thread form exists besides the host's).
+template <typename T>
+int alltoalls_other(Mode m, gshmem_team_t team, T* d, const T* s, std::ptrdiff_t dst, std::ptrdiff_t sst,
+                    std::size_t n);
+template <typename T>
+int alltoalls_call(gshmem_team_t team, T* d, const T* s, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t n);
+#define MPT_ALLTOALLS_CALL(T, N)                                                                               \
+  template <>                                                                                                  \
+  inline int alltoalls_call<T>(gshmem_team_t team, T * d, const T* s, std::ptrdiff_t dst, std::ptrdiff_t sst,  \
+                               std::size_t n) {                                                                \
+    if (g_mode != Mode::Host) return alltoalls_other<T>(g_mode, team, d, s, dst, sst, n);                      \
+    return gshmem_##N##_alltoalls(team, d, s, dst, sst, n);                                                    \
+  }
+MPT_ALLTOALLS_CALL(int, int)
+MPT_ALLTOALLS_CALL(double, double)
+MPT_ALLTOALLS_CALL(unsigned char, uchar)
+#undef MPT_ALLTOALLS_CALL
+
+// alltoalls on `team`: element l of block j of member i's source (src[sst * (j * n + l)]) must land at
+// dest[dst * (i * n + l)] of member j; every other element of dest keeps its poison, the source is unchanged.
+template <typename T>
+void run_strided(const TeamShape& team, std::size_t n, std::ptrdiff_t dst, std::ptrdiff_t sst, std::uint64_t salt) {
+  const int me = mpt::me();
+  const int idx = team.index_of(me);
+  const std::size_t blocks = static_cast<std::size_t>(team.size);
+  const std::size_t count = n * blocks;  // elements sent and received by each member
+  const std::size_t dest_n = count ? static_cast<std::size_t>(dst) * (count - 1) + 1 : 0;
+  const std::size_t src_n = count ? static_cast<std::size_t>(sst) * (count - 1) + 1 : 0;
+  T* dest = static_cast<T*>(gshmem_malloc((dest_n + 2 * kGuard) * sizeof(T)));
+  T* src = static_cast<T*>(gshmem_malloc((src_n + 1) * sizeof(T)));
+  mpt::require(dest && src, "gshmem_malloc for alltoalls' buffers");
+  const std::uint64_t tag = mpt::tag_of("alltoalls") ^ salt;
+  auto sent = [&](int p, std::size_t k) { return mpt::gen<T>(tag, static_cast<std::uint64_t>(p), k); };
+  // init: guards and every element of dest's span a value no member sends (poison of what arrives, else fresh).
+  std::vector<T> init(dest_n + 2 * kGuard), want, mysrc(src_n);
+  for (std::size_t i = 0; i < init.size(); ++i) init[i] = mpt::gen<T>(tag, 5000 + static_cast<std::uint64_t>(me), i);
+  want = init;
+  if (idx >= 0) {
+    for (std::size_t i = 0; i < blocks; ++i)
+      for (std::size_t l = 0; l < n; ++l) {
+        const int p = team.start + static_cast<int>(i) * team.stride;
+        const std::size_t at = kGuard + static_cast<std::size_t>(dst) * (i * n + l);
+        want[at] = sent(p, static_cast<std::size_t>(sst) * (static_cast<std::size_t>(idx) * n + l));
+        mpt::poison_of(&init[at], &want[at], sizeof(T));
+      }
+    for (std::size_t k = 0; k < src_n; ++k) mysrc[k] = sent(me, k);
+  }
+  mpt::local_write(dest, init.data(), init.size() * sizeof(T));
+  if (src_n) mpt::local_write(src, mysrc.data(), src_n * sizeof(T));
+  gshmem_barrier_all();
+  if (idx >= 0) {
+    const int s = alltoalls_call<T>(team.handle, dest + kGuard, src, dst, sst, n);
+    MPT_CHECK(s == GSHMEM_SUCCESS) << "alltoalls returned" << s;
+  }
+  std::vector<T> got = mpt::local_vec(dest, want.size());
+  const std::string what = std::string("alltoalls team ") + team.name + " n " + std::to_string(n) + " dst " +
+                           std::to_string(dst) + " sst " + std::to_string(sst) + " elem " + std::to_string(sizeof(T));
+  MPT_CHECK_ARRAY(what + (idx >= 0 ? " (dest with gaps and guards)" : " (non-member's dest)"), got.data(),
+                  (idx >= 0 ? want : init).data(), want.size());
+  if (idx >= 0 && src_n) {
+    std::vector<T> sv = mpt::local_vec(src, src_n);
+    MPT_CHECK_ARRAY(what + " (source unchanged)", sv.data(), mysrc.data(), src_n);
+  }
+  gshmem_barrier_all();
+  gshmem_free(src);
+  gshmem_free(dest);
+}
+
 // ---- reductions ----
 enum class Op { And, Or, Xor, Max, Min, Sum, Prod };
+static_assert(static_cast<int>(Op::And) == GSHMEMI_REDUCE_AND && static_cast<int>(Op::Prod) == GSHMEMI_REDUCE_PROD,
+              "the test's op order is the library's type codes'");
+
+// half and bfloat16 as the tests hold them: bit patterns. F16<T> (defined by the program: CUDA's conversions in
+// collectives_gpu.cu, the compiler's _Float16 and the test's own bfloat16 rounding in collectives.cpp) gives
+// to_float / from_float (round to nearest even) and the library's type code.
+struct Half16 {
+  std::uint16_t bits;
+};
+struct Bf16 {
+  std::uint16_t bits;
+};
+template <typename T>
+struct F16;
+template <typename T>
+inline constexpr bool kIsF16 = std::is_same_v<T, Half16> || std::is_same_v<T, Bf16>;
+template <typename T>
+constexpr int f16_code() {
+  return std::is_same_v<T, Half16> ? GSHMEMI_REDUCE_HALF : GSHMEMI_REDUCE_BFLOAT16;
+}
 inline const char* op_name(Op o) {
   static const char* const names[] = {"and", "or", "xor", "max", "min", "sum", "prod"};
   return names[static_cast<int>(o)];
@@ -201,20 +290,40 @@ MPT_RED_CALL(double, double, MPT_RED_NONE)
 MPT_RED_CALL(unsigned int, uint, MPT_RED_BITWISE)
 MPT_RED_CALL(int8_t, int8, MPT_RED_BITWISE)
 #undef MPT_RED_CALL
+// half / bfloat16 from the host: the library's entry by type code (the typed names gshmem_half_sum_reduce, ... are
+// header-only wrappers over it in gshmem/device.cuh, which collectives_gpu.cu calls by name).
+#define MPT_RED_CALL_F16(T)                                                                                    \
+  template <>                                                                                                  \
+  inline int red_call<T>(Op op, bool scatter, gshmem_team_t team, T * d, const T* s, std::size_t n) {          \
+    if (g_mode != Mode::Host) return red_call_other<T>(g_mode, op, scatter, team, d, s, n);                    \
+    return gshmemi_reduction(static_cast<int>(op), f16_code<T>(), scatter, team, d, s, n, 0, nullptr,          \
+                             "the test's " #T " reduction");                                                   \
+  }
+MPT_RED_CALL_F16(Half16)
+MPT_RED_CALL_F16(Bf16)
+#undef MPT_RED_CALL_F16
 #undef MPT_RED_NONE
 #undef MPT_RED_BITWISE
 #undef MPT_RED_STANDARD
 #undef MPT_RED_CASE
 
-// The reference op, written independently of the library's: integers through uint64_t (wrapping), floats as is.
+// The reference op, written independently of the library's: integers through uint64_t (wrapping), floats as is,
+// half and bfloat16 in float rounded after every step.
 template <typename T>
 T ref_op(Op op, T a, T b) {
-  switch (op) {
-    case Op::Max: return a < b ? b : a;
-    case Op::Min: return b < a ? b : a;
-    default: break;
-  }
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (kIsF16<T>) {
+    const float x = F16<T>::to_float(a), y = F16<T>::to_float(b);
+    switch (op) {
+      case Op::Max: return x < y ? b : a;
+      case Op::Min: return y < x ? b : a;
+      case Op::Sum: return F16<T>::from_float(x + y);
+      default: return F16<T>::from_float(x * y);
+    }
+  } else if (op == Op::Max) {
+    return a < b ? b : a;
+  } else if (op == Op::Min) {
+    return b < a ? b : a;
+  } else if constexpr (std::is_floating_point_v<T>) {
     return op == Op::Sum ? a + b : a * b;
   } else {
     const std::uint64_t x = static_cast<std::uint64_t>(a), y = static_cast<std::uint64_t>(b);
@@ -228,7 +337,10 @@ T ref_op(Op op, T a, T b) {
 template <typename T>
 T red_value(std::uint64_t tag, int pe, std::size_t i) {
   const std::uint64_t r = mpt::rnd(tag, static_cast<std::uint64_t>(pe), i);
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (kIsF16<T>) {  // +-[0.5, 2): sums round, products of 8 stay finite
+    const float m = 1.0f + static_cast<float>(r % 4096) / 4096.0f;
+    return F16<T>::from_float((r >> 20) & 1 ? m : -m / 2);
+  } else if constexpr (std::is_floating_point_v<T>) {
     T v = mpt::value_of<T>(r);
     if (v == T(0)) v = T(1);
     const int e = static_cast<int>((r >> 40) % 16) - 8;
@@ -278,7 +390,7 @@ void run_red(Op op, bool scatter, const TeamShape& team, std::size_t n, bool inp
   std::vector<T> got = mpt::local_vec(dest, want.size());
   const std::string what = std::string(op_name(op)) + (scatter ? "_reducescatter" : "_reduce") + " team " +
                            team.name + " n " + std::to_string(n) + (inplace ? " in place" : "") + " elem " +
-                           std::to_string(sizeof(T)) + (std::is_floating_point_v<T> ? " float" : "");
+                           std::to_string(sizeof(T)) + (std::is_floating_point_v<T> || kIsF16<T> ? " float" : "");
   if (idx >= 0) {
     MPT_CHECK_ARRAY(what + " (dest with guards)", got.data(), want.data(), want.size());
   } else {

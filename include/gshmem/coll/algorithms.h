@@ -31,11 +31,13 @@
 // GSHMEM_COLL_TEMPLATE opens each such template (the pragma must precede the declaration).
 #if defined(__CUDACC__)
 #define GSHMEM_COLL_TEMPLATE _Pragma("nv_exec_check_disable") template <class Scope, class Env>
+#define GSHMEM_COLL_SCOPE_TEMPLATE _Pragma("nv_exec_check_disable") template <class Scope>
 #define GSHMEM_COLL_REDUCE_TEMPLATE \
   _Pragma("nv_exec_check_disable") template <class Scope, ReduceOp Op, class T, class Env>
 #define GSHMEM_COLL_FN __host__ __device__ __forceinline__
 #else
 #define GSHMEM_COLL_TEMPLATE template <class Scope, class Env>
+#define GSHMEM_COLL_SCOPE_TEMPLATE template <class Scope>
 #define GSHMEM_COLL_REDUCE_TEMPLATE template <class Scope, ReduceOp Op, class T, class Env>
 #define GSHMEM_COLL_FN inline
 #endif
@@ -106,33 +108,55 @@ GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest
   team_sync<Scope>(env, t, slot, call);
 }
 
-// fcollect: member i's `bytes` at src land at dest + i * bytes of every member. Each member pushes its block to
-// every member (itself included), staggered, between two syncs.
-GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN void fcollect(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
-                             const char* call) {
-  team_sync<Scope>(env, t, slot, call);
-  if (bytes != 0) {
-    char* mine = static_cast<char*>(dest) + static_cast<size_t>(t.my_rank) * bytes;
-    for (int k = 0; k < t.size; ++k) {
-      const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
-      env.template copy<Scope>(env.peer(mine, team_world_pe(t, r)), src, bytes);
+// The data-movement collectives fcollect, alltoall and alltoalls, as one description: member i sends member j
+// `nelems` elements of `elem` bytes. Element l is read at src + elem * sst * (b * nelems + l), where b = j when
+// `per_member` (alltoall(s): src holds one block per member) or 0 (fcollect: one block for all), and written at
+// dest + elem * dst * (i * nelems + l) of member j. dst == sst == 1: contiguous blocks (fcollect, alltoall).
+struct Exchange {
+  size_t elem;
+  size_t nelems;
+  ptrdiff_t dst;
+  ptrdiff_t sst;
+  bool per_member;
+};
+
+// Copies n elements of `elem` bytes from s (step sstep bytes) to d (step dstep bytes), the group's threads taking
+// every Scope::size()-th element. Elements of 1, 2, 4, 8 bytes move as one aligned load and store (typed data is
+// aligned to its size); other sizes byte by byte.
+GSHMEM_COLL_SCOPE_TEMPLATE
+GSHMEM_COLL_FN void copy_strided(char* d, ptrdiff_t dstep, const char* s, ptrdiff_t sstep, size_t elem, size_t n) {
+  for (size_t l = static_cast<size_t>(Scope::rank()); l < n; l += static_cast<size_t>(Scope::size())) {
+    char* o = d + static_cast<ptrdiff_t>(l) * dstep;
+    const char* i = s + static_cast<ptrdiff_t>(l) * sstep;
+    switch (elem) {
+      case 1: *o = *i; break;
+      case 2: *reinterpret_cast<uint16_t*>(o) = *reinterpret_cast<const uint16_t*>(i); break;
+      case 4: *reinterpret_cast<uint32_t*>(o) = *reinterpret_cast<const uint32_t*>(i); break;
+      case 8: *reinterpret_cast<uint64_t*>(o) = *reinterpret_cast<const uint64_t*>(i); break;
+      default:
+        for (size_t b = 0; b < elem; ++b) o[b] = i[b];
     }
   }
-  team_sync<Scope>(env, t, slot, call);
 }
 
-// alltoall: block j of member i's src (bytes at src + j * bytes) lands at dest + i * bytes of member j.
+// The one routine of fcollect, alltoall and alltoalls (Exchange above). Each member pushes its block(s) to every
+// member (itself included), staggered from the next member, between two syncs: the first makes sure no member
+// still uses its dest, the second that every block has landed (and src may be reused).
 GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN void alltoall(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
+GSHMEM_COLL_FN void exchange(Env& env, const TeamValue& t, int slot, void* dest, const void* src, const Exchange& x,
                              const char* call) {
   team_sync<Scope>(env, t, slot, call);
-  if (bytes != 0) {
-    char* mine = static_cast<char*>(dest) + static_cast<size_t>(t.my_rank) * bytes;
+  if (x.nelems != 0 && x.elem != 0) {
+    const bool contiguous = x.dst == 1 && x.sst == 1;
+    const ptrdiff_t dstep = x.dst * static_cast<ptrdiff_t>(x.elem), sstep = x.sst * static_cast<ptrdiff_t>(x.elem);
+    char* mine = static_cast<char*>(dest) + static_cast<ptrdiff_t>(t.my_rank) * static_cast<ptrdiff_t>(x.nelems) * dstep;
     for (int k = 0; k < t.size; ++k) {
       const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
-      env.template copy<Scope>(env.peer(mine, team_world_pe(t, r)),
-                               static_cast<const char*>(src) + static_cast<size_t>(r) * bytes, bytes);
+      const char* block = static_cast<const char*>(src) +
+                          (x.per_member ? static_cast<ptrdiff_t>(r) * static_cast<ptrdiff_t>(x.nelems) * sstep : 0);
+      char* to = env.peer(mine, team_world_pe(t, r));
+      if (contiguous) env.template copy<Scope>(to, block, x.elem * x.nelems);
+      else copy_strided<Scope>(to, dstep, block, sstep, x.elem, x.nelems);
     }
   }
   team_sync<Scope>(env, t, slot, call);
@@ -141,10 +165,19 @@ GSHMEM_COLL_FN void alltoall(Env& env, const TeamValue& t, int slot, void* dest,
 // ---- reductions ----
 
 // The ops of NVSHMEM's <T>_<op>_reduce / _reducescatter (and/or/xor: integer types; the others: integer and
-// floating types). Integer sum and prod wrap modulo 2^bits for signed types too: they are computed in an unsigned
-// type of at least T's width and at least unsigned int's (UnsignedOf), so neither signed overflow nor a promotion
-// to int can occur; the conversion back to T keeps the low bits (two's complement).
-enum class ReduceOp : int { And, Or, Xor, Max, Min, Sum, Prod };
+// floating types; MaxLoc: double2_maxloc only). Integer sum and prod wrap modulo 2^bits for signed types too: they
+// are computed in an unsigned type of at least T's width and at least unsigned int's (UnsignedOf), so neither
+// signed overflow nor a promotion to int can occur; the conversion back to T keeps the low bits (two's complement).
+enum class ReduceOp : int { And, Or, Xor, Max, Min, Sum, Prod, MaxLoc };
+
+// 16-bit floating types (half, bfloat16): a specialisation with value = true and to_float / from_float (round to
+// nearest even) marks T as one. They combine in float, rounded back to T after every step, on host and device
+// alike, so CPU PEs and GPU PEs compute the same bits. The specialisations live where the types do:
+// device/impl/coll.cuh (CUDA's __half, __nv_bfloat16), src/api/collectives.cpp (the CPU PEs' storage types).
+template <class T>
+struct Float16 {
+  static constexpr bool value = false;
+};
 
 template <class T, bool Floating = (static_cast<T>(1) / static_cast<T>(2) != static_cast<T>(0))>
 struct UnsignedOf {  // integer T
@@ -175,27 +208,51 @@ struct Combine<ReduceOp::Xor> {
 template <>
 struct Combine<ReduceOp::Max> {
   template <class T>
-  GSHMEM_HD static T apply(T a, T b) { return a < b ? b : a; }
+  GSHMEM_HD static T apply(T a, T b) {
+    if constexpr (Float16<T>::value) return Float16<T>::to_float(a) < Float16<T>::to_float(b) ? b : a;
+    else return a < b ? b : a;
+  }
 };
 template <>
 struct Combine<ReduceOp::Min> {
   template <class T>
-  GSHMEM_HD static T apply(T a, T b) { return b < a ? b : a; }
+  GSHMEM_HD static T apply(T a, T b) {
+    if constexpr (Float16<T>::value) return Float16<T>::to_float(b) < Float16<T>::to_float(a) ? b : a;
+    else return b < a ? b : a;
+  }
 };
 template <>
 struct Combine<ReduceOp::Sum> {
   template <class T>
   GSHMEM_HD static T apply(T a, T b) {
-    using U = typename UnsignedOf<T>::type;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    if constexpr (Float16<T>::value) {
+      return Float16<T>::from_float(Float16<T>::to_float(a) + Float16<T>::to_float(b));
+    } else {
+      using U = typename UnsignedOf<T>::type;
+      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    }
   }
 };
 template <>
 struct Combine<ReduceOp::Prod> {
   template <class T>
   GSHMEM_HD static T apply(T a, T b) {
-    using U = typename UnsignedOf<T>::type;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    if constexpr (Float16<T>::value) {
+      return Float16<T>::from_float(Float16<T>::to_float(a) * Float16<T>::to_float(b));
+    } else {
+      using U = typename UnsignedOf<T>::type;
+      return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    }
+  }
+};
+// MaxLoc over pairs {x: value, y: location} (CUDA's double2): the larger x; equal x: the smaller y (MPI_MAXLOC's
+// rule), so the result does not depend on the order members combine in.
+template <>
+struct Combine<ReduceOp::MaxLoc> {
+  template <class T>
+  GSHMEM_HD static T apply(T a, T b) {
+    if (a.x != b.x) return a.x < b.x ? b : a;
+    return b.y < a.y ? b : a;
   }
 };
 

@@ -68,6 +68,7 @@ EXTENSIONS = [
     (r"GSHMEMX_UNIQUEID_BYTES|GSHMEMX_(UNIQUEID|UNIQUEID_ARGS|INIT_ARGS|INIT_ATTR)_VERSION|GSHMEM_TEAM_CONFIG_VERSION",
      "layout versions of gshmem's structs (the same numbers as NVSHMEM's, which has no names for them: its users "
      "use the *_INITIALIZER macros and nvshmemx_init_init_attr_ver_only)"),
+    (r"GSHMEM_HD", "gshmem's host-and-device function marker (gshmem/team_value.h)"),
     (r"gshmem_stream_t", "gshmem's name for cudaStream_t (NVSHMEM uses cudaStream_t itself)"),
     (r"gshmem_status|gshmem_init_status|gshmemx_init_flags|gshmem_cmp|gshmem_signal_op|gshmem_thread_level",
      "enum tags; their enumerators are mapped"),

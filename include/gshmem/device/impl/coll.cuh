@@ -3,12 +3,31 @@
 // environment through which the one implementation of each (gshmem/coll/algorithms.h) reaches peers on a GPU.
 // The library's stream kernels (src/transport/gpu_coll.cu) run the same routines with dev::Block.
 #pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "gshmem/coll/algorithms.h"
 #include "gshmem/device/impl/common.cuh"
 #include "gshmem/device/impl/sync.cuh"
 #include "gshmem/device/impl/team.cuh"
 
 namespace gshmem {
+namespace coll {
+// CUDA's 16-bit floating types in the reductions (algorithms.h, Float16): combined in float.
+template <>
+struct Float16<__half> {
+  static constexpr bool value = true;
+  GSHMEM_HD static float to_float(__half v) { return __half2float(v); }
+  GSHMEM_HD static __half from_float(float f) { return __float2half_rn(f); }
+};
+template <>
+struct Float16<__nv_bfloat16> {
+  static constexpr bool value = true;
+  GSHMEM_HD static float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+  GSHMEM_HD static __nv_bfloat16 from_float(float f) { return __float2bfloat16_rn(f); }
+};
+}  // namespace coll
+
 namespace dev {
 namespace detail {
 
@@ -22,6 +41,13 @@ namespace detail {
                                                                int size) {
   printf("gshmem: %s on PE %d: PE_root=%d is not an index of the team (0..%d); aborting the kernel. Fix: pass the "
          "root's index in the team (gshmem_team_translate_pe converts a world PE)\n", call, h.my_pe, root, size - 1);
+  __trap();
+}
+
+[[noreturn]] __device__ __noinline__ inline void trap_bad_stride(const DeviceHandle& h, const char* call,
+                                                                 ptrdiff_t dst, ptrdiff_t sst) {
+  printf("gshmem: %s on PE %d: strides dst=%lld sst=%lld; both must be at least 1 (elements); aborting the kernel. "
+         "Fix: pass positive strides\n", call, h.my_pe, static_cast<long long>(dst), static_cast<long long>(sst));
   __trap();
 }
 
@@ -74,20 +100,22 @@ __device__ __forceinline__ int broadcastmem(const DeviceHandle& h, gshmem_team_t
   return 0;
 }
 template <typename Coop>
-__device__ __forceinline__ int fcollectmem(const DeviceHandle& h, gshmem_team_t team, void* dest, const void* src,
-                                           size_t bytes, const char* call = "gshmem_fcollectmem") {
+__device__ __forceinline__ int exchange(const DeviceHandle& h, gshmem_team_t team, void* dest, const void* src,
+                                        const coll::Exchange& x, const char* call) {
   const gshmem_device_team_t t = detail::load_team(h, team, call);
   detail::CollEnv env{h, nullptr};
-  coll::fcollect<Coop>(env, t, team, dest, src, bytes, call);
+  coll::exchange<Coop>(env, t, team, dest, src, x, call);
   return 0;
+}
+template <typename Coop>
+__device__ __forceinline__ int fcollectmem(const DeviceHandle& h, gshmem_team_t team, void* dest, const void* src,
+                                           size_t bytes, const char* call = "gshmem_fcollectmem") {
+  return exchange<Coop>(h, team, dest, src, coll::Exchange{1, bytes, 1, 1, false}, call);
 }
 template <typename Coop>
 __device__ __forceinline__ int alltoallmem(const DeviceHandle& h, gshmem_team_t team, void* dest, const void* src,
                                            size_t bytes, const char* call = "gshmem_alltoallmem") {
-  const gshmem_device_team_t t = detail::load_team(h, team, call);
-  detail::CollEnv env{h, nullptr};
-  coll::alltoall<Coop>(env, t, team, dest, src, bytes, call);
-  return 0;
+  return exchange<Coop>(h, team, dest, src, coll::Exchange{1, bytes, 1, 1, true}, call);
 }
 // Typed forms: nelems elements of T.
 template <typename Coop, typename T>
@@ -104,6 +132,16 @@ template <typename Coop, typename T>
 __device__ __forceinline__ int alltoall(const DeviceHandle& h, gshmem_team_t team, T* dest, const T* src,
                                         size_t nelems) {
   return alltoallmem<Coop>(h, team, dest, src, nelems * sizeof(T), "gshmem_alltoall");
+}
+
+// alltoalls: strided alltoall (element l of block j at src[sst * (j * nelems + l)] lands at
+// dest[dst * (i * nelems + l)] of member j); strides of at least 1 (a smaller one traps).
+template <typename Coop, typename T>
+__device__ __forceinline__ int alltoalls(const DeviceHandle& h, gshmem_team_t team, T* dest, const T* src,
+                                         ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                                         const char* call = "gshmem_<T>_alltoalls") {
+  if (dst < 1 || sst < 1) detail::trap_bad_stride(h, call, dst, sst);
+  return exchange<Coop>(h, team, dest, src, coll::Exchange{sizeof(T), nelems, dst, sst, true}, call);
 }
 
 // Reductions of nreduce elements of T with op Op (gshmem/coll/algorithms.h: reduce, reducescatter), called by

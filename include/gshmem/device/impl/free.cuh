@@ -324,6 +324,14 @@ GSHMEMI_DEV int gshmem_alltoallmem(gshmem_team_t team, void* d, const void* s, s
   }
 GSHMEM_RMA_TYPES(GSHMEMI_DEV_COLL)
 #undef GSHMEMI_DEV_COLL
+#define GSHMEMI_DEV_ALLTOALLS(T, N)                                                                            \
+  GSHMEMI_DEV int gshmem_##N##_alltoalls(gshmem_team_t team, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst,   \
+                                         size_t n) {                                                           \
+    return gshmem::dev::alltoalls<gshmem::dev::Thread>(GSHMEMI_S(""), team, d, s, dst, sst, n,                 \
+                                                       "gshmem_" #N "_alltoalls");                             \
+  }
+GSHMEM_RMA_TYPES(GSHMEMI_DEV_ALLTOALLS)
+#undef GSHMEMI_DEV_ALLTOALLS
 #define GSHMEMI_DEV_REDUCE_OP(T, N, OP, O)                                                                     \
   GSHMEMI_DEV int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T* d, const T* s, size_t n) {                \
     return gshmem::dev::reduce<gshmem::dev::Thread, gshmem::coll::ReduceOp::O>(GSHMEMI_S(""), team, d, s, n,   \
@@ -333,11 +341,8 @@ GSHMEM_RMA_TYPES(GSHMEMI_DEV_COLL)
     return gshmem::dev::reducescatter<gshmem::dev::Thread, gshmem::coll::ReduceOp::O>(                        \
         GSHMEMI_S(""), team, d, s, n, "gshmem_" #N "_" #OP "_reducescatter");                                  \
   }
-#define GSHMEMI_DEV_REDUCE_BITWISE(T, N)                                                                       \
-  GSHMEMI_DEV_REDUCE_OP(T, N, and, And) GSHMEMI_DEV_REDUCE_OP(T, N, or, Or) GSHMEMI_DEV_REDUCE_OP(T, N, xor, Xor)
-#define GSHMEMI_DEV_REDUCE_STANDARD(T, N)                                                                      \
-  GSHMEMI_DEV_REDUCE_OP(T, N, max, Max) GSHMEMI_DEV_REDUCE_OP(T, N, min, Min)                                 \
-  GSHMEMI_DEV_REDUCE_OP(T, N, sum, Sum) GSHMEMI_DEV_REDUCE_OP(T, N, prod, Prod)
+#define GSHMEMI_DEV_REDUCE_BITWISE(T, N) GSHMEM_REDUCE_BITWISE_OPS(GSHMEMI_DEV_REDUCE_OP, T, N)
+#define GSHMEMI_DEV_REDUCE_STANDARD(T, N) GSHMEM_REDUCE_ARITH_OPS(GSHMEMI_DEV_REDUCE_OP, T, N)
 GSHMEM_REDUCE_BITWISE_TYPES(GSHMEMI_DEV_REDUCE_BITWISE)
 GSHMEM_REDUCE_STANDARD_TYPES(GSHMEMI_DEV_REDUCE_STANDARD)
 #undef GSHMEMI_DEV_REDUCE_STANDARD
@@ -423,6 +428,7 @@ GSHMEMI_DEVX_COLL_SCOPED(_block, gshmem::dev::Block)
 #define GSHMEMI_DEVX_COLL(T, N)                                                                                \
   GSHMEMI_DEVX_COLL_TYPED(T, N, _warp, gshmem::dev::Warp) GSHMEMI_DEVX_COLL_TYPED(T, N, _block, gshmem::dev::Block)
 GSHMEM_RMA_TYPES(GSHMEMI_DEVX_COLL)
+GSHMEM_HALF_RMA_TYPES(GSHMEMI_DEVX_COLL)
 #undef GSHMEMI_DEVX_COLL
 #undef GSHMEMI_DEVX_COLL_TYPED
 #define GSHMEMI_DEVX_REDUCE_OP_SCOPED(T, N, OP, O, SUFFIX, COOP)                                               \
@@ -437,13 +443,16 @@ GSHMEM_RMA_TYPES(GSHMEMI_DEVX_COLL)
 #define GSHMEMI_DEVX_REDUCE_OP(T, N, OP, O)                                                                    \
   GSHMEMI_DEVX_REDUCE_OP_SCOPED(T, N, OP, O, _warp, gshmem::dev::Warp)                                        \
   GSHMEMI_DEVX_REDUCE_OP_SCOPED(T, N, OP, O, _block, gshmem::dev::Block)
-#define GSHMEMI_DEVX_REDUCE_BITWISE(T, N)                                                                      \
-  GSHMEMI_DEVX_REDUCE_OP(T, N, and, And) GSHMEMI_DEVX_REDUCE_OP(T, N, or, Or) GSHMEMI_DEVX_REDUCE_OP(T, N, xor, Xor)
-#define GSHMEMI_DEVX_REDUCE_STANDARD(T, N)                                                                     \
-  GSHMEMI_DEVX_REDUCE_OP(T, N, max, Max) GSHMEMI_DEVX_REDUCE_OP(T, N, min, Min)                               \
-  GSHMEMI_DEVX_REDUCE_OP(T, N, sum, Sum) GSHMEMI_DEVX_REDUCE_OP(T, N, prod, Prod)
+#define GSHMEMI_DEVX_REDUCE_BITWISE(T, N) GSHMEM_REDUCE_BITWISE_OPS(GSHMEMI_DEVX_REDUCE_OP, T, N)
+#define GSHMEMI_DEVX_REDUCE_STANDARD(T, N) GSHMEM_REDUCE_ARITH_OPS(GSHMEMI_DEVX_REDUCE_OP, T, N)
 GSHMEM_REDUCE_BITWISE_TYPES(GSHMEMI_DEVX_REDUCE_BITWISE)
 GSHMEM_REDUCE_STANDARD_TYPES(GSHMEMI_DEVX_REDUCE_STANDARD)
+GSHMEM_HALF_RMA_TYPES(GSHMEMI_DEVX_REDUCE_STANDARD)
+// NVSHMEM's maxloc (block scope only): pairs {x: value, y: location}; the larger x, on equal x the smaller y.
+GSHMEMI_DEVX int gshmemx_double2_maxloc_reduce_block(gshmem_team_t team, double2* d, const double2* s, size_t n) {
+  return gshmem::dev::reduce<gshmem::dev::Block, gshmem::coll::ReduceOp::MaxLoc>(
+      GSHMEMI_S(""), team, d, s, n, "gshmemx_double2_maxloc_reduce_block");
+}
 #undef GSHMEMI_DEVX_REDUCE_STANDARD
 #undef GSHMEMI_DEVX_REDUCE_BITWISE
 #undef GSHMEMI_DEVX_REDUCE_OP
@@ -697,6 +706,94 @@ GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_RMA)
 GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_STREAM)
 #undef GSHMEMI_HALF_STREAM
 #undef GSHMEMI_H
+// Collectives over half and bfloat16: thread form on both sides (the device routine; on the host the library's
+// entries by element size and type code, gshmemi_collective / gshmemi_reduction, which name the user's call in
+// errors), the host's _on_stream forms; the _warp/_block forms are above with the other types'.
+#define GSHMEMI_HD static __host__ __device__ __forceinline__
+#define GSHMEMI_HALF_COLL(T, N)                                                                                \
+  GSHMEMI_HD int gshmem_##N##_broadcast(gshmem_team_t team, T* d, const T* s, size_t n, int root) {           \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (return gshmem::dev::broadcastmem<gshmem::dev::Thread>(GSHMEMI_S(""), team, d, s, n * sizeof(T), \
+                                                                        root, "gshmem_" #N "_broadcast");),    \
+                 (return gshmemi_collective(GSHMEMI_COLL_BROADCAST, team, d, s, n, sizeof(T), root, 1, 1, 0,    \
+                                            nullptr, "gshmem_" #N "_broadcast");))                             \
+  }                                                                                                            \
+  GSHMEMI_HD int gshmem_##N##_fcollect(gshmem_team_t team, T* d, const T* s, size_t n) {                      \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (return gshmem::dev::fcollectmem<gshmem::dev::Thread>(GSHMEMI_S(""), team, d, s, n * sizeof(T), \
+                                                                       "gshmem_" #N "_fcollect");),            \
+                 (return gshmemi_collective(GSHMEMI_COLL_FCOLLECT, team, d, s, n, sizeof(T), 0, 1, 1, 0,       \
+                                            nullptr, "gshmem_" #N "_fcollect");))                              \
+  }                                                                                                            \
+  GSHMEMI_HD int gshmem_##N##_alltoall(gshmem_team_t team, T* d, const T* s, size_t n) {                      \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (return gshmem::dev::alltoallmem<gshmem::dev::Thread>(GSHMEMI_S(""), team, d, s, n * sizeof(T), \
+                                                                       "gshmem_" #N "_alltoall");),            \
+                 (return gshmemi_collective(GSHMEMI_COLL_ALLTOALL, team, d, s, n, sizeof(T), 0, 1, 1, 0,       \
+                                            nullptr, "gshmem_" #N "_alltoall");))                              \
+  }                                                                                                            \
+  GSHMEMI_HD int gshmem_##N##_alltoalls(gshmem_team_t team, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst,    \
+                                        size_t n) {                                                            \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (return gshmem::dev::alltoalls<gshmem::dev::Thread>(GSHMEMI_S(""), team, d, s, dst, sst, n,   \
+                                                                     "gshmem_" #N "_alltoalls");),             \
+                 (return gshmemi_collective(GSHMEMI_COLL_ALLTOALLS, team, d, s, n, sizeof(T), 0, dst, sst, 0,  \
+                                            nullptr, "gshmem_" #N "_alltoalls");))                             \
+  }                                                                                                            \
+  static __host__ inline int gshmemx_##N##_broadcast_on_stream(gshmem_team_t team, T* d, const T* s, size_t n, \
+                                                              int root, cudaStream_t st) {                     \
+    return gshmemi_collective(GSHMEMI_COLL_BROADCAST, team, d, s, n, sizeof(T), root, 1, 1, 1, st,              \
+                              "gshmemx_" #N "_broadcast_on_stream");                                           \
+  }                                                                                                            \
+  static __host__ inline int gshmemx_##N##_fcollect_on_stream(gshmem_team_t team, T* d, const T* s, size_t n,  \
+                                                             cudaStream_t st) {                                \
+    return gshmemi_collective(GSHMEMI_COLL_FCOLLECT, team, d, s, n, sizeof(T), 0, 1, 1, 1, st,                 \
+                              "gshmemx_" #N "_fcollect_on_stream");                                            \
+  }                                                                                                            \
+  static __host__ inline int gshmemx_##N##_alltoall_on_stream(gshmem_team_t team, T* d, const T* s, size_t n,  \
+                                                             cudaStream_t st) {                                \
+    return gshmemi_collective(GSHMEMI_COLL_ALLTOALL, team, d, s, n, sizeof(T), 0, 1, 1, 1, st,                 \
+                              "gshmemx_" #N "_alltoall_on_stream");                                            \
+  }                                                                                                            \
+  GSHMEM_REDUCE_ARITH_OPS(GSHMEMI_HALF_REDUCE, T, N)
+// The library's type code of T (gshmemi_reduction).
+template <typename T>
+constexpr int gshmemi_float16_code();
+template <>
+constexpr int gshmemi_float16_code<__half>() { return GSHMEMI_REDUCE_HALF; }
+template <>
+constexpr int gshmemi_float16_code<__nv_bfloat16>() { return GSHMEMI_REDUCE_BFLOAT16; }
+#define GSHMEMI_F16_OP(O, T) static_cast<int>(gshmem::coll::ReduceOp::O), gshmemi_float16_code<T>()
+#define GSHMEMI_HALF_REDUCE(T, N, OP, O)                                                                       \
+  GSHMEMI_HD int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T* d, const T* s, size_t n) {                 \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (return gshmem::dev::reduce<gshmem::dev::Thread, gshmem::coll::ReduceOp::O>(                  \
+                      GSHMEMI_S(""), team, d, s, n, "gshmem_" #N "_" #OP "_reduce");),                         \
+                 (return gshmemi_reduction(GSHMEMI_F16_OP(O, T), 0, team, d, s, n, 0, \
+                                           nullptr, "gshmem_" #N "_" #OP "_reduce");))                         \
+  }                                                                                                            \
+  GSHMEMI_HD int gshmem_##N##_##OP##_reducescatter(gshmem_team_t team, T* d, const T* s, size_t n) {          \
+    NV_IF_TARGET(NV_IS_DEVICE,                                                                                 \
+                 (return gshmem::dev::reducescatter<gshmem::dev::Thread, gshmem::coll::ReduceOp::O>(           \
+                      GSHMEMI_S(""), team, d, s, n, "gshmem_" #N "_" #OP "_reducescatter");),                  \
+                 (return gshmemi_reduction(GSHMEMI_F16_OP(O, T), 1, team, d, s, n, 0, \
+                                           nullptr, "gshmem_" #N "_" #OP "_reducescatter");))                  \
+  }                                                                                                            \
+  static __host__ inline int gshmemx_##N##_##OP##_reduce_on_stream(gshmem_team_t team, T* d, const T* s,       \
+                                                                  size_t n, cudaStream_t st) {                 \
+    return gshmemi_reduction(GSHMEMI_F16_OP(O, T), 0, team, d, s, n, 1, st,   \
+                             "gshmemx_" #N "_" #OP "_reduce_on_stream");                                       \
+  }                                                                                                            \
+  static __host__ inline int gshmemx_##N##_##OP##_reducescatter_on_stream(gshmem_team_t team, T* d, const T* s, \
+                                                                         size_t n, cudaStream_t st) {          \
+    return gshmemi_reduction(GSHMEMI_F16_OP(O, T), 1, team, d, s, n, 1, st,   \
+                             "gshmemx_" #N "_" #OP "_reducescatter_on_stream");                                \
+  }
+GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_COLL)
+#undef GSHMEMI_HALF_COLL
+#undef GSHMEMI_HALF_REDUCE
+#undef GSHMEMI_F16_OP
+#undef GSHMEMI_HD
 #undef GSHMEMI_DEVX_RMA_SCOPED
 
 #undef GSHMEMI_DEVX
