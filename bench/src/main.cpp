@@ -29,40 +29,7 @@ namespace {
 using bench::Options;
 using bench::Row;
 
-std::uint64_t parse_bytes(const std::string& s) {
-  std::size_t pos = 0;
-  const unsigned long long v = std::stoull(s, &pos);
-  std::string suf = s.substr(pos);
-  if (!suf.empty() && (suf.back() == 'B' || suf.back() == 'b')) suf.pop_back();
-  if (suf.empty()) return v;
-  if (suf == "K" || suf == "k" || suf == "Ki") return v << 10;
-  if (suf == "M" || suf == "m" || suf == "Mi") return v << 20;
-  if (suf == "G" || suf == "g" || suf == "Gi") return v << 30;
-  throw std::invalid_argument("bad size '" + s + "' (a number with an optional K, M or G suffix, binary)");
-}
-
-// "8,4K,1M" (a list) or "8:1G" (powers of two) or "8:1G:4" (every size times 4).
-std::vector<std::uint64_t> parse_sizes(const std::string& spec) {
-  std::vector<std::uint64_t> out;
-  if (spec.find(':') != std::string::npos) {
-    std::vector<std::string> parts;
-    std::stringstream ss(spec);
-    for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
-    if (parts.size() < 2 || parts.size() > 3) throw std::invalid_argument("size range is MIN:MAX[:FACTOR]");
-    const std::uint64_t lo = parse_bytes(parts[0]), hi = parse_bytes(parts[1]);
-    const std::uint64_t f = parts.size() == 3 ? std::stoull(parts[2]) : 2;
-    if (lo == 0 || f < 2 || lo > hi) throw std::invalid_argument("size range needs 0 < MIN <= MAX and FACTOR >= 2");
-    for (std::uint64_t b = lo; b <= hi; b *= f) out.push_back(b);
-  } else {
-    std::stringstream ss(spec);
-    for (std::string p; std::getline(ss, p, ',');)
-      if (!p.empty()) out.push_back(parse_bytes(p));
-  }
-  for (auto b : out)
-    if (b == 0) throw std::invalid_argument("sizes must be at least 1 byte");
-  if (out.empty()) throw std::invalid_argument("empty size list '" + spec + "'");
-  return out;
-}
+using bench::parse_sizes;
 
 int env_int(std::initializer_list<const char*> names, int fallback) {
   for (const char* n : names)
@@ -146,10 +113,11 @@ int main(int argc, char** argv) {
   bool cuda_preinit = false, no_table = false, name_pes = false;
   app.add_option("--suite", suites,
                  "comma list of: all, init, host-bw, host-lat, host-barrier, malloc, put-bw, get-bw, stream-bw, "
-                 "p-lat, pingpong, amo, barrier (device suites run on GPU PEs only)")
+                 "p-lat, pingpong, amo, barrier (device suites run on GPU PEs only), coll (collectives: host forms "
+                 "on CPU PEs, stream and block forms on GPU PEs; not part of all)")
       ->capture_default_str();
-  app.add_option("--sizes", sizes, "bandwidth sizes: MIN:MAX[:FACTOR] or a list (default 8:1G on GPU PEs, "
-                                   "8:16M:4 on CPU PEs)");
+  app.add_option("--sizes", sizes, "bandwidth and collective sizes: MIN:MAX[:FACTOR] or a list (default 8:1G on GPU "
+                                   "PEs, 8:16M:4 on CPU PEs; collectives: 8:256M:4 on GPU PEs)");
   app.add_option("--signal-sizes", signal_sizes, "put+signal ping-pong sizes")->capture_default_str();
   app.add_option("--malloc-sizes", malloc_sizes, "malloc/free sizes (default 1M,64M,1G on GPU PEs, 4K,1M,64M on CPU)");
   app.add_option("--ctas", ctas, "device bandwidth: CTA counts")->capture_default_str();
@@ -260,12 +228,19 @@ int main(int argc, char** argv) {
   try {
     // Defaults that depend on the PE kind.
     o.sizes = parse_sizes(!sizes.empty() ? sizes : gpu ? "8:1G" : "8:16M:4");
+    o.coll_sizes = parse_sizes(!sizes.empty() ? sizes : gpu ? "8:256M:4" : "8:16M:4");
     o.signal_sizes = parse_sizes(signal_sizes);
     o.malloc_sizes = parse_sizes(!malloc_sizes.empty() ? malloc_sizes : gpu ? "1M,64M,1G" : "4K,1M,64M");
 
     std::vector<std::string> run;
     for (const auto& s : wanted) {
       if (s == "init") continue;
+      if (s == bench::coll_suite_name()) {  // every PE kind: host forms on CPU PEs, stream and block on GPU PEs
+        if (gpu && !bench::device_rows_available())
+          throw std::invalid_argument("this build has no device rows (no CUDA)");
+        run.push_back(s);
+        continue;
+      }
       if (s == "all") {
         for (const auto& h : bench::host_suites()) run.push_back(h);
         if (gpu)
@@ -293,7 +268,10 @@ int main(int argc, char** argv) {
                         : "init on CPU PEs"});
     for (const auto& s : run) {
       const auto h = bench::host_suites();
-      if (std::find(h.begin(), h.end(), s) != h.end()) bench::host_suite(s, o, rows);
+      if (s == bench::coll_suite_name()) {
+        if (gpu) bench::device_coll_suite(o, rows);
+        else bench::host_coll_suite(o, rows);
+      } else if (std::find(h.begin(), h.end(), s) != h.end()) bench::host_suite(s, o, rows);
       else bench::device_suite(s, o, rows);
     }
     if (name_pes)
@@ -326,6 +304,7 @@ int main(int argc, char** argv) {
           nlohmann::json row = {{"name", r.name}, {"bytes", r.bytes}, {"unit", r.unit}, {BENCH_LIBRARY, r.value},
                                 {"repeats", r.repeats}, {"iters", r.iters}, {"pes", npes}, {"how", r.how}};
           if (r.min_over_pes >= 0) row["min_over_pes"] = r.min_over_pes;
+          if (r.algbw >= 0) row["algbw"] = r.algbw;
           jr.push_back(row);
         }
         j["rows"] = jr;
