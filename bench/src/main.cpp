@@ -19,6 +19,7 @@
 
 #include "api.hpp"
 #include "common.hpp"
+#include "report.hpp"
 
 #ifndef BENCH_GIT_COMMIT
 #define BENCH_GIT_COMMIT "unknown"
@@ -35,15 +36,6 @@ int env_int(std::initializer_list<const char*> names, int fallback) {
   for (const char* n : names)
     if (const char* v = std::getenv(n); v && *v) return std::atoi(v);
   return fallback;
-}
-
-std::string iso_date() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string cpu_name(int npes) {
@@ -63,22 +55,9 @@ void init_with_uid_file(const std::string& path, int rank, int nranks) {
   nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
   if (rank == 0) {
     if (nvshmemx_get_uniqueid(&id) != 0) throw std::runtime_error("nvshmemx_get_uniqueid failed");
-    const std::string tmp = path + ".tmp";
-    {
-      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-      f.write(reinterpret_cast<const char*>(&id), sizeof id);
-      if (!f) throw std::runtime_error("cannot write the unique id to " + tmp);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp);
+    bench::write_id_file(path, &id, sizeof id);
   } else {
-    const auto t0 = bench::Clock::now();
-    for (;;) {
-      std::ifstream f(path, std::ios::binary);
-      if (f && f.read(reinterpret_cast<char*>(&id), sizeof id)) break;
-      if (bench::seconds_since(t0) > 120)
-        throw std::runtime_error("no unique id in " + path + " after 120 s (did rank 0 start?)");
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
+    bench::read_id_file(path, &id, sizeof id);
   }
   nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
   if (nvshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr) != 0)
@@ -87,16 +66,6 @@ void init_with_uid_file(const std::string& path, int rank, int nranks) {
     throw std::runtime_error("nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID) failed");
 }
 #endif
-
-void print_table(const std::vector<Row>& rows) {
-  std::size_t w = 4;
-  for (const auto& r : rows) w = std::max(w, r.name.size());
-  fmt::print("{:<{}} {:>8} {:>12} {:<6} {:>8} {:>8}\n", "name", w, "bytes", "value", "unit", "samples", "ops");
-  for (const auto& r : rows)
-    fmt::print("{:<{}} {:>8} {:>12.4g} {:<6} {:>8} {:>8}\n", r.name, w, r.bytes ? bench::size_label(r.bytes) : "-",
-               r.value, r.unit, r.repeats, r.iters);
-  std::fflush(stdout);
-}
 
 }  // namespace
 
@@ -284,12 +253,12 @@ int main(int argc, char** argv) {
                    "({:.1f} ms since main)\n",
                    BENCH_LIBRARY, npes, gpu ? "GPU" : "CPU", o.repeats, o.warmup, init_s * 1e3,
                    since_start_s * 1e3);
-        print_table(rows);
+        bench::print_table(rows);
       }
       if (!json_path.empty()) {
         nlohmann::json j;
         j["device"] = gpu ? bench::device_name(npes, gpus) : cpu_name(npes);
-        j["date"] = iso_date();
+        j["date"] = bench::iso_date();
         j["commit"] = commit;
         j["library"] = BENCH_LIBRARY;
         j["pes"] = npes;
