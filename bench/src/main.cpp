@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "api.hpp"
+#include "coll.hpp"
 #include "common.hpp"
 #include "report.hpp"
 
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
                  "on CPU PEs, stream and block forms on GPU PEs; not part of all)")
       ->capture_default_str();
   app.add_option("--sizes", sizes, "bandwidth and collective sizes: MIN:MAX[:FACTOR] or a list (default 8:1G on GPU "
-                                   "PEs, 8:16M:4 on CPU PEs; collectives: 8:256M:4 on GPU PEs)");
+                                   "PEs, 8:16M:4 on CPU PEs; collectives: 8 B and 16 B..256 MiB by 4 on GPU PEs, ..16 MiB on CPU PEs)");
   app.add_option("--signal-sizes", signal_sizes, "put+signal ping-pong sizes")->capture_default_str();
   app.add_option("--malloc-sizes", malloc_sizes, "malloc/free sizes (default 1M,64M,1G on GPU PEs, 4K,1M,64M on CPU)");
   app.add_option("--ctas", ctas, "device bandwidth: CTA counts")->capture_default_str();
@@ -197,7 +198,8 @@ int main(int argc, char** argv) {
   try {
     // Defaults that depend on the PE kind.
     o.sizes = parse_sizes(!sizes.empty() ? sizes : gpu ? "8:1G" : "8:16M:4");
-    o.coll_sizes = parse_sizes(!sizes.empty() ? sizes : gpu ? "8:256M:4" : "8:16M:4");
+    o.coll_sizes = parse_sizes(!sizes.empty() ? sizes : gpu ? bench::coll::kDefaultSizesGpu
+                                                              : bench::coll::kDefaultSizesCpu);
     o.signal_sizes = parse_sizes(signal_sizes);
     o.malloc_sizes = parse_sizes(!malloc_sizes.empty() ? malloc_sizes : gpu ? "1M,64M,1G" : "4K,1M,64M");
 

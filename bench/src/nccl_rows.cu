@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.allow_extras();  // gshmem-bench options that do not apply here (BENCH_ARGS is shared) are ignored
   Options o;
-  std::string sizes = "8:256M:4", json_path, uid_file, commit = BENCH_GIT_COMMIT, suites = "coll";
+  std::string sizes = coll::kDefaultSizesGpu, json_path, uid_file, commit = BENCH_GIT_COMMIT, suites = "coll";
   int rank = -1, nranks = -1;
   bool no_table = false, name_pes = false;
   app.add_option("--suite", suites, "coll (the only suite; accepted for the scripts' shared options)")
