@@ -7,7 +7,10 @@ Rows are matched on (name, bytes, unit). Where one library has several files (e.
 processes), its value is the median over them and `repeats` adds up. `ratio` is first library / second library;
 `advantage` is how many times better the first library is (ratio for GB/s and Mop/s, 1/ratio for us and ms).
 Rows measured on every PE (all-to-all bandwidth) also carry `min_over_pes` {library: the slowest PE's figure};
-every row keeps `pes`, the PE count it ran with (runs at several counts have names ending in /pes=<n>)."""
+every row keeps `pes`, the PE count it ran with (runs at several counts have names ending in /pes=<n>).
+With three or more libraries (gshmem, NVSHMEM, NCCL for the collective rows), `advantage_over` {library: times the
+first library is better} compares the first with each of the others, and the table gets a column per extra one.
+Collective busbw rows carry `algbw` {library: GB/s}."""
 import argparse
 import datetime
 import json
@@ -47,7 +50,7 @@ def main():
                 if key not in values:
                     values[key] = {}
                     meta[key] = {"repeats": {}, "how": row.get("how", ""), "pes": row.get("pes", doc.get("pes")),
-                                 "min_over_pes": {}}
+                                 "min_over_pes": {}, "algbw": {}}
                     order.append(key)
                 v = row.get(col, row.get(lib))
                 if v is None:
@@ -56,6 +59,8 @@ def main():
                 meta[key]["repeats"][lib] = meta[key]["repeats"].get(lib, 0) + row.get("repeats", 1)
                 if row.get("min_over_pes") is not None:
                     meta[key]["min_over_pes"].setdefault(lib, []).append(row["min_over_pes"])
+                if row.get("algbw") is not None:
+                    meta[key]["algbw"].setdefault(lib, []).append(row["algbw"])
 
     rows = []
     for key in order:
@@ -68,11 +73,18 @@ def main():
             ratio = out[libs[0]] / out[libs[1]]
             out["ratio"] = ratio
             out["advantage"] = ratio if unit in HIGHER_BETTER else 1 / ratio
+        if len(libs) >= 3 and out.get(libs[0], 0) > 0:
+            over = {lib: (out[libs[0]] / out[lib] if unit in HIGHER_BETTER else out[lib] / out[libs[0]])
+                    for lib in libs[1:] if out.get(lib, 0) > 0}
+            if over:
+                out["advantage_over"] = over
         out["repeats"] = meta[key]["repeats"]
         if meta[key]["pes"] is not None:
             out["pes"] = meta[key]["pes"]
         if meta[key]["min_over_pes"]:
             out["min_over_pes"] = {lib: statistics.median(v) for lib, v in meta[key]["min_over_pes"].items()}
+        if meta[key]["algbw"]:
+            out["algbw"] = {lib: statistics.median(v) for lib, v in meta[key]["algbw"].items()}
         out["how"] = meta[key]["how"]
         rows.append(out)
 
@@ -96,14 +108,19 @@ def main():
     head = f"{'name':<{w}} {'bytes':>10} {'unit':<6}" + "".join(f" {lib:>10}" for lib in libs)
     if len(libs) >= 2:
         head += f" {'advantage':>10}"
+    extra = libs[2:]  # a column "vs <lib>" each: how many times the first library is better than it
+    head += "".join(f" {'vs ' + lib:>10}" for lib in extra)
     print(head)
     for r in rows:
         line = f"{r['name']:<{w}} {r['bytes'] or '-':>10} {r['unit']:<6}"
         line += "".join(f" {r[lib]:>10.4g}" if lib in r else f" {'-':>10}" for lib in libs)
         if "advantage" in r:
             line += f" {r['advantage']:>9.2f}x"
-        elif "min_over_pes" in r:
+        elif "min_over_pes" in r or extra:
             line += f" {'':>10}"
+        for lib in extra:
+            adv = r.get("advantage_over", {}).get(lib)
+            line += f" {adv:>9.2f}x" if adv is not None else f" {'':>10}"
         if "min_over_pes" in r:
             line += "  min over PEs " + " / ".join(f"{r['min_over_pes'][lib]:.4g}" if lib in r["min_over_pes"]
                                                    else "-" for lib in libs)

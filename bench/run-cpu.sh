@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The host rows on 2 CPU PEs: gshmem (gshmemrun) and, where Open MPI's OSHMEM is installed, the same source
-# against OSHMEM (oshrun), merged side by side. Used for bench/results/*-cpu-*.json.
+# against OSHMEM (oshrun), merged side by side. The collective rows (suite coll: host_reduce, ...) are gshmem's
+# only: Open MPI 4.1's OSHMEM has only OpenSHMEM 1.4's active-set collectives, not the team forms the rows call. Used for bench/results/*-cpu-*.json.
 #   bench/run-cpu.sh [GSHMEM_BUILD_DIR] [OUT_DIR]      (defaults: build, bench-out-cpu)
 # Extra gshmem-bench options can be passed in BENCH_ARGS. ROUNDS=<n> (default 3): each library's main run n times,
 # alternating gshmem and OSHMEM; a row is the median over the rounds (this 2-core machine moves small rows by 2x
@@ -13,7 +14,7 @@ out=${2:-bench-out-cpu}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 init_runs=${INIT_RUNS:-5}
-args=(--suite all --sizes 8:16M:4 --malloc-sizes 4K,1M,64M --repeats 10 --warmup 2 --lat-iters 20000 ${BENCH_ARGS:-})
+args=(--suite all,coll --sizes 8:16M:4 --malloc-sizes 4K,1M,64M --repeats 10 --warmup 2 --lat-iters 20000 ${BENCH_ARGS:-})
 
 rounds=${ROUNDS:-3}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "run-cpu.sh: ROUNDS must be a positive integer, not '$rounds'"; exit 2; }

@@ -11,12 +11,15 @@ import sys
 ap = argparse.ArgumentParser()
 ap.add_argument("--json", required=True)
 ap.add_argument("--library", default="gshmem")
+ap.add_argument("--suite", default="all", help="gshmem-bench --suite (default all)")
+ap.add_argument("--want", default="init,host_put_bw,host_get_bw,host_barrier_all,malloc",
+                help="row families (name up to the first /) that must be there")
 ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
 if os.path.exists(a.json):
     os.remove(a.json)
-args = ["--suite", "all", "--sizes", "8,4K", "--signal-sizes", "8", "--malloc-sizes", "4K", "--repeats", "2",
+args = ["--suite", a.suite, "--sizes", "8,4K", "--signal-sizes", "8", "--malloc-sizes", "4K", "--repeats", "2",
         "--warmup", "1", "--iters", "2", "--lat-iters", "10", "--json", a.json]
 r = subprocess.run(cmd + args, timeout=100)
 if r.returncode != 0:
@@ -40,7 +43,7 @@ for row in rows:
     if not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
         sys.exit(f"smoke: row {row['name']} has value {v}")
     names.add(row["name"].split("/")[0])
-for want in ("init", "host_put_bw", "host_get_bw", "host_barrier_all", "malloc"):
+for want in a.want.split(","):
     if want not in names:
         sys.exit(f"smoke: no {want} row (have {sorted(names)})")
 print(f"smoke: {len(rows)} rows OK ({', '.join(sorted(names))})")

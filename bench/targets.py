@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Issue 4's goals against a merged side-by-side file (bench-gpu.sh's <date>-<device>-x<GPUs>.json).
+"""Issue 4's and issue 16's goals against a merged side-by-side file (bench-gpu.sh's <date>-<device>-x<GPUs>.json).
 
   targets.py merged.json [--tolerance 0.02]
 
 Prints a Markdown table of the goals (each with the row it is judged on, gshmem's and NVSHMEM's figures and whether
-it is met), then every other row where gshmem is behind NVSHMEM: "behind" below 1 - tolerance, "equal" within the
+it is met; for the collective goals NCCL's figure too, where the file has an nccl column), then every other row where
+gshmem is behind NVSHMEM: "behind" below 1 - tolerance, "equal" within the
 tolerance. The goals are set for 2 PEs on 2 GPUs (nvidia-h200-x2): a file from fewer GPUs or PEs (one PE, or PEs
 sharing a GPU, whose "peer" rows never cross NVLink) gets its figures listed with "not judged" instead of a verdict.
 Exit status 0 whatever it finds: it reports, the notes decide."""
@@ -14,6 +15,7 @@ import sys
 
 GIB = 1 << 30
 MIB = 1 << 20
+KIB = 1 << 10
 
 
 def rows_by_key(doc):
@@ -25,6 +27,14 @@ def best(doc, prefix, suffix, nbytes):
     cands = [r for r in doc["rows"] if r["name"].startswith(prefix) and r["name"].endswith(suffix)
              and r["bytes"] == nbytes and "gshmem" in r]
     return max(cands, key=lambda r: r["gshmem"]) if cands else None
+
+
+def fastest(doc, prefix, nbytes):
+    """The row of the lowest gshmem time among names prefix<anything> (not busbw) at nbytes (e.g. the best thread
+    count of a block-scope collective)."""
+    cands = [r for r in doc["rows"] if r["name"].startswith(prefix) and not r["name"].endswith("/busbw")
+             and r["bytes"] == nbytes and "gshmem" in r and r["unit"] == "us"]
+    return min(cands, key=lambda r: r["gshmem"]) if cands else None
 
 
 def goals(doc):
@@ -49,6 +59,19 @@ def goals(doc):
         ("init for 2 PEs <= 100 ms", k.get(("init", 0)), lambda r: r["gshmem"] <= 100, "cold process"),
         ("init for 2 PEs <= 100 ms", k.get(("init/cuda-preinit", 0)), lambda r: r["gshmem"] <= 100,
          "CUDA context made first"),
+        # issue 16: collectives (suite coll; allreduce is NVSHMEM's reduce; sizes as NCCL counts them)
+        ("allreduce f32 1 KiB on a stream <= 4.5 us", k.get(("reduce_on_stream/sum/float", KIB)),
+         lambda r: r["gshmem"] <= 4.5, "float_sum_reduce_on_stream"),
+        ("allreduce f32 16 MiB on a stream <= 55 us", k.get(("reduce_on_stream/sum/float", 16 * MIB)),
+         lambda r: r["gshmem"] <= 55, "float_sum_reduce_on_stream"),
+        ("allreduce f32 256 MiB busbw >= 340 GB/s", k.get(("reduce_on_stream/sum/float/busbw", 256 * MIB)),
+         lambda r: r["gshmem"] >= 340, "on a stream"),
+        ("alltoall 1 KiB on a stream <= 4.5 us", k.get(("alltoall_on_stream/mem", KIB)),
+         lambda r: r["gshmem"] <= 4.5, "alltoallmem_on_stream, 1 KiB per PE in all"),
+        ("alltoall 16 MiB on a stream <= 45 us", k.get(("alltoall_on_stream/mem", 16 * MIB)),
+         lambda r: r["gshmem"] <= 45, "alltoallmem_on_stream"),
+        ("block-scope allreduce 1 KiB in a kernel <= 3 us", fastest(doc, "reduce_block/sum/float/", KIB),
+         lambda r: r["gshmem"] <= 3, "one CTA, best thread count"),
     ]
 
 
@@ -96,6 +119,8 @@ def main():
             print(f"| {text} | (no row in this file) | - | - | - |")
             continue
         judged.add((row["name"], row["bytes"]))
+        if "nccl" in row:
+            how = f"{how}; NCCL {fmt(row['nccl'])} {row['unit']}" if how else f"NCCL {fmt(row['nccl'])} {row['unit']}"
         label = f"`{row['name']}` {size(row['bytes'])}" + (f" ({how})" if how else "")
         print(f"| {text} | {label} | {fmt(row.get('gshmem'))} {row['unit']} | {fmt(row.get('nvshmem'))} | "
               f"{('yes' if ok(row) else 'no') if judge else 'not judged'} |")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks bench/targets.py on committed side-by-side files: the 2026-11-22 x2 run at ecf533e (the row each goal is
+"""Checks bench/targets.py on committed side-by-side files (and issue 16's collective goals on a synthetic one): the 2026-11-22 x2 run at ecf533e (the row each goal is
 judged on, its verdict, the count of rows behind) and runs on fewer GPUs (one PE; PEs sharing a GPU), whose goals
 are listed but not judged. Run by CTest (bench.targets)."""
 import contextlib
@@ -78,6 +78,53 @@ class Targets(unittest.TestCase):
         self.assertIn("this run had 2 PE(s) on 1 GPU(s)", text)
         self.assertIn("| 0.8068 us | 1.193 | not judged |", text)
         self.assertEqual(targets.goal_scale(self.doc), (2, 2))  # no "gpus" field: one GPU per PE
+
+
+class CollectiveGoals(unittest.TestCase):
+    """Issue 16's goals on a synthetic merged file with gshmem, NVSHMEM and NCCL columns (the coll suite's rows)."""
+
+    def doc(self):
+        def row(name, nbytes, unit, g, n, c):
+            return {"name": name, "bytes": nbytes, "unit": unit, "gshmem": g, "nvshmem": n, "nccl": c,
+                    "advantage": (g / n) if unit == "GB/s" else (n / g)}
+        mib = 1 << 20
+        return {"device": "test", "pes": 2, "gpus": 2, "libraries": ["gshmem", "nvshmem", "nccl"], "rows": [
+            row("reduce_on_stream/sum/float", 1024, "us", 4.0, 6.3, 7.5),
+            row("reduce_on_stream/sum/float/busbw", 1024, "GB/s", 0.25, 0.16, 0.14),
+            row("reduce_on_stream/sum/float", 16 * mib, "us", 60.0, 78.0, 75.0),
+            row("reduce_on_stream/sum/float/busbw", 256 * mib, "GB/s", 345.0, 280.0, 299.0),
+            row("alltoall_on_stream/mem", 1024, "us", 5.0, 7.4, 9.0),
+            row("reduce_block/sum/float/threads=1024", 1024, "us", 3.5, 4.0, None),
+            row("reduce_block/sum/float/threads=256", 1024, "us", 2.5, 4.2, None),
+            row("reduce_block/sum/float/threads=256/busbw", 1024, "GB/s", 0.4, 0.24, None),
+        ]}
+
+    def test_goals(self):
+        g = {text: (row, ok) for text, row, ok, _ in targets.goals(self.doc())}
+        met = {text: (ok(row) if row else None) for text, (row, ok) in g.items()}
+        self.assertTrue(met["allreduce f32 1 KiB on a stream <= 4.5 us"])
+        self.assertFalse(met["allreduce f32 16 MiB on a stream <= 55 us"])
+        self.assertTrue(met["allreduce f32 256 MiB busbw >= 340 GB/s"])
+        self.assertFalse(met["alltoall 1 KiB on a stream <= 4.5 us"])
+        self.assertIsNone(met["alltoall 16 MiB on a stream <= 45 us"])  # no row
+        block = g["block-scope allreduce 1 KiB in a kernel <= 3 us"][0]
+        self.assertEqual(block["name"], "reduce_block/sum/float/threads=256")  # the fastest thread count
+        self.assertTrue(met["block-scope allreduce 1 KiB in a kernel <= 3 us"])
+
+    def test_report_names_nccl(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(self.doc(), f)
+        try:
+            out = io.StringIO()
+            sys.argv = ["targets.py", f.name]
+            with contextlib.redirect_stdout(out):
+                targets.main()
+            text = out.getvalue()
+        finally:
+            os.unlink(f.name)
+        self.assertIn("| allreduce f32 1 KiB on a stream <= 4.5 us | `reduce_on_stream/sum/float` 1 KiB "
+                      "(float_sum_reduce_on_stream; NCCL 7.5 us) | 4 us | 6.3 | yes |", text)
+        self.assertIn("| alltoall 16 MiB on a stream <= 45 us | (no row in this file) |", text)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,12 @@
 #   BUDGET_S=540         seconds from the start (build included) after which no further run starts and each
 #                        run's timeout is cut to what is left, so the merge and plot still happen within one
 #                        device call (10 minutes); what was skipped is named in the log
+#   SUITES=all,coll      what to run (comma list; default all,coll): "all" (or any gshmem-bench suites) for the
+#                        main runs, "coll" for the collective runs: gshmem-bench --suite coll with both libraries
+#                        and, where NCCL is found (pip's nvidia-nccl-cu13, or next to the CUDA toolkit), nccl-bench,
+#                        merged as a third column (NCCL); SUITES=coll runs only those (no main, no init runs).
+#                        The coll runs come first (they take about a minute), alternate by round as the main runs
+#                        do, take BENCH_ARGS then COLL_ARGS, and their JSON go into raw.tgz
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
 # Never uses NVLink multicast.
 # shellcheck disable=SC2054,SC2206  # commas are inside option values; BENCH_ARGS is split on purpose
@@ -51,6 +57,10 @@ pes_list=${PES_LIST:-}
 pes_suites=${PES_SUITES:-barrier,host-barrier,pingpong}
 if [[ $pes -gt 2 ]]; then pattern=${PATTERN:-pair,all}; else pattern=${PATTERN:-pair}; fi
 rounds=${ROUNDS:-1}
+suites=${SUITES:-all,coll}
+main_suites=$(tr ',' '\n' <<<"$suites" | grep -vx coll | paste -sd, - || true)
+want_coll=0
+grep -qx coll < <(tr ',' '\n' <<<"$suites") && want_coll=1
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench-gpu.sh: ROUNDS must be a positive integer, not '$rounds'"; exit 2; }
 for n in $pes $pes_list; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench-gpu.sh: PE counts must be positive integers, not '$n'"; exit 2; }
@@ -61,7 +71,7 @@ nbuild=$root/build-bench-nvshmem
 # The device machine gets the tree without .git: pass GSHMEM_COMMIT=<hash> there.
 commit=${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --verify -q HEAD 2>/dev/null || echo unknown)}
 echo "bench-gpu.sh: $(date -u +%FT%TZ) commit $commit on $(hostname); PES=$pes PES_LIST='$pes_list'" \
-     "pattern=$pattern QUICK=${QUICK:-0} ROUNDS=$rounds"
+     "pattern=$pattern QUICK=${QUICK:-0} ROUNDS=$rounds SUITES=$suites"
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 for n in $pes $pes_list; do
@@ -71,9 +81,18 @@ for n in $pes $pes_list; do
 done
 
 build() {
+  # NCCL for nccl-bench: torch's pip package nvidia-nccl-cu13 (include/ and lib/), else whatever CMake finds.
+  local nccl_home
+  nccl_home=$(python3 -c 'import nvidia.nccl as m; print(m.__path__[0])' 2>/dev/null || true)
+  [[ -n $nccl_home && -f $nccl_home/include/nccl.h ]] || nccl_home=
+  echo "NCCL from ${nccl_home:-the folders of the CUDA toolkit, if any}"
   cmake -S "$root" -B "$gbuild" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_CUDA_ARCHITECTURES=90 \
-        -DGSHMEM_BUILD_TESTS=OFF -DGSHMEM_BUILD_EXAMPLES=OFF >/dev/null
+        -DGSHMEM_BUILD_TESTS=OFF -DGSHMEM_BUILD_EXAMPLES=OFF ${nccl_home:+-DNCCL_HOME="$nccl_home"} >/dev/null
   cmake --build "$gbuild" -j "$jobs" --target gshmem-bench gshmemrun
+  if [[ $want_coll == 1 ]]; then
+    cmake --build "$gbuild" -j "$jobs" --target nccl-bench || echo "bench-gpu.sh: no nccl-bench (NCCL not found):" \
+                                                                "no NCCL column"
+  fi
   local nvhome
   nvhome=$(python3 -c 'import nvidia.nvshmem as m; print(m.__path__[0])')
   echo "NVSHMEM from $nvhome"
@@ -112,17 +131,36 @@ run() {
   # Timing options shared by the main runs and the PE-count sweep.
   local timing=(--repeats 10 --warmup 2 --lat-iters 1000 --signal-sizes 8,64,512,4K,32K,64K,256K,1M)
   local args=(--suite all --sizes 16:1G:4 --ctas 1,8,32,132 --threads 1024 --malloc-sizes 1M,64M,1G)
-  local main_limit=${RUN_TIMEOUT:-480} short_limit=90
+  local main_limit=${RUN_TIMEOUT:-480} short_limit=90 coll_limit=${COLL_TIMEOUT:-150}
   if [[ ${QUICK:-0} == 1 ]]; then
     timing=(--repeats 5 --warmup 1 --lat-iters 500 --signal-sizes 8,4K,64K)
     args=(--suite all --sizes 16:1G:16 --ctas 1,8,32 --malloc-sizes 1M,1G)
     main_limit=${RUN_TIMEOUT:-200}
   fi
   args+=("${timing[@]}" --pattern "$pattern" ${BENCH_ARGS:-})
-  local gi=() ni=() raw=() status=0 n
-  launchN gshmem "$pes" "$main_limit" "$gbin" "${args[@]}" --json "$out/gshmem.json" || status=1
-  launchN nvshmem "$pes" "$main_limit" "$nbin" "${args[@]}" --json "$out/nvshmem.json" || status=1
-  local k
+  local gi=() ni=() ci=() raw=() status=0 n k
+  # Collectives (SUITES has coll): gshmem, NVSHMEM and NCCL, same sizes (the binaries' default, 8 B .. 256 MiB),
+  # alternating by round; rows merge into the main file (NCCL as a third column).
+  if [[ $want_coll == 1 ]]; then
+    local coll=(--suite coll "${timing[@]}" ${BENCH_ARGS:-} ${COLL_ARGS:-}) cbin=$gbuild/bin/nccl-bench
+    for ((k = 1; k <= rounds; k++)); do
+      launchN "gshmem-coll$k" "$pes" "$coll_limit" "$gbin" "${coll[@]}" --no-table --json "$work/gshmem-coll$k.json" &&
+        gi+=("$work/gshmem-coll$k.json") || status=1
+      launchN "nvshmem-coll$k" "$pes" "$coll_limit" "$nbin" "${coll[@]}" --no-table \
+              --json "$work/nvshmem-coll$k.json" && ni+=("$work/nvshmem-coll$k.json") || status=1
+      if [[ -x $cbin ]]; then
+        launchN "nccl-coll$k" "$pes" "$coll_limit" "$cbin" "${coll[@]}" --no-table --json "$work/nccl-coll$k.json" &&
+          ci+=("$work/nccl-coll$k.json") || status=1
+      fi
+    done
+  fi
+  if [[ -n $main_suites ]]; then
+    args+=(--suite "$main_suites")
+    launchN gshmem "$pes" "$main_limit" "$gbin" "${args[@]}" --json "$out/gshmem.json" || status=1
+    launchN nvshmem "$pes" "$main_limit" "$nbin" "${args[@]}" --json "$out/nvshmem.json" || status=1
+  else
+    rounds=1  # no main runs: no extra rounds of them either
+  fi
   for ((k = 2; k <= rounds; k++)); do
     launchN "gshmem-round$k" "$pes" "$main_limit" "$gbin" "${args[@]}" --no-table \
             --json "$work/gshmem-round$k.json" && gi+=("$work/gshmem-round$k.json") || status=1
@@ -138,8 +176,10 @@ run() {
       ni+=("$work/nvshmem-pes$n.json") || status=1
   done
   # init: one figure per process, so extra processes for each library, cold and with the context made first.
-  local i mode
-  for i in 1 2 3; do
+  local i mode init_runs="1 2 3"
+  # init rows belong to the main suites (all, or init named)
+  grep -qxE 'all|init' < <(tr ',' '\n' <<<"$main_suites") || init_runs=
+  for i in $init_runs; do
     for mode in cold preinit; do
       local extra=()
       [[ $mode == preinit ]] && extra=(--cuda-preinit)
@@ -158,18 +198,23 @@ run() {
   [[ ${ngpu:-0} -gt 0 && $ngpu -lt $pes ]] && used=$ngpu
   stem=$(date -u +%F)-${dev:-gpu}-x$used
   [[ $used -ne $pes ]] && stem+=-${pes}pe
-  local libs=()
-  [[ -s $out/gshmem.json ]] && libs+=(--lib gshmem "$out/gshmem.json" "${gi[@]}")
-  [[ -s $out/nvshmem.json ]] && libs+=(--lib nvshmem "$out/nvshmem.json" "${ni[@]}")
+  local libs=() g=() v=()
+  [[ -s $out/gshmem.json ]] && g+=("$out/gshmem.json")
+  [[ -s $out/nvshmem.json ]] && v+=("$out/nvshmem.json")
+  g+=("${gi[@]}")
+  v+=("${ni[@]}")
+  [[ ${#g[@]} -gt 0 ]] && libs+=(--lib gshmem "${g[@]}")
+  [[ ${#v[@]} -gt 0 ]] && libs+=(--lib nvshmem "${v[@]}")
+  [[ ${#ci[@]} -gt 0 ]] && libs+=(--lib nccl "${ci[@]}")
   if [[ ${#libs[@]} -gt 0 ]]; then
     python3 "$root/bench/merge.py" "${libs[@]}" -o "$out/$stem.json" > "$out/table.txt"
     cat "$out/table.txt"
     python3 "$root/bench/plot.py" "$out/$stem.json" -o "$out/$stem.png" || echo "bench-gpu.sh: no plot (see above)"
-    if [[ -s $out/nvshmem.json ]]; then
+    if [[ ${#g[@]} -gt 0 && ${#v[@]} -gt 0 ]]; then
       python3 "$root/bench/targets.py" "$out/$stem.json" > "$out/targets.md" && cat "$out/targets.md"
     fi
   fi
-  raw=("${gi[@]}" "${ni[@]}")
+  raw=("${gi[@]}" "${ni[@]}" "${ci[@]}")
   if [[ ${#raw[@]} -gt 0 ]]; then
     tar czf "$out/raw.tgz" -C "$work" "${raw[@]##*/}"
   fi

@@ -5,7 +5,8 @@
 //   BENCH_BACKEND_OSHMEM  Open MPI's OSHMEM, host rows only (bench/oshmem_names.hpp)
 // Feature macros (0/1): BENCH_HAVE_CUDA (device and stream rows), BENCH_HAVE_UID (unique-id bootstrap),
 // BENCH_HOST_WAIT (host wait_until: host ping-pong), BENCH_HOST_AMO (host atomics), BENCH_HOST_SIGNAL (host
-// putmem_signal). NVSHMEM has p/g on the host but wait_until and atomics only in device code, so its build has no
+// putmem_signal), BENCH_HOST_COLL (host collectives on CPU PEs: gshmem only, as NVSHMEM has no CPU PEs and Open MPI
+// 4.1's OSHMEM has only OpenSHMEM 1.4's active-set collectives with pSync, not the team forms). NVSHMEM has p/g on the host but wait_until and atomics only in device code, so its build has no
 // host ping-pong or host atomic rows; the host put-with-signal row is gshmem's only.
 #pragma once
 
@@ -19,6 +20,7 @@
 #define BENCH_HOST_WAIT 1
 #define BENCH_HOST_AMO 1
 #define BENCH_HOST_SIGNAL 1
+#define BENCH_HOST_COLL 1
 // gshmem runs CPU PEs where there is no GPU or GSHMEM_DEVICE=cpu; the benchmark must then make no CUDA call.
 inline bool bench_want_gpu_pes() {
   const char* d = std::getenv("GSHMEM_DEVICE");
@@ -54,6 +56,9 @@ inline bool bench_pe_is_gpu() { return false; }
 
 #ifndef BENCH_HOST_SIGNAL
 #define BENCH_HOST_SIGNAL 0
+#endif
+#ifndef BENCH_HOST_COLL
+#define BENCH_HOST_COLL 0
 #endif
 #ifndef BENCH_HAVE_CUDA
 #define BENCH_HAVE_CUDA 0

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@ struct Options {
   std::vector<std::uint64_t> sizes;           // bandwidth rows (device, stream, host put/get)
   std::vector<std::uint64_t> signal_sizes;    // put+signal ping-pong
   std::vector<std::uint64_t> malloc_sizes;    // malloc/free
+  std::vector<std::uint64_t> coll_sizes;      // collectives (suite coll): bytes per PE as NCCL counts them
   std::vector<int> ctas{1, 8, 32};            // device bandwidth: CTAs per grid
   int threads = 1024;                         // device bandwidth and put+signal: threads per CTA
   std::vector<std::string> scopes{"thread", "warp", "block"};
@@ -37,6 +40,7 @@ struct Row {
   std::uint64_t iters = 0;  // operations timed together in one sample
   std::string how;          // one line: what was timed
   double min_over_pes = -1;  // where every PE measures the same thing (all-to-all rows): the lowest PE's figure
+  double algbw = -1;         // collective busbw rows: the algorithm bandwidth (size / time) beside busbw, GB/s
 };
 
 using Clock = std::chrono::steady_clock;
@@ -61,7 +65,49 @@ inline std::uint64_t bw_iters(const Options& o, std::uint64_t bytes) {
 // GB/s (1e9 bytes per second) from bytes moved and seconds.
 inline double gbps(double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0; }
 
-std::string size_label(std::uint64_t bytes);
+// "1K", "16M", "8" (binary suffixes where exact).
+inline std::string size_label(std::uint64_t b) {
+  if (b >= (1ull << 30) && b % (1ull << 30) == 0) return std::to_string(b >> 30) + "G";
+  if (b >= (1ull << 20) && b % (1ull << 20) == 0) return std::to_string(b >> 20) + "M";
+  if (b >= (1ull << 10) && b % (1ull << 10) == 0) return std::to_string(b >> 10) + "K";
+  return std::to_string(b);
+}
+
+// "4K" -> 4096: a number with an optional K, M or G suffix (binary), optionally followed by B.
+inline std::uint64_t parse_bytes(const std::string& s) {
+  std::size_t pos = 0;
+  const unsigned long long v = std::stoull(s, &pos);
+  std::string suf = s.substr(pos);
+  if (!suf.empty() && (suf.back() == 'B' || suf.back() == 'b')) suf.pop_back();
+  if (suf.empty()) return v;
+  if (suf == "K" || suf == "k" || suf == "Ki") return v << 10;
+  if (suf == "M" || suf == "m" || suf == "Mi") return v << 20;
+  if (suf == "G" || suf == "g" || suf == "Gi") return v << 30;
+  throw std::invalid_argument("bad size '" + s + "' (a number with an optional K, M or G suffix, binary)");
+}
+
+// "8,4K,1M" (a list) or "8:1G" (powers of two) or "8:1G:4" (every size times 4).
+inline std::vector<std::uint64_t> parse_sizes(const std::string& spec) {
+  std::vector<std::uint64_t> out;
+  if (spec.find(':') != std::string::npos) {
+    std::vector<std::string> parts;
+    std::stringstream ss(spec);
+    for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
+    if (parts.size() < 2 || parts.size() > 3) throw std::invalid_argument("size range is MIN:MAX[:FACTOR]");
+    const std::uint64_t lo = parse_bytes(parts[0]), hi = parse_bytes(parts[1]);
+    const std::uint64_t f = parts.size() == 3 ? std::stoull(parts[2]) : 2;
+    if (lo == 0 || f < 2 || lo > hi) throw std::invalid_argument("size range needs 0 < MIN <= MAX and FACTOR >= 2");
+    for (std::uint64_t b = lo; b <= hi; b *= f) out.push_back(b);
+  } else {
+    std::stringstream ss(spec);
+    for (std::string p; std::getline(ss, p, ',');)
+      if (!p.empty()) out.push_back(parse_bytes(p));
+  }
+  for (auto b : out)
+    if (b == 0) throw std::invalid_argument("sizes must be at least 1 byte");
+  if (out.empty()) throw std::invalid_argument("empty size list '" + spec + "'");
+  return out;
+}
 
 // Rows of one suite; the functions are collective (every PE calls them, in the same order).
 using Rows = std::vector<Row>;
@@ -76,6 +122,12 @@ int gpus_in_job();                        // collective: distinct GPUs of the jo
 std::string device_name(int npes, int gpus);  // "NVIDIA H200 x2", "NVIDIA H200 x1 (2 PEs)"; "" without CUDA
 void device_fill(void* p, int byte, std::uint64_t bytes, bool gpu);  // memset on host or device memory
 bool device_rows_available();             // built with CUDA
+
+// Collective rows (suite coll, not part of "all"): on CPU PEs the host forms (host_rows.cpp), on GPU PEs the stream
+// and block forms (device_rows.cu). Sizes: Options::coll_sizes.
+void host_coll_suite(const Options& o, Rows& out);
+void device_coll_suite(const Options& o, Rows& out);
+inline const char* coll_suite_name() { return "coll"; }
 
 // The suites: host ones run on every PE kind; device ones only on GPU PEs.
 inline const std::vector<std::string>& host_suites() {

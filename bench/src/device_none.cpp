@@ -8,6 +8,9 @@ namespace bench {
 void device_suite(const std::string& suite, const Options&, Rows&) {
   throw std::invalid_argument("suite " + suite + " needs GPU PEs; this gshmem-bench was built without CUDA");
 }
+void device_coll_suite(const Options&, Rows&) {
+  throw std::invalid_argument("suite coll on GPU PEs needs a gshmem-bench built with CUDA");
+}
 int device_count() { return 0; }
 void device_select(int) {}
 void device_warm_up_context() {}

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "api.hpp"
+#include "coll.hpp"
+#include "coll_check.cuh"
 #include "common.hpp"
 
 namespace bench {
@@ -186,6 +188,30 @@ BENCH_KERNEL void sync_all_block_kernel(uint64_t iters) {
 }
 __global__ void barrier_all_thread_kernel(uint64_t iters) {
   for (uint64_t i = 0; i < iters; ++i) nvshmem_barrier_all();
+}
+
+// One CTA, `iters` block-scope collectives back to back on the world team (launched with
+// nvshmemx_collective_launch); coll.hpp says what `count` means per kind.
+template <coll::Kind K>
+BENCH_KERNEL void coll_block_kernel(void* dst, const void* src, size_t count, uint64_t iters) {
+  using coll::Kind;
+  for (uint64_t i = 0; i < iters; ++i) {
+    if constexpr (K == Kind::ReduceFloat)
+      nvshmemx_float_sum_reduce_block(NVSHMEM_TEAM_WORLD, static_cast<float*>(dst), static_cast<const float*>(src),
+                                      count);
+    else if constexpr (K == Kind::ReduceInt)
+      nvshmemx_int_sum_reduce_block(NVSHMEM_TEAM_WORLD, static_cast<int*>(dst), static_cast<const int*>(src), count);
+    else if constexpr (K == Kind::ReducescatterFloat)
+      nvshmemx_float_sum_reducescatter_block(NVSHMEM_TEAM_WORLD, static_cast<float*>(dst),
+                                             static_cast<const float*>(src), count);
+    else if constexpr (K == Kind::Broadcast)  // bytes; see coll_call_name
+      nvshmemx_char_broadcast_block(NVSHMEM_TEAM_WORLD, static_cast<char*>(dst), static_cast<const char*>(src),
+                                    count, coll::kRoot);
+    else if constexpr (K == Kind::Fcollect)
+      nvshmemx_fcollectmem_block(NVSHMEM_TEAM_WORLD, dst, src, count);
+    else
+      nvshmemx_alltoallmem_block(NVSHMEM_TEAM_WORLD, dst, src, count);
+  }
 }
 
 // ---- host side ----
@@ -554,7 +580,118 @@ void barriers(const Options& o, Rows& out) {
                  fmt::format("nvshmemx_sync_all_on_stream x{} between two events; time per sync", it)});
 }
 
+
+// ---- collectives (suite coll) ----
+
+// One stream-ordered collective on the world team.
+void coll_stream_call(coll::Kind k, void* d, const void* s, size_t count, cudaStream_t cs) {
+  using coll::Kind;
+  int rc = 0;
+  switch (k) {
+    case Kind::ReduceFloat:
+      rc = nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, static_cast<float*>(d),
+                                               static_cast<const float*>(s), count, cs);
+      break;
+    case Kind::ReduceInt:
+      rc = nvshmemx_int_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, static_cast<int*>(d), static_cast<const int*>(s),
+                                             count, cs);
+      break;
+    case Kind::ReducescatterFloat:
+      rc = nvshmemx_float_sum_reducescatter_on_stream(NVSHMEM_TEAM_WORLD, static_cast<float*>(d),
+                                                      static_cast<const float*>(s), count, cs);
+      break;
+    case Kind::Broadcast: rc = nvshmemx_broadcastmem_on_stream(NVSHMEM_TEAM_WORLD, d, s, count, coll::kRoot, cs); break;
+    case Kind::Fcollect: rc = nvshmemx_fcollectmem_on_stream(NVSHMEM_TEAM_WORLD, d, s, count, cs); break;
+    case Kind::Alltoall: rc = nvshmemx_alltoallmem_on_stream(NVSHMEM_TEAM_WORLD, d, s, count, cs); break;
+  }
+  if (rc != 0) throw std::runtime_error(fmt::format("{} returned {}", coll::row_name(k, "on_stream"), rc));
+}
+
+const void* coll_block_kernel_of(coll::Kind k) {
+  using coll::Kind;
+  switch (k) {
+    case Kind::ReduceFloat: return reinterpret_cast<const void*>(coll_block_kernel<Kind::ReduceFloat>);
+    case Kind::ReduceInt: return reinterpret_cast<const void*>(coll_block_kernel<Kind::ReduceInt>);
+    case Kind::ReducescatterFloat: return reinterpret_cast<const void*>(coll_block_kernel<Kind::ReducescatterFloat>);
+    case Kind::Broadcast: return reinterpret_cast<const void*>(coll_block_kernel<Kind::Broadcast>);
+    case Kind::Fcollect: return reinterpret_cast<const void*>(coll_block_kernel<Kind::Fcollect>);
+    case Kind::Alltoall: return reinterpret_cast<const void*>(coll_block_kernel<Kind::Alltoall>);
+  }
+  return nullptr;
+}
+
+// One CTA of `threads` running `it` block-scope collectives, by nvshmemx_collective_launch.
+void coll_block_launch(coll::Kind k, void* d, const void* s, size_t count, uint64_t it, int threads,
+                       cudaStream_t cs) {
+  void* src = const_cast<void*>(s);
+  void* args[] = {&d, &src, &count, &it};
+  const int rc = nvshmemx_collective_launch(coll_block_kernel_of(k), dim3(1), dim3(unsigned(threads)), args, 0, cs);
+  if (rc != 0)
+    throw std::runtime_error(fmt::format("nvshmemx_collective_launch of the {} kernel returned {}",
+                                         coll::row_name(k, "block", threads), rc));
+}
+
+const char* coll_call_name(coll::Kind k, bool block) {
+  using coll::Kind;
+  switch (k) {
+    case Kind::ReduceFloat: return block ? "nvshmemx_float_sum_reduce_block" : "nvshmemx_float_sum_reduce_on_stream";
+    case Kind::ReduceInt: return block ? "nvshmemx_int_sum_reduce_block" : "nvshmemx_int_sum_reduce_on_stream";
+    case Kind::ReducescatterFloat:
+      return block ? "nvshmemx_float_sum_reducescatter_block" : "nvshmemx_float_sum_reducescatter_on_stream";
+    // NVSHMEM 3.4.5's host header declares nvshmemx_broadcastmem_block without PE_root (its device definition has
+    // it), so a kernel calling it with a root does not compile there; the byte-typed form moves the same bytes.
+    case Kind::Broadcast:
+      return block ? "nvshmemx_char_broadcast_block (root 0)" : "nvshmemx_broadcastmem_on_stream (root 0)";
+    case Kind::Fcollect: return block ? "nvshmemx_fcollectmem_block" : "nvshmemx_fcollectmem_on_stream";
+    case Kind::Alltoall: return block ? "nvshmemx_alltoallmem_block" : "nvshmemx_alltoallmem_on_stream";
+  }
+  return "?";
+}
+
+// Per kind, form (stream, block) and size: fill the source with this PE's known values and the destination with
+// other ones (untimed), time `it` calls per sample (stream: the calls between two events; block: one kernel that
+// loops over them), then check every element of this PE's result; a wrong result ends the run.
+void coll_rows(const Options& o, Rows& out) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  if (o.threads % 32 != 0 || o.threads < 32 || o.threads > 1024)
+    throw std::invalid_argument("--threads must be a multiple of 32 in [32, 1024]");
+  std::uint64_t maxb = 64;
+  for (const coll::Kind k : coll::kKinds)
+    for (const std::uint64_t size : o.coll_sizes) {
+      const coll::Shape sh = coll::shape(k, size, npes);
+      maxb = std::max({maxb, sh.src_elems * coll::elem_size(k), sh.dst_elems * coll::elem_size(k)});
+    }
+  Sym src(maxb), dst(maxb);
+  Stream st;
+  const std::uint64_t cap = std::min<std::uint64_t>(o.lat_iters, 200);
+  for (const bool block : {false, true}) {
+    for (const coll::Kind k : coll::kKinds) {
+      const std::string name = block ? coll::row_name(k, "block", o.threads) : coll::row_name(k, "on_stream");
+      for (const std::uint64_t size : o.coll_sizes) {
+        const coll::Shape sh = coll::shape(k, size, npes);
+        if (!sh.ok()) continue;  // smaller than one element per block: the same on every PE
+        coll::fill(k, src.p, dst.p, sh, me, st.s);
+        const std::uint64_t it = coll::iters(o.iters, o.bw_target_bytes, cap, sh.bytes);
+        const double sec = time_events(o, st, [&](cudaStream_t cs) {
+          if (block) coll_block_launch(k, dst.p, src.p, sh.count, it, o.threads, cs);
+          else
+            for (std::uint64_t i = 0; i < it; ++i) coll_stream_call(k, dst.p, src.p, sh.count, cs);
+        });
+        coll::check(k, dst.p, sh, me, npes, name, st.s);
+        coll::add_rows(out, k, name, sh, npes, sec, o.repeats, it,
+                       block ? fmt::format("{} (count {}) x{} in one CTA of {} threads per PE (one kernel by "
+                                           "nvshmemx_collective_launch), result checked",
+                                           coll_call_name(k, true), sh.count, it, o.threads)
+                             : fmt::format("{} (count {}) x{} between two events, result checked",
+                                           coll_call_name(k, false), sh.count, it));
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void device_coll_suite(const Options& o, Rows& out) { coll_rows(o, out); }
 
 void device_suite(const std::string& suite, const Options& o, Rows& out) {
   if (suite == "put-bw") device_bw(o, false, out);

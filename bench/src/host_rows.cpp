@@ -4,10 +4,13 @@
 // Options::warmup untimed ones.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
 #include <exception>
 #include <stdexcept>
 
 #include "api.hpp"
+#include "coll.hpp"
 #include "common.hpp"
 
 namespace bench {
@@ -219,13 +222,86 @@ void malloc_free(const Options& o, Rows& out) {
   }
 }
 
+#if BENCH_HOST_COLL
+// One blocking collective from the host on the world team (coll.hpp says what count means per kind).
+void host_coll_call(coll::Kind k, void* d, const void* s, std::uint64_t count) {
+  using coll::Kind;
+  int rc = 0;
+  switch (k) {
+    case Kind::ReduceFloat:
+      rc = nvshmem_float_sum_reduce(NVSHMEM_TEAM_WORLD, static_cast<float*>(d), static_cast<const float*>(s), count);
+      break;
+    case Kind::ReduceInt:
+      rc = nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, static_cast<int*>(d), static_cast<const int*>(s), count);
+      break;
+    case Kind::ReducescatterFloat:
+      rc = nvshmem_float_sum_reducescatter(NVSHMEM_TEAM_WORLD, static_cast<float*>(d), static_cast<const float*>(s),
+                                           count);
+      break;
+    case Kind::Broadcast: rc = nvshmem_broadcastmem(NVSHMEM_TEAM_WORLD, d, s, count, coll::kRoot); break;
+    case Kind::Fcollect: rc = nvshmem_fcollectmem(NVSHMEM_TEAM_WORLD, d, s, count); break;
+    case Kind::Alltoall: rc = nvshmem_alltoallmem(NVSHMEM_TEAM_WORLD, d, s, count); break;
+  }
+  if (rc != 0) throw std::runtime_error(fmt::format("host {} returned {}", coll::row_name(k, "host"), rc));
+}
+
+const char* host_call_name(coll::Kind k) {
+  switch (k) {
+    case coll::Kind::ReduceFloat: return "nvshmem_float_sum_reduce";
+    case coll::Kind::ReduceInt: return "nvshmem_int_sum_reduce";
+    case coll::Kind::ReducescatterFloat: return "nvshmem_float_sum_reducescatter";
+    case coll::Kind::Broadcast: return "nvshmem_broadcastmem (root 0)";
+    case coll::Kind::Fcollect: return "nvshmem_fcollectmem";
+    case coll::Kind::Alltoall: return "nvshmem_alltoallmem";
+  }
+  return "?";
+}
+#endif
+
 }  // namespace
 
-std::string size_label(std::uint64_t b) {
-  if (b >= (1ull << 30) && b % (1ull << 30) == 0) return fmt::format("{}G", b >> 30);
-  if (b >= (1ull << 20) && b % (1ull << 20) == 0) return fmt::format("{}M", b >> 20);
-  if (b >= (1ull << 10) && b % (1ull << 10) == 0) return fmt::format("{}K", b >> 10);
-  return fmt::format("{}", b);
+// Host collectives on CPU PEs: per kind and size, fill the source with the PE's known values and the destination
+// with other ones, time `it` calls per sample, then check every element of this PE's result (a wrong result ends
+// the run: a broken collective must not post a figure).
+void host_coll_suite(const Options& o, Rows& out) {
+#if BENCH_HOST_COLL
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  std::uint64_t maxb = 64;
+  for (const coll::Kind k : coll::kKinds)
+    for (const std::uint64_t size : o.coll_sizes) {
+      const coll::Shape sh = coll::shape(k, size, npes);
+      maxb = std::max({maxb, sh.src_elems * coll::elem_size(k), sh.dst_elems * coll::elem_size(k)});
+    }
+  Sym src(maxb), dst(maxb);
+  const std::uint64_t cap = std::min<std::uint64_t>(o.lat_iters, 200);
+  for (const coll::Kind k : coll::kKinds) {
+    const std::string name = coll::row_name(k, "host");
+    for (const std::uint64_t size : o.coll_sizes) {
+      const coll::Shape sh = coll::shape(k, size, npes);
+      if (!sh.ok()) continue;  // smaller than one element per block: the same on every PE
+      for (std::uint64_t i = 0; i < sh.src_elems; ++i) coll::store(k, src.p, i, coll::source_value(k, me, i));
+      std::memset(dst.p, 0xee, sh.dst_elems * coll::elem_size(k));
+      const std::uint64_t it = coll::iters(o.iters, o.bw_target_bytes, cap, sh.bytes);
+      const double s = time_samples(o, [&] {
+        for (std::uint64_t i = 0; i < it; ++i) host_coll_call(k, dst.p, src.p, sh.count);
+      });
+      std::uint64_t bad = 0, first = 0;
+      for (std::uint64_t i = 0; i < sh.dst_elems; ++i)
+        if (coll::load(k, dst.p, i) != coll::expected_value(k, me, npes, sh.count, i) && bad++ == 0) first = i;
+      if (bad)
+        throw std::runtime_error(coll::mismatch_text(name, sh.bytes, me, bad, first, coll::load(k, dst.p, first),
+                                                     coll::expected_value(k, me, npes, sh.count, first)));
+      coll::add_rows(out, k, name, sh, npes, s, o.repeats, it,
+                     fmt::format("{} from the host on every PE (world team, count {}) x{}, result checked",
+                                 host_call_name(k), sh.count, it));
+    }
+  }
+#else
+  (void)o;
+  (void)out;
+  if (nvshmem_my_pe() == 0)
+    fmt::print(stderr, "gshmem-bench: suite coll: no host collective rows in the {} build\n", BENCH_LIBRARY);
+#endif
 }
 
 void host_suite(const std::string& suite, const Options& o, Rows& out) {

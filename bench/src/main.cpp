@@ -18,7 +18,9 @@
 #include <fmt/format.h>
 
 #include "api.hpp"
+#include "coll.hpp"
 #include "common.hpp"
+#include "report.hpp"
 
 #ifndef BENCH_GIT_COMMIT
 #define BENCH_GIT_COMMIT "unknown"
@@ -29,54 +31,12 @@ namespace {
 using bench::Options;
 using bench::Row;
 
-std::uint64_t parse_bytes(const std::string& s) {
-  std::size_t pos = 0;
-  const unsigned long long v = std::stoull(s, &pos);
-  std::string suf = s.substr(pos);
-  if (!suf.empty() && (suf.back() == 'B' || suf.back() == 'b')) suf.pop_back();
-  if (suf.empty()) return v;
-  if (suf == "K" || suf == "k" || suf == "Ki") return v << 10;
-  if (suf == "M" || suf == "m" || suf == "Mi") return v << 20;
-  if (suf == "G" || suf == "g" || suf == "Gi") return v << 30;
-  throw std::invalid_argument("bad size '" + s + "' (a number with an optional K, M or G suffix, binary)");
-}
-
-// "8,4K,1M" (a list) or "8:1G" (powers of two) or "8:1G:4" (every size times 4).
-std::vector<std::uint64_t> parse_sizes(const std::string& spec) {
-  std::vector<std::uint64_t> out;
-  if (spec.find(':') != std::string::npos) {
-    std::vector<std::string> parts;
-    std::stringstream ss(spec);
-    for (std::string p; std::getline(ss, p, ':');) parts.push_back(p);
-    if (parts.size() < 2 || parts.size() > 3) throw std::invalid_argument("size range is MIN:MAX[:FACTOR]");
-    const std::uint64_t lo = parse_bytes(parts[0]), hi = parse_bytes(parts[1]);
-    const std::uint64_t f = parts.size() == 3 ? std::stoull(parts[2]) : 2;
-    if (lo == 0 || f < 2 || lo > hi) throw std::invalid_argument("size range needs 0 < MIN <= MAX and FACTOR >= 2");
-    for (std::uint64_t b = lo; b <= hi; b *= f) out.push_back(b);
-  } else {
-    std::stringstream ss(spec);
-    for (std::string p; std::getline(ss, p, ',');)
-      if (!p.empty()) out.push_back(parse_bytes(p));
-  }
-  for (auto b : out)
-    if (b == 0) throw std::invalid_argument("sizes must be at least 1 byte");
-  if (out.empty()) throw std::invalid_argument("empty size list '" + spec + "'");
-  return out;
-}
+using bench::parse_sizes;
 
 int env_int(std::initializer_list<const char*> names, int fallback) {
   for (const char* n : names)
     if (const char* v = std::getenv(n); v && *v) return std::atoi(v);
   return fallback;
-}
-
-std::string iso_date() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string cpu_name(int npes) {
@@ -96,22 +56,9 @@ void init_with_uid_file(const std::string& path, int rank, int nranks) {
   nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
   if (rank == 0) {
     if (nvshmemx_get_uniqueid(&id) != 0) throw std::runtime_error("nvshmemx_get_uniqueid failed");
-    const std::string tmp = path + ".tmp";
-    {
-      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-      f.write(reinterpret_cast<const char*>(&id), sizeof id);
-      if (!f) throw std::runtime_error("cannot write the unique id to " + tmp);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp);
+    bench::write_id_file(path, &id, sizeof id);
   } else {
-    const auto t0 = bench::Clock::now();
-    for (;;) {
-      std::ifstream f(path, std::ios::binary);
-      if (f && f.read(reinterpret_cast<char*>(&id), sizeof id)) break;
-      if (bench::seconds_since(t0) > 120)
-        throw std::runtime_error("no unique id in " + path + " after 120 s (did rank 0 start?)");
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
+    bench::read_id_file(path, &id, sizeof id);
   }
   nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
   if (nvshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr) != 0)
@@ -120,16 +67,6 @@ void init_with_uid_file(const std::string& path, int rank, int nranks) {
     throw std::runtime_error("nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID) failed");
 }
 #endif
-
-void print_table(const std::vector<Row>& rows) {
-  std::size_t w = 4;
-  for (const auto& r : rows) w = std::max(w, r.name.size());
-  fmt::print("{:<{}} {:>8} {:>12} {:<6} {:>8} {:>8}\n", "name", w, "bytes", "value", "unit", "samples", "ops");
-  for (const auto& r : rows)
-    fmt::print("{:<{}} {:>8} {:>12.4g} {:<6} {:>8} {:>8}\n", r.name, w, r.bytes ? bench::size_label(r.bytes) : "-",
-               r.value, r.unit, r.repeats, r.iters);
-  std::fflush(stdout);
-}
 
 }  // namespace
 
@@ -146,10 +83,11 @@ int main(int argc, char** argv) {
   bool cuda_preinit = false, no_table = false, name_pes = false;
   app.add_option("--suite", suites,
                  "comma list of: all, init, host-bw, host-lat, host-barrier, malloc, put-bw, get-bw, stream-bw, "
-                 "p-lat, pingpong, amo, barrier (device suites run on GPU PEs only)")
+                 "p-lat, pingpong, amo, barrier (device suites run on GPU PEs only), coll (collectives: host forms "
+                 "on CPU PEs, stream and block forms on GPU PEs; not part of all)")
       ->capture_default_str();
-  app.add_option("--sizes", sizes, "bandwidth sizes: MIN:MAX[:FACTOR] or a list (default 8:1G on GPU PEs, "
-                                   "8:16M:4 on CPU PEs)");
+  app.add_option("--sizes", sizes, "bandwidth and collective sizes: MIN:MAX[:FACTOR] or a list (default 8:1G on GPU "
+                                   "PEs, 8:16M:4 on CPU PEs; collectives: 8 B and 16 B..256 MiB by 4 on GPU PEs, ..16 MiB on CPU PEs)");
   app.add_option("--signal-sizes", signal_sizes, "put+signal ping-pong sizes")->capture_default_str();
   app.add_option("--malloc-sizes", malloc_sizes, "malloc/free sizes (default 1M,64M,1G on GPU PEs, 4K,1M,64M on CPU)");
   app.add_option("--ctas", ctas, "device bandwidth: CTA counts")->capture_default_str();
@@ -260,12 +198,20 @@ int main(int argc, char** argv) {
   try {
     // Defaults that depend on the PE kind.
     o.sizes = parse_sizes(!sizes.empty() ? sizes : gpu ? "8:1G" : "8:16M:4");
+    o.coll_sizes = parse_sizes(!sizes.empty() ? sizes : gpu ? bench::coll::kDefaultSizesGpu
+                                                              : bench::coll::kDefaultSizesCpu);
     o.signal_sizes = parse_sizes(signal_sizes);
     o.malloc_sizes = parse_sizes(!malloc_sizes.empty() ? malloc_sizes : gpu ? "1M,64M,1G" : "4K,1M,64M");
 
     std::vector<std::string> run;
     for (const auto& s : wanted) {
       if (s == "init") continue;
+      if (s == bench::coll_suite_name()) {  // every PE kind: host forms on CPU PEs, stream and block on GPU PEs
+        if (gpu && !bench::device_rows_available())
+          throw std::invalid_argument("this build has no device rows (no CUDA)");
+        run.push_back(s);
+        continue;
+      }
       if (s == "all") {
         for (const auto& h : bench::host_suites()) run.push_back(h);
         if (gpu)
@@ -293,7 +239,10 @@ int main(int argc, char** argv) {
                         : "init on CPU PEs"});
     for (const auto& s : run) {
       const auto h = bench::host_suites();
-      if (std::find(h.begin(), h.end(), s) != h.end()) bench::host_suite(s, o, rows);
+      if (s == bench::coll_suite_name()) {
+        if (gpu) bench::device_coll_suite(o, rows);
+        else bench::host_coll_suite(o, rows);
+      } else if (std::find(h.begin(), h.end(), s) != h.end()) bench::host_suite(s, o, rows);
       else bench::device_suite(s, o, rows);
     }
     if (name_pes)
@@ -306,12 +255,12 @@ int main(int argc, char** argv) {
                    "({:.1f} ms since main)\n",
                    BENCH_LIBRARY, npes, gpu ? "GPU" : "CPU", o.repeats, o.warmup, init_s * 1e3,
                    since_start_s * 1e3);
-        print_table(rows);
+        bench::print_table(rows);
       }
       if (!json_path.empty()) {
         nlohmann::json j;
         j["device"] = gpu ? bench::device_name(npes, gpus) : cpu_name(npes);
-        j["date"] = iso_date();
+        j["date"] = bench::iso_date();
         j["commit"] = commit;
         j["library"] = BENCH_LIBRARY;
         j["pes"] = npes;
@@ -326,6 +275,7 @@ int main(int argc, char** argv) {
           nlohmann::json row = {{"name", r.name}, {"bytes", r.bytes}, {"unit", r.unit}, {BENCH_LIBRARY, r.value},
                                 {"repeats", r.repeats}, {"iters", r.iters}, {"pes", npes}, {"how", r.how}};
           if (r.min_over_pes >= 0) row["min_over_pes"] = r.min_over_pes;
+          if (r.algbw >= 0) row["algbw"] = r.algbw;
           jr.push_back(row);
         }
         j["rows"] = jr;
