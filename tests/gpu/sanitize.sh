@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Runs the device-API GPU programs under compute-sanitizer (memcheck, then racecheck), every PE under the tool:
 #   gshmemrun -n 2 -- compute-sanitizer --tool memcheck prog
-# Usage: sanitize.sh GSHMEMRUN DEVICE_API ORDERING COLLECTIVE_LAUNCH RING_TWO_TU
+# Usage: sanitize.sh GSHMEMRUN DEVICE_API ORDERING COLLECTIVE_LAUNCH RING_TWO_TU [COLLECTIVES]
+# (COLLECTIVES: tests/mp's mp_collectives_gpu, run with its device block-scope reduction and maxloc cases)
 # Exit: 0 clean, 1 any reported error or failed program, 77 no GPU / no compute-sanitizer (CTest: skipped).
 # Environment: GSHMEM_SANITIZE_NPES (default 2), GSHMEM_SANITIZE_TOOLS (default "memcheck racecheck"),
 # GSHMEM_SANITIZE_LOG_DIR (keep the logs there; default a temporary folder), GSHMEM_SANITIZE_TIMEOUT (seconds per
 # program run, default 150), CUDA_BIN_DIR (where to look first).
 set -u
-if [ $# -ne 5 ]; then
-  echo "usage: $0 GSHMEMRUN DEVICE_API ORDERING COLLECTIVE_LAUNCH RING_TWO_TU" >&2
+if [ $# -ne 5 ] && [ $# -ne 6 ]; then
+  echo "usage: $0 GSHMEMRUN DEVICE_API ORDERING COLLECTIVE_LAUNCH RING_TWO_TU [COLLECTIVES]" >&2
   exit 2
 fi
-run=$1 device_api=$2 ordering=$3 launch=$4 ring=$5
+run=$1 device_api=$2 ordering=$3 launch=$4 ring=$5 coll=${6:-}
 npes=${GSHMEM_SANITIZE_NPES:-2}
 tools=${GSHMEM_SANITIZE_TOOLS:-memcheck racecheck}
 
@@ -39,7 +40,9 @@ echo "compute-sanitizer: $cs ($("$cs" --version | tail -1)); $npes PEs; logs in 
 
 status=0
 for tool in $tools; do
-  for prog in "$device_api" "$ordering 200" "$launch" "$ring"; do
+  progs=("$device_api" "$ordering 200" "$launch" "$ring")
+  [ -n "$coll" ] && progs+=("$coll --only=reduce_device_block,maxloc_block,alltoalls_device")
+  for prog in "${progs[@]}"; do
     name=$(basename "${prog%% *}")
     log="$logdir/${name}.${tool}.log"
     start=$(date +%s)

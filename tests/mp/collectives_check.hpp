@@ -30,7 +30,8 @@ struct TeamShape {
 
 // How the collective is called: the host's typed or mem form (CPU and GPU PEs), or (collectives_gpu.cu) the
 // _on_stream form or a kernel calling the device form of a scope.
-enum class Mode { Host, Stream, DeviceThread, DeviceWarp, DeviceBlock };
+// HostNamed: the host's typed names where they are header-only (half, bfloat16: gshmem/device.cuh).
+enum class Mode { Host, Stream, DeviceThread, DeviceWarp, DeviceBlock, HostNamed };
 inline Mode g_mode = Mode::Host;
 // Defined by the program: the calls of the modes other than Host (mem: the *mem form over the bytes).
 template <typename T>

@@ -2,8 +2,12 @@
 // the device forms of each scope (gshmem_<T>_fcollect & co by one thread, gshmemx_<T>_*_warp by one warp,
 // gshmemx_<T>_*_block by a block of 256, and the mem forms), with the checks of collectives_check.hpp (random
 // data, poisoned destination with guards, exact comparison, source unchanged) on every team shape and size; the
-// reductions (reduce, reducescatter) of a few ops over int, unsigned, float and double the same way.
+// reductions (reduce, reducescatter) of a few ops over int, unsigned, float and double the same way; half and
+// bfloat16 (every form, by their typed names), alltoalls (device thread form), nvshmemx_double2_maxloc_reduce_block,
+// and the _on_stream forms captured in a CUDA graph and replayed.
 // Needs GPU PEs (CTest label gpu; skipped without a GPU by gpu_or_skip.sh).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include "collectives_check.hpp"
@@ -11,6 +15,26 @@
 #include "gshmem/device.cuh"
 
 using namespace mpc;
+
+// The test's half and bfloat16 (bit patterns) through CUDA's host conversions.
+template <typename B, typename C>
+B to_bits(C v) {
+  B b;
+  std::memcpy(static_cast<void*>(&b), static_cast<const void*>(&v), sizeof b);
+  return b;
+}
+template <>
+struct mpc::F16<mpc::Half16> {
+  using Cuda = __half;
+  static float to_float(Half16 v) { return __half2float(to_bits<__half>(v)); }
+  static Half16 from_float(float f) { return to_bits<Half16>(__float2half_rn(f)); }
+};
+template <>
+struct mpc::F16<mpc::Bf16> {
+  using Cuda = __nv_bfloat16;
+  static float to_float(Bf16 v) { return __bfloat162float(to_bits<__nv_bfloat16>(v)); }
+  static Bf16 from_float(float f) { return to_bits<Bf16>(__float2bfloat16_rn(f)); }
+};
 
 namespace {
 
@@ -40,6 +64,8 @@ MPC_DEV_CALL(int, int)
 MPC_DEV_CALL(double, double)
 MPC_DEV_CALL(int64_t, int64)
 MPC_DEV_CALL(uint16_t, uint16)
+MPC_DEV_CALL(__half, half)
+MPC_DEV_CALL(__nv_bfloat16, bfloat16)
 #undef MPC_DEV_CALL
 
 __device__ int mem_call(int scope, int k, gshmem_team_t t, void* d, const void* s, size_t b, int root) {
@@ -116,6 +142,52 @@ MPC_RED_CALL(float, float, MPC_RED_NONE)
 MPC_RED_CALL(double, double, MPC_RED_NONE)
 MPC_RED_CALL(unsigned int, uint, MPC_RED_BITWISE)
 #undef MPC_RED_CALL
+// half / bfloat16: the test's bit-pattern types passed as CUDA's, by the typed names of every form.
+#define MPC_RED_CALL_F16(T, N)                                                                                 \
+  template <>                                                                                                  \
+  struct RedCall<T> {                                                                                          \
+    using C = F16<T>::Cuda;                                                                                    \
+    static __device__ int dev(int scope, Op op, bool scatter, gshmem_team_t t, T* d_, const T* s_, size_t n) { \
+      C* d = reinterpret_cast<C*>(d_);                                                                         \
+      const C* s = reinterpret_cast<const C*>(s_);                                                             \
+      if (scope == kThread) {                                                                                  \
+        switch (op) {                                                                                          \
+          MPC_RED_STANDARD(N, gshmem_, )                                                                       \
+          default: return -2;                                                                                  \
+        }                                                                                                      \
+      }                                                                                                        \
+      if (scope == kWarp) {                                                                                    \
+        switch (op) {                                                                                          \
+          MPC_RED_STANDARD(N, gshmemx_, _warp)                                                                 \
+          default: return -2;                                                                                  \
+        }                                                                                                      \
+      }                                                                                                        \
+      switch (op) {                                                                                            \
+        MPC_RED_STANDARD(N, gshmemx_, _block)                                                                  \
+        default: return -2;                                                                                    \
+      }                                                                                                        \
+    }                                                                                                          \
+    static int on_stream(Op op, bool scatter, gshmem_team_t t, T* d_, const T* s_, size_t n) {                 \
+      C* d = reinterpret_cast<C*>(d_);                                                                         \
+      const C* s = reinterpret_cast<const C*>(s_);                                                             \
+      switch (op) {                                                                                            \
+        MPC_STREAM_CASE(N, max, Max) MPC_STREAM_CASE(N, min, Min)                                             \
+        MPC_STREAM_CASE(N, sum, Sum) MPC_STREAM_CASE(N, prod, Prod)                                           \
+        default: return -2;                                                                                    \
+      }                                                                                                        \
+    }                                                                                                          \
+    static int host(Op op, bool scatter, gshmem_team_t t, T* d_, const T* s_, size_t n) {                      \
+      C* d = reinterpret_cast<C*>(d_);                                                                         \
+      const C* s = reinterpret_cast<const C*>(s_);                                                             \
+      switch (op) {                                                                                            \
+        MPC_RED_STANDARD(N, gshmem_, )                                                                         \
+        default: return -2;                                                                                    \
+      }                                                                                                        \
+    }                                                                                                          \
+  };
+MPC_RED_CALL_F16(Half16, half)
+MPC_RED_CALL_F16(Bf16, bfloat16)
+#undef MPC_RED_CALL_F16
 #undef MPC_STREAM_CASE
 #undef MPC_RED_NONE
 #undef MPC_RED_BITWISE
@@ -123,7 +195,7 @@ MPC_RED_CALL(unsigned int, uint, MPC_RED_BITWISE)
 #undef MPC_RED_CASE
 template <typename T>
 constexpr bool kGpuRedType = std::is_same_v<T, int> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                             std::is_same_v<T, unsigned int>;
+                             std::is_same_v<T, unsigned int> || kIsF16<T>;
 
 template <typename T>
 __global__ void red_kernel(int scope, Op op, bool scatter, gshmem_team_t t, T* d, const T* s, size_t n, int* ret) {
@@ -135,11 +207,38 @@ __global__ void red_kernel(int scope, Op op, bool scatter, gshmem_team_t t, T* d
 
 }  // namespace
 
+// half / bfloat16 from the host by their typed names (header-only in gshmem/device.cuh).
+#define MPC_HOST_CALL_F16(T, N)                                                                                \
+  template <>                                                                                                  \
+  int mpc::call<T>(Kind k, gshmem_team_t team, T * d, const T* s, std::size_t n, int root, bool mem) {         \
+    if (g_mode != Mode::Host) return call_other<T>(g_mode, k, team, d, s, n, root, mem);                       \
+    return k == Kind::Broadcast  ? gshmem_##N##_broadcast(team, d, s, n, root)                                 \
+           : k == Kind::Fcollect ? gshmem_##N##_fcollect(team, d, s, n)                                        \
+                                 : gshmem_##N##_alltoall(team, d, s, n);                                       \
+  }
+MPC_HOST_CALL_F16(__half, half)
+MPC_HOST_CALL_F16(__nv_bfloat16, bfloat16)
+#undef MPC_HOST_CALL_F16
+
 template <typename T>
 int mpc::call_other(Mode m, Kind k, gshmem_team_t team, T* d, const T* s, std::size_t n, int root, bool mem) {
   const int kk = k == Kind::Broadcast ? 0 : k == Kind::Fcollect ? 1 : 2;
   if (m == Mode::Stream) {
     int r;
+    if constexpr (std::is_same_v<T, __half>) {
+      r = kk == 0 ? gshmemx_half_broadcast_on_stream(team, d, s, n, root, stream)
+          : kk == 1 ? gshmemx_half_fcollect_on_stream(team, d, s, n, stream)
+                    : gshmemx_half_alltoall_on_stream(team, d, s, n, stream);
+      CK(cudaStreamSynchronize(stream));
+      return r;
+    }
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      r = kk == 0 ? gshmemx_bfloat16_broadcast_on_stream(team, d, s, n, root, stream)
+          : kk == 1 ? gshmemx_bfloat16_fcollect_on_stream(team, d, s, n, stream)
+                    : gshmemx_bfloat16_alltoall_on_stream(team, d, s, n, stream);
+      CK(cudaStreamSynchronize(stream));
+      return r;
+    }
     if constexpr (std::is_same_v<T, int>) {
       if (!mem) {
         r = kk == 0 ? gshmemx_int_broadcast_on_stream(team, d, s, n, root, stream)
@@ -181,6 +280,9 @@ int mpc::red_call_other(Mode m, Op op, bool scatter, gshmem_team_t team, T* d, c
       CK(cudaStreamSynchronize(stream));
       return r;
     }
+    if constexpr (kIsF16<T>) {
+      if (m == Mode::HostNamed) return RedCall<T>::host(op, scatter, team, d, s, n);
+    }
     const int scope = m == Mode::DeviceThread ? kThread : m == Mode::DeviceWarp ? kWarp : kBlock;
     int* ret = nullptr;
     CK(cudaMallocManaged(&ret, sizeof(int)));
@@ -192,6 +294,33 @@ int mpc::red_call_other(Mode m, Op op, bool scatter, gshmem_team_t team, T* d, c
     CK(cudaFree(ret));
     return r;
   }
+}
+
+namespace {
+// alltoalls: the device thread form (the only device form NVSHMEM has), thread 0 of the kernel.
+template <typename T>
+__global__ void alltoalls_kernel(gshmem_team_t t, T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n,
+                                 int* ret) {
+  if (threadIdx.x != 0) return;
+  if constexpr (std::is_same_v<T, int>) *ret = gshmem_int_alltoalls(t, d, s, dst, sst, n);
+  else if constexpr (std::is_same_v<T, double>) *ret = gshmem_double_alltoalls(t, d, s, dst, sst, n);
+  else *ret = gshmem_uchar_alltoalls(t, d, s, dst, sst, n);
+}
+}  // namespace
+
+template <typename T>
+int mpc::alltoalls_other(Mode m, gshmem_team_t team, T* d, const T* s, std::ptrdiff_t dst, std::ptrdiff_t sst,
+                         std::size_t n) {
+  mpt::require(m == Mode::DeviceThread, "alltoalls has host and device thread forms only");
+  int* ret = nullptr;
+  CK(cudaMallocManaged(&ret, sizeof(int)));
+  *ret = -1;
+  alltoalls_kernel<T><<<1, 32, 0, stream>>>(team, d, s, dst, sst, n, ret);
+  CK(cudaGetLastError());
+  CK(cudaStreamSynchronize(stream));
+  const int r = *ret;
+  CK(cudaFree(ret));
+  return r;
 }
 
 namespace {
@@ -207,6 +336,9 @@ void every_mode_and_team(Mode m) {
       run<uint16_t>(Kind::Alltoall, t, n, 0, false, false, 104 + n);
       run<unsigned char>(Kind::Broadcast, t, n, 0, true, false, 105 + n);
       run<int64_t>(Kind::Broadcast, t, n, t.size / 2, false, true, 106 + n);  // in place
+      run<__half>(Kind::Alltoall, t, n, 0, false, false, 107 + n);
+      run<__nv_bfloat16>(Kind::Fcollect, t, n, 0, false, false, 108 + n);
+      run<__half>(Kind::Broadcast, t, n, t.size - 1, false, false, 109 + n);
     }
   }
   destroy(teams);
@@ -231,6 +363,9 @@ void reductions(Mode m) {
         run_red<int>(Op::Prod, scatter, t, n, false, 203 + n);
         run_red<float>(Op::Min, scatter, t, n, false, 204 + n);
         if (m != Mode::Stream) run_red<unsigned int>(Op::Xor, scatter, t, n, false, 205 + n);  // device forms only
+        run_red<Half16>(Op::Sum, scatter, t, n, false, 207 + n);
+        run_red<Bf16>(Op::Prod, scatter, t, n, false, 208 + n);
+        run_red<Half16>(Op::Max, scatter, t, n, false, 209 + n);
       }
     for (std::size_t n : {std::size_t(33), std::size_t(5000)}) run_red<double>(Op::Sum, false, t, n, true, 206 + n);
   }
@@ -241,6 +376,129 @@ void reductions(Mode m) {
   g_mode = Mode::Host;
 }
 }  // namespace
+
+// half and bfloat16 from the host by their typed names (the other modes are in reductions()).
+MPT_CASE(reduce_float16_host_names) {
+  g_mode = Mode::Host;
+  auto teams = make_teams();
+  for (const auto& t : teams)
+    for (std::size_t n : {std::size_t(0), std::size_t(5), std::size_t(3000)}) {
+      g_mode = Mode::HostNamed;
+      for (Op op : kStandardOps) run_red<Half16>(op, n % 2 == 1, t, n, false, 300 + n);
+      for (Op op : kStandardOps) run_red<Bf16>(op, n % 2 == 0, t, n, false, 301 + n);
+      g_mode = Mode::Host;
+      run<__half>(Kind::Fcollect, t, n, 0, false, false, 302 + n);
+      run<__nv_bfloat16>(Kind::Broadcast, t, n, 0, false, false, 303 + n);
+    }
+  destroy(teams);
+  g_mode = Mode::Host;
+}
+
+// alltoalls, device thread form: strides on either side, every team.
+MPT_CASE(alltoalls_device) {
+  g_mode = Mode::DeviceThread;
+  auto teams = make_teams();
+  for (const auto& t : teams)
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(9)}) {
+      run_strided<int>(t, n, 2, 3, 310 + n);
+      run_strided<double>(t, n, 1, 2, 311 + n);
+      run_strided<unsigned char>(t, n, 3, 1, 312 + n);
+    }
+  destroy(teams);
+  g_mode = Mode::Host;
+}
+
+// nvshmemx_double2_maxloc_reduce_block over the world: random values with deliberate ties (a few distinct x), so
+// the tie rule (the smaller location) decides; locations are random too.
+__global__ void maxloc_kernel(double2* d, const double2* s, size_t n, int* ret) {
+  const int r = gshmemx_double2_maxloc_reduce_block(GSHMEM_TEAM_WORLD, d, s, n);
+  if (threadIdx.x == 0) *ret = r;
+}
+MPT_CASE(maxloc_block) {
+  const int np = mpt::npes(), me = mpt::me();
+  for (std::size_t n : {std::size_t(1), std::size_t(77), std::size_t(5000)}) {
+    double2* src = static_cast<double2*>(gshmem_malloc(n * sizeof(double2)));
+    double2* dest = static_cast<double2*>(gshmem_malloc(n * sizeof(double2)));
+    mpt::require(src && dest, "gshmem_malloc");
+    auto val = [&](int p, std::size_t i) {
+      const std::uint64_t r = mpt::rnd(mpt::tag_of("maxloc") + n, static_cast<std::uint64_t>(p), i);
+      return make_double2(static_cast<double>(r % 3) - 1.5, static_cast<double>((r >> 8) % 1000));
+    };
+    std::vector<double2> mine(n), want(n), poison(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      mine[i] = val(me, i);
+      double2 w = val(0, i);
+      for (int p = 1; p < np; ++p) {
+        const double2 v = val(p, i);
+        if (v.x > w.x || (v.x == w.x && v.y < w.y)) w = v;
+      }
+      want[i] = w;
+      poison[i] = make_double2(-1e300, -1.0);
+    }
+    mpt::local_write(src, mine.data(), n * sizeof(double2));
+    mpt::local_write(dest, poison.data(), n * sizeof(double2));
+    gshmem_barrier_all();
+    int* ret = nullptr;
+    CK(cudaMallocManaged(&ret, sizeof(int)));
+    *ret = -1;
+    maxloc_kernel<<<1, 128, 0, stream>>>(dest, src, n, ret);
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(stream));
+    MPT_CHECK(*ret == 0) << "maxloc returned" << *ret;
+    CK(cudaFree(ret));
+    std::vector<double2> got = mpt::local_vec(dest, n);
+    MPT_CHECK_ARRAY("double2_maxloc_reduce_block n " + std::to_string(n), got.data(), want.data(), n);
+    gshmem_barrier_all();
+    gshmem_free(dest);
+    gshmem_free(src);
+  }
+}
+
+// The _on_stream forms captured in a CUDA graph (fcollect, then a float sum reduce of its result, then a broadcast
+// of the reduce's result from the last member) and replayed with fresh data written before each launch.
+MPT_CASE(graph_capture) {
+  const int np = mpt::npes(), me = mpt::me();
+  const std::size_t n = 300;
+  float* src = static_cast<float*>(gshmem_malloc(n * sizeof(float)));
+  float* all = static_cast<float*>(gshmem_malloc(n * np * sizeof(float)));
+  float* sum = static_cast<float*>(gshmem_malloc(n * np * sizeof(float)));
+  float* out = static_cast<float*>(gshmem_malloc(n * np * sizeof(float)));
+  mpt::require(src && all && sum && out, "gshmem_malloc");
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  gshmemx_float_fcollect_on_stream(GSHMEM_TEAM_WORLD, all, src, n, stream);
+  gshmemx_float_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, sum, all, n * np, stream);
+  gshmemx_float_broadcast_on_stream(GSHMEM_TEAM_WORLD, out, sum, n * np, np - 1, stream);
+  CK(cudaStreamEndCapture(stream, &graph));
+  CK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int rep = 0; rep < 3; ++rep) {
+    auto v = [&](int p, std::size_t i) {  // small integers: every sum is exact
+      return static_cast<float>(mpt::rnd(mpt::tag_of("graph") + rep, static_cast<std::uint64_t>(p), i) % 2001) - 1000;
+    };
+    std::vector<float> mine(n), want(n * np), poison(n * np, -12345.f);
+    for (std::size_t i = 0; i < n; ++i) mine[i] = v(me, i);
+    for (std::size_t j = 0; j < n * np; ++j) {  // element j of `all` is member j / n's element j % n
+      float acc = 0;
+      for (int p = 0; p < np; ++p) acc += v(static_cast<int>(j / n), j % n);
+      want[j] = acc;
+    }
+    mpt::local_write(src, mine.data(), n * sizeof(float));
+    mpt::local_write(out, poison.data(), n * np * sizeof(float));
+    gshmem_barrier_all();
+    CK(cudaGraphLaunch(exec, stream));
+    CK(cudaStreamSynchronize(stream));
+    std::vector<float> got = mpt::local_vec(out, n * np);
+    MPT_CHECK_ARRAY("graph replay " + std::to_string(rep), got.data(), want.data(), n * np);
+    gshmem_barrier_all();  // every member has read `out` before the next replay's broadcast writes it
+  }
+  CK(cudaGraphExecDestroy(exec));
+  CK(cudaGraphDestroy(graph));
+  gshmem_free(out);
+  gshmem_free(sum);
+  gshmem_free(all);
+  gshmem_free(src);
+}
 
 MPT_CASE(reduce_on_stream) { reductions(Mode::Stream); }
 MPT_CASE(reduce_device_thread) { reductions(Mode::DeviceThread); }
