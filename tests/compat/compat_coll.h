@@ -338,9 +338,17 @@ struct D_mem {
   }
   __device__ static int broadcast_dev(int scope, nvshmem_team_t t, unsigned char* d, const unsigned char* s,
                                       size_t n, int root) {
+    // NVSHMEM 3.4.5's host/nvshmemx_coll_api.h declares nvshmemx_broadcastmem_warp / _block without PE_root; its
+    // definitions (device/nvshmemx_coll_defines.cuh, device pass only) take PE_root. So, as with NVSHMEM, the call
+    // is only seen by the device pass.
+#if defined(__CUDA_ARCH__)
     return scope == 0   ? nvshmem_broadcastmem(t, d, s, n, root)
            : scope == 1 ? nvshmemx_broadcastmem_warp(t, d, s, n, root)
                         : nvshmemx_broadcastmem_block(t, d, s, n, root);
+#else
+    (void)scope, (void)t, (void)d, (void)s, (void)n, (void)root;
+    return -1;
+#endif
   }
   __device__ static int fcollect_dev(int scope, nvshmem_team_t t, unsigned char* d, const unsigned char* s,
                                      size_t n) {
@@ -393,3 +401,4 @@ COMPAT_DATA(int64_t, int64)
 COMPAT_DATA(float, float)
 COMPAT_DATA(short, short)
 COMPAT_DATA(char, char)
+COMPAT_DATA(int16_t, int16)

@@ -83,7 +83,7 @@ void run_team(const coll::Buffers& buf, const coll::Team& t, uint64_t seed) {
       coll::check_reducescatter<T>(kIO, buf, t, R::op, n, seed, ++g_test, what,
                                    [&](T* d, const T* s, size_t k) { return R::reducescatter(t.team, d, s, k); });
     });
-    each<D_int, D_double, D_uint8, D_int64, D_float, D_short, D_char, D_mem>([&](auto dd) {
+    each<D_int, D_double, D_uint8, D_int64, D_float, D_short, D_char, D_int16, D_mem>([&](auto dd) {
       using D = decltype(dd);
       using T = typename D::type;
       auto bcast = [&](T* d, const T* s, size_t k, int root) { return D::broadcast(t.team, d, s, k, root); };
