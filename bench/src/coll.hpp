@@ -12,6 +12,7 @@
 // Data: element g of PE p's source holds a value fixed by (p, g) (the *_value functions), so each PE can compute
 // what its result must hold; the checks compare every element, exactly (the float sums add small integers).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -100,6 +101,18 @@ inline Shape shape(Kind k, std::uint64_t size, int n) {
 }
 
 // NCCL's bus-bandwidth factor for n ranks.
+// Bytes of the largest source or destination any kind needs over `sizes` at n PEs (at least 64).
+template <typename Sizes>
+std::uint64_t max_buffer_bytes(const Sizes& sizes, int n) {
+  std::uint64_t maxb = 64;
+  for (const Kind k : kKinds)
+    for (const std::uint64_t size : sizes) {
+      const Shape sh = shape(k, size, n);
+      maxb = std::max({maxb, sh.src_elems * elem_size(k), sh.dst_elems * elem_size(k)});
+    }
+  return maxb;
+}
+
 inline double busbw_factor(Kind k, int n) {
   if (n < 2) return 0;
   switch (k) {

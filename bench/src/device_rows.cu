@@ -655,12 +655,7 @@ void coll_rows(const Options& o, Rows& out) {
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   if (o.threads % 32 != 0 || o.threads < 32 || o.threads > 1024)
     throw std::invalid_argument("--threads must be a multiple of 32 in [32, 1024]");
-  std::uint64_t maxb = 64;
-  for (const coll::Kind k : coll::kKinds)
-    for (const std::uint64_t size : o.coll_sizes) {
-      const coll::Shape sh = coll::shape(k, size, npes);
-      maxb = std::max({maxb, sh.src_elems * coll::elem_size(k), sh.dst_elems * coll::elem_size(k)});
-    }
+  const std::uint64_t maxb = coll::max_buffer_bytes(o.coll_sizes, npes);
   Sym src(maxb), dst(maxb);
   Stream st;
   const std::uint64_t cap = std::min<std::uint64_t>(o.lat_iters, 200);

@@ -266,12 +266,7 @@ const char* host_call_name(coll::Kind k) {
 void host_coll_suite(const Options& o, Rows& out) {
 #if BENCH_HOST_COLL
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
-  std::uint64_t maxb = 64;
-  for (const coll::Kind k : coll::kKinds)
-    for (const std::uint64_t size : o.coll_sizes) {
-      const coll::Shape sh = coll::shape(k, size, npes);
-      maxb = std::max({maxb, sh.src_elems * coll::elem_size(k), sh.dst_elems * coll::elem_size(k)});
-    }
+  const std::uint64_t maxb = coll::max_buffer_bytes(o.coll_sizes, npes);
   Sym src(maxb), dst(maxb);
   const std::uint64_t cap = std::min<std::uint64_t>(o.lat_iters, 200);
   for (const coll::Kind k : coll::kKinds) {

@@ -489,19 +489,9 @@ int main(int argc, char** argv) {
   COMPAT_CUDA(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
   COMPAT_CUDA(cudaMalloc(&g_status, sizeof(int)));
   const coll::Buffers buf = coll::alloc_buffers(64 * 1024);
-  nvshmem_team_t parity[2] = {NVSHMEM_TEAM_INVALID, NVSHMEM_TEAM_INVALID};
-  for (int p = 0; p < 2 && p < npes; ++p)
-    if (nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, p, 2, (npes - p + 1) / 2, nullptr, 0, &parity[p]) != 0)
-      compat::fail("nvshmem_team_split_strided(WORLD, %d, 2, %d) failed", p, (npes - p + 1) / 2);
-  const coll::Team teams[3] = {coll::describe(NVSHMEM_TEAM_WORLD, "NVSHMEM_TEAM_WORLD"),
-                               coll::describe(parity[mype % 2], mype % 2 ? "odd PEs" : "even PEs"),
-                               coll::describe(NVSHMEMX_TEAM_NODE, "NVSHMEMX_TEAM_NODE")};
-  for (const coll::Team& t : teams) {
-    if (t.team == NVSHMEM_TEAM_INVALID || t.me < 0) {
-      compat::fail("team %s: this PE is not a member", t.name);
-      return compat::finish();
-    }
-  }
+  nvshmem_team_t parity[2];
+  coll::Team teams[3];
+  if (!coll::make_teams(npes, mype, parity, teams)) return compat::finish();
   for (const coll::Team& t : teams) run_team(buf, t, seed);
   nvshmem_barrier_all();
   pattern_on_stream_pipeline(seed);

@@ -71,6 +71,26 @@ inline Team describe(nvshmem_team_t t, const char* name) {
   return d;
 }
 
+// The teams both programs run on: the world, the team of this PE's parity (every PE takes part in both splits
+// of nvshmem_team_split_strided, so the even and the odd team work at once) and the node team. parity[] gets the
+// split teams (destroy them at the end). False (after compat::fail) if this PE is not a member of one.
+inline bool make_teams(int npes, int mype, nvshmem_team_t parity[2], Team teams[3]) {
+  parity[0] = parity[1] = NVSHMEM_TEAM_INVALID;
+  for (int p = 0; p < 2 && p < npes; ++p)
+    if (nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, p, 2, (npes - p + 1) / 2, nullptr, 0, &parity[p]) != 0)
+      compat::fail("nvshmem_team_split_strided(WORLD, %d, 2, %d) failed", p, (npes - p + 1) / 2);
+  teams[0] = describe(NVSHMEM_TEAM_WORLD, "NVSHMEM_TEAM_WORLD");
+  teams[1] = describe(parity[mype % 2], mype % 2 ? "odd PEs" : "even PEs");
+  teams[2] = describe(NVSHMEMX_TEAM_NODE, "NVSHMEMX_TEAM_NODE");
+  for (int i = 0; i < 3; ++i) {
+    if (teams[i].team == NVSHMEM_TEAM_INVALID || teams[i].me < 0) {
+      compat::fail("team %s: this PE is not a member", teams[i].name);
+      return false;
+    }
+  }
+  return true;
+}
+
 // How a program moves data between the host and symmetric memory (cudaMemcpy on GPUs; p/g on CPU PEs), and
 // waits for a team (host-side nvshmem_barrier).
 struct IO {
