@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "gshmem/device/impl/coll.cuh"
+#include "runtime/config.hpp"
 #include "runtime/error.hpp"
 #include "transport/cuda_driver.hpp"
 #include "transport/gpu.hpp"
@@ -16,20 +17,34 @@
 namespace gshmem::gpu {
 namespace {
 
+// The whole collective (one CTA, `data_only` false), or block b of the grid's share of its data phase.
 __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_t h, TeamValue t, int slot, int kind,
                                                             void* dest, const void* src, coll::Exchange x, int root,
-                                                            const volatile int* abort_flag) {
+                                                            bool data_only, const volatile int* abort_flag) {
   stream_kernel_entry();
+  dev::detail::CollEnv env{h, abort_flag};
+  const bool bcast = kind == static_cast<int>(CollKind::Broadcast);
+  if (data_only) {
+    const coll::Part part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
+    if (bcast) coll::broadcast_data<dev::Block>(env, t, dest, src, x.elem * x.nelems, root, part);
+    else coll::exchange_data<dev::Block>(env, t, dest, src, x, part);
+    return;
+  }
   // Named in the kernel's timeout and peer-failure messages (device string literals).
-  const char* call = kind == static_cast<int>(CollKind::Broadcast)  ? "gshmem broadcast (stream kernel)"
+  const char* call = bcast                                          ? "gshmem broadcast (stream kernel)"
                      : kind == static_cast<int>(CollKind::Fcollect) ? "gshmem fcollect (stream kernel)"
                      : kind == static_cast<int>(CollKind::Alltoall) ? "gshmem alltoall (stream kernel)"
                                                                     : "gshmem alltoalls (stream kernel)";
+  if (bcast) coll::broadcast<dev::Block>(env, t, slot, dest, src, x.elem * x.nelems, root, call);
+  else coll::exchange<dev::Block>(env, t, slot, dest, src, x, call);
+}
+
+// The sync before or after a data phase split over CTAs.
+__global__ void __launch_bounds__(kCollThreads) coll_sync_kernel(gshmem_device_state_t h, TeamValue t, int slot,
+                                                                 const volatile int* abort_flag) {
+  stream_kernel_entry();
   dev::detail::CollEnv env{h, abort_flag};
-  if (kind == static_cast<int>(CollKind::Broadcast))
-    coll::broadcast<dev::Block>(env, t, slot, dest, src, x.elem * x.nelems, root, call);
-  else
-    coll::exchange<dev::Block>(env, t, slot, dest, src, x, call);
+  coll::team_sync<dev::Block>(env, t, slot, "gshmem collective (stream kernel, sync of a multi-CTA collective)");
 }
 
 void wait_if_blocking(gshmem_stream_t s, cudaStream_t st, const char* call) {
@@ -43,14 +58,43 @@ void wait_if_blocking(gshmem_stream_t s, cudaStream_t st, const char* call) {
 
 }  // namespace
 
+cudaError_t launch_coll_sync(bool overlap, cudaStream_t st, const gshmem_device_state_t& h, const TeamValue& t,
+                             int slot, const volatile int* abort_flag) {
+  return launch_stream_kernel(overlap, coll_sync_kernel, kCollThreads, st, h, t, slot, abort_flag);
+}
+
+unsigned coll_ctas(std::size_t work_bytes) {
+  const auto& cfg = config::get();
+  const long long most = cfg.coll_ctas < 1 ? 1 : cfg.coll_ctas > 1024 ? 1024 : cfg.coll_ctas;
+  const std::size_t per = cfg.coll_cta_bytes ? cfg.coll_cta_bytes : 1;
+  const std::size_t n = work_bytes / per;
+  return n < 2 ? 1u : static_cast<unsigned>(n < static_cast<std::size_t>(most) ? n : most);
+}
+
 void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
                           void* dest, const void* src, const coll::Exchange& x, int root, gshmem_stream_t s,
                           const char* call) {
   const cuda::DeviceScope bind(device_of(c));
   cudaStream_t st = s ? reinterpret_cast<cudaStream_t>(s) : reinterpret_cast<cudaStream_t>(internal_stream(c));
-  const cudaError_t e = launch_stream_kernel(overlap_launch(c), coll_kernel, kCollThreads, st, h, t, slot,
-                                             static_cast<int>(kind), dest, src, x, root,
-                                             static_cast<const volatile int*>(peer_failure_flag(c)));
+  const bool ov = overlap_launch(c);
+  const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
+  const bool bcast = kind == CollKind::Broadcast;
+  const std::size_t block = x.elem * x.nelems;
+  // This PE's data: the root's copies to every member (broadcast), or its blocks to every member.
+  const std::size_t work = bcast ? (t.my_rank == root ? block * static_cast<std::size_t>(t.size) : 0)
+                                 : block * static_cast<std::size_t>(t.size);
+  const unsigned ctas = coll_ctas(work);
+  cudaError_t e;
+  if (ctas == 1) {
+    e = launch_stream_kernel(ov, coll_kernel, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
+                             root, false, abort_flag);
+  } else {
+    e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
+    if (e == cudaSuccess)
+      e = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src,
+                             x, root, true, abort_flag);
+    if (e == cudaSuccess) e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
+  }
   if (e != cudaSuccess)
     fail(GSHMEM_ERROR_SYSTEM, "{}: launching the collective kernel failed: {}. Fix: check that the GPU is healthy "
          "(nvidia-smi) and that no earlier kernel faulted", call, cudaGetErrorString(e));
@@ -65,7 +109,9 @@ void reduction_on_stream(Context* c, coll::ReduceOp op, ReduceType type, bool sc
   const bool ov = overlap_launch(c);
   const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
   auto typed = [&](auto zero) {
-    return launch_reduce<decltype(zero)>(ov, op, st, h, t, slot, scatter, dest, src, nelems, abort_flag);
+    using T = decltype(zero);
+    const unsigned ctas = coll_ctas(nelems * sizeof(T) * static_cast<std::size_t>(t.size));
+    return launch_reduce<T>(ov, op, st, h, t, slot, scatter, dest, src, nelems, ctas, abort_flag);
   };
   cudaError_t e = cudaErrorInvalidValue;
   switch (type) {

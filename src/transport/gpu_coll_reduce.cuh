@@ -17,35 +17,56 @@ namespace gshmem::gpu {
 // Threads of the collectives' CTA: enough lanes for a flat sync of 32 members and for copies.
 constexpr unsigned kCollThreads = 512;
 
-// Launches reduce_kernel<op, T>; cudaErrorInvalidValue for a bitwise op on a floating type (the host layer never
-// asks for one).
+// Stream kernels of more than one CTA split a collective's data phase (coll::Part) and run between two one-CTA
+// kernels of coll::team_sync (gpu_coll.cu): stream order is the barrier between the phases, so the members' sync
+// counts match whichever form each member picks.
+cudaError_t launch_coll_sync(bool overlap, cudaStream_t st, const gshmem_device_state_t& h, const TeamValue& t,
+                             int slot, const volatile int* abort_flag);
+// CTAs for `work_bytes` of this PE's collective data (GSHMEM_COLL_CTAS, GSHMEM_COLL_CTA_BYTES); 1: one kernel.
+unsigned coll_ctas(std::size_t work_bytes);
+
+// Launches reduce_kernel<op, T> (ctas > 1, not in place: the data phase over ctas CTAs between two sync kernels);
+// cudaErrorInvalidValue for a bitwise op on a floating type (the host layer never asks for one).
 template <typename T>
 cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, const gshmem_device_state_t& h,
                           const TeamValue& t, int slot, bool scatter, void* dest, const void* src,
-                          std::size_t nelems, const volatile int* abort_flag);
+                          std::size_t nelems, unsigned ctas, const volatile int* abort_flag);
 
 #if defined(GSHMEM_COLL_REDUCE_DEFINE)
-// Reductions: one kernel per op and element type (the one routine of each, block scope).
+// Reductions: one kernel per op and element type (the one routine of each, block scope): the whole reduction
+// (one CTA, `data_only` false), or block b of the grid's share of the data phase (`data_only`).
 template <coll::ReduceOp Op, typename T>
 __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_state_t h, TeamValue t, int slot,
                                                               bool scatter, T* dest, const T* src,
-                                                              std::size_t nelems, const volatile int* abort_flag) {
+                                                              std::size_t nelems, bool data_only,
+                                                              const volatile int* abort_flag) {
   stream_kernel_entry();
-  const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
   dev::detail::CollEnv env{h, abort_flag};
-  if (scatter) coll::reducescatter<dev::Block, Op>(env, t, slot, dest, src, nelems, call);
-  else coll::reduce<dev::Block, Op>(env, t, slot, dest, src, nelems, call);
+  const std::size_t first = scatter ? static_cast<std::size_t>(t.my_rank) * nelems : 0;
+  if (data_only) {
+    coll::reduce_data<dev::Block, Op>(env, t, dest, src, first, nelems,
+                                      coll::Part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)});
+    return;
+  }
+  const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
+  coll::reduce_range<dev::Block, Op>(env, t, slot, dest, src, first, nelems, call);
 }
 
 template <typename T>
 cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, const gshmem_device_state_t& h,
                           const TeamValue& t, int slot, bool scatter, void* dest, const void* src,
-                          std::size_t nelems, const volatile int* abort_flag) {
+                          std::size_t nelems, unsigned ctas, const volatile int* abort_flag) {
   using coll::ReduceOp;
   T* d = static_cast<T*>(dest);
   const T* s = static_cast<const T*>(src);
+  const bool split = ctas > 1 && dest != src;
   auto go = [&](auto k) {
-    return launch_stream_kernel(overlap, k, kCollThreads, st, h, t, slot, scatter, d, s, nelems, abort_flag);
+    if (!split) return launch_stream_kernel(overlap, k, kCollThreads, st, h, t, slot, scatter, d, s, nelems, false,
+                                            abort_flag);
+    cudaError_t e = launch_coll_sync(overlap, st, h, t, slot, abort_flag);
+    if (e == cudaSuccess)
+      e = launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems, true, abort_flag);
+    return e == cudaSuccess ? launch_coll_sync(overlap, st, h, t, slot, abort_flag) : e;
   };
   switch (op) {
     case ReduceOp::Max: return go(reduce_kernel<ReduceOp::Max, T>);

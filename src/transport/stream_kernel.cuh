@@ -24,11 +24,12 @@ __device__ __forceinline__ void stream_kernel_entry() {
 #endif
 }
 
-// One block of `threads` on `s`; `overlap`: with programmatic stream serialization (Context's overlap_launch).
+// `blocks` blocks of `threads` on `s`; `overlap`: with programmatic stream serialization (Context's overlap_launch).
 template <typename... P, typename... A>
-cudaError_t launch_stream_kernel(bool overlap, void (*kernel)(P...), unsigned threads, cudaStream_t s, A&&... args) {
+cudaError_t launch_stream_grid(bool overlap, void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t s,
+                               A&&... args) {
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(1);
+  cfg.gridDim = dim3(blocks);
   cfg.blockDim = dim3(threads);
   cfg.stream = s;
   cudaLaunchAttribute attr{};
@@ -37,6 +38,11 @@ cudaError_t launch_stream_kernel(bool overlap, void (*kernel)(P...), unsigned th
   cfg.attrs = &attr;
   cfg.numAttrs = overlap ? 1 : 0;
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
+// One block of `threads` on `s`.
+template <typename... P, typename... A>
+cudaError_t launch_stream_kernel(bool overlap, void (*kernel)(P...), unsigned threads, cudaStream_t s, A&&... args) {
+  return launch_stream_grid(overlap, kernel, 1, threads, s, std::forward<A>(args)...);
 }
 
 }  // namespace gshmem::gpu

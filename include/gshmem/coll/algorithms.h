@@ -56,6 +56,25 @@ struct HostThread {
   static void sync() {}
 };
 
+// A share of one collective's data phase: part `index` of `count` (several CTAs of a stream kernel split the data;
+// the syncs around them are separate kernels, whose stream order is the barrier). Whole() is the only part.
+struct Part {
+  int index;
+  int count;
+  static constexpr GSHMEM_HD Part whole() { return Part{0, 1}; }
+  // [lo, hi) of this part of n units, the parts' bounds multiples of `align` units (so copies stay aligned).
+  GSHMEM_HD void range(size_t n, size_t align, size_t& lo, size_t& hi) const {
+    size_t per = (n + static_cast<size_t>(count) - 1) / static_cast<size_t>(count);
+    per = (per + align - 1) / align * align;
+    lo = per * static_cast<size_t>(index);
+    hi = lo + per;
+    if (lo > n) lo = n;
+    if (hi > n) hi = n;
+  }
+};
+// Bytes a part's boundaries align to in contiguous copies (vector copies stay 16-byte aligned where the buffers are).
+inline constexpr size_t kPartAlign = 256;
+
 // Team sync with barrier ordering: on return every member has called it, and every store of every member's group
 // before its call (local or to peers) is visible to this group. Flags: flat for teams of up to kSyncFlags
 // members (member i writes its epoch into flag [i] of every other member, then waits for flags [0, size) of its
@@ -95,16 +114,24 @@ GSHMEM_COLL_FN void team_sync(Env& env, const TeamValue& t, int slot, const char
 // allowed). Root pushes into every member's dest (staggered from the next member), between two syncs: the first
 // makes sure no member still uses its dest, the second that every copy has landed (and the root's src is free).
 GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, const void* src, size_t bytes, int root,
+                                   Part part) {
+  if (t.my_rank != root || bytes == 0) return;
+  size_t lo, hi;
+  part.range(bytes, kPartAlign, lo, hi);
+  if (lo == hi) return;
+  for (int k = 0; k < t.size; ++k) {
+    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    if (r == root && dest == src) continue;
+    env.template copy<Scope>(static_cast<char*>(env.peer(dest, team_world_pe(t, r))) + lo,
+                             static_cast<const char*>(src) + lo, hi - lo);
+  }
+}
+GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
                               int root, const char* call) {
   team_sync<Scope>(env, t, slot, call);
-  if (t.my_rank == root && bytes != 0) {
-    for (int k = 0; k < t.size; ++k) {
-      const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
-      if (r == root && dest == src) continue;
-      env.template copy<Scope>(env.peer(dest, team_world_pe(t, r)), src, bytes);
-    }
-  }
+  broadcast_data<Scope>(env, t, dest, src, bytes, root, Part::whole());
   team_sync<Scope>(env, t, slot, call);
 }
 
@@ -141,24 +168,36 @@ GSHMEM_COLL_FN void copy_strided(char* d, ptrdiff_t dstep, const char* s, ptrdif
 
 // The one routine of fcollect, alltoall and alltoalls (Exchange above). Each member pushes its block(s) to every
 // member (itself included), staggered from the next member, between two syncs: the first makes sure no member
-// still uses its dest, the second that every block has landed (and src may be reused).
+// still uses its dest, the second that every block has landed (and src may be reused). exchange_data is the
+// pushes alone, for `part` of every block.
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void exchange_data(Env& env, const TeamValue& t, void* dest, const void* src, const Exchange& x,
+                                  Part part) {
+  if (x.nelems == 0 || x.elem == 0) return;
+  const bool contiguous = x.dst == 1 && x.sst == 1;
+  const ptrdiff_t dstep = x.dst * static_cast<ptrdiff_t>(x.elem), sstep = x.sst * static_cast<ptrdiff_t>(x.elem);
+  size_t lo, hi;  // bytes of a contiguous block, elements of a strided one
+  if (contiguous) part.range(x.elem * x.nelems, kPartAlign, lo, hi);
+  else part.range(x.nelems, 1, lo, hi);
+  if (lo == hi) return;
+  char* mine = static_cast<char*>(dest) + static_cast<ptrdiff_t>(t.my_rank) * static_cast<ptrdiff_t>(x.nelems) * dstep;
+  for (int k = 0; k < t.size; ++k) {
+    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    const char* block = static_cast<const char*>(src) +
+                        (x.per_member ? static_cast<ptrdiff_t>(r) * static_cast<ptrdiff_t>(x.nelems) * sstep : 0);
+    char* to = env.peer(mine, team_world_pe(t, r));
+    if (contiguous)
+      env.template copy<Scope>(to + lo, block + lo, hi - lo);
+    else
+      copy_strided<Scope>(to + static_cast<ptrdiff_t>(lo) * dstep, dstep, block + static_cast<ptrdiff_t>(lo) * sstep,
+                          sstep, x.elem, hi - lo);
+  }
+}
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void exchange(Env& env, const TeamValue& t, int slot, void* dest, const void* src, const Exchange& x,
                              const char* call) {
   team_sync<Scope>(env, t, slot, call);
-  if (x.nelems != 0 && x.elem != 0) {
-    const bool contiguous = x.dst == 1 && x.sst == 1;
-    const ptrdiff_t dstep = x.dst * static_cast<ptrdiff_t>(x.elem), sstep = x.sst * static_cast<ptrdiff_t>(x.elem);
-    char* mine = static_cast<char*>(dest) + static_cast<ptrdiff_t>(t.my_rank) * static_cast<ptrdiff_t>(x.nelems) * dstep;
-    for (int k = 0; k < t.size; ++k) {
-      const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
-      const char* block = static_cast<const char*>(src) +
-                          (x.per_member ? static_cast<ptrdiff_t>(r) * static_cast<ptrdiff_t>(x.nelems) * sstep : 0);
-      char* to = env.peer(mine, team_world_pe(t, r));
-      if (contiguous) env.template copy<Scope>(to, block, x.elem * x.nelems);
-      else copy_strided<Scope>(to, dstep, block, sstep, x.elem, x.nelems);
-    }
-  }
+  exchange_data<Scope>(env, t, dest, src, x, Part::whole());
   team_sync<Scope>(env, t, slot, call);
 }
 
@@ -266,6 +305,59 @@ struct ReducePass<HostThread> {
   static constexpr int kPerThread = 1024;
 };
 
+// One combining pass of the reductions, elements [base, hi) up to Scope::size() * K of them: thread r of the group
+// takes base + r, base + r + size, ... (K in registers) and combines every member's source in team-index order.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce_pass(Env& env, const TeamValue& t, const T* src, size_t first, size_t base, size_t hi,
+                                T (&acc)[ReducePass<Scope>::kPerThread]) {
+  constexpr int K = ReducePass<Scope>::kPerThread;
+  const size_t step = static_cast<size_t>(Scope::size());
+  const size_t mine = base + static_cast<size_t>(Scope::rank());
+  for (int r = 0; r < t.size; ++r) {
+    const T* p = env.peer(const_cast<T*>(src), team_world_pe(t, r)) + first;
+    for (int k = 0; k < K; ++k) {
+      const size_t i = mine + static_cast<size_t>(k) * step;
+      if (i < hi) acc[k] = r == 0 ? p[i] : Combine<Op>::apply(acc[k], p[i]);
+    }
+  }
+}
+// The data phase of a reduction with dest != src: `part` of the nelems output elements.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce_data(Env& env, const TeamValue& t, T* dest, const T* src, size_t first, size_t nelems,
+                                Part part) {
+  constexpr int K = ReducePass<Scope>::kPerThread;
+  const size_t step = static_cast<size_t>(Scope::size());
+  size_t lo, hi;
+  part.range(nelems, kPartAlign, lo, hi);
+  for (size_t base = lo; base < hi; base += step * K) {
+    T acc[K] = {};
+    reduce_pass<Scope, Op>(env, t, src, first, base, hi, acc);
+    const size_t mine = base + static_cast<size_t>(Scope::rank());
+    for (int k = 0; k < K; ++k) {
+      const size_t i = mine + static_cast<size_t>(k) * step;
+      if (i < hi) dest[i] = acc[k];
+    }
+  }
+}
+// In place (dest == src): each pass is combined into registers, then a team sync (every member has read the pass's
+// elements of every source), then written; the next pass reads other elements.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce_in_place(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t first,
+                                    size_t nelems, const char* call) {
+  constexpr int K = ReducePass<Scope>::kPerThread;
+  const size_t step = static_cast<size_t>(Scope::size());
+  for (size_t base = 0; base < nelems; base += step * K) {
+    T acc[K] = {};
+    reduce_pass<Scope, Op>(env, t, src, first, base, nelems, acc);
+    team_sync<Scope>(env, t, slot, call);
+    const size_t mine = base + static_cast<size_t>(Scope::rank());
+    for (int k = 0; k < K; ++k) {
+      const size_t i = mine + static_cast<size_t>(k) * step;
+      if (i < nelems) dest[i] = acc[k];
+    }
+  }
+}
+
 // The one reduction routine. Member index `me` combines, for each of its `nelems` output elements i, element
 // `first + i` of every member's source, in team-index order 0, 1, ..., size-1 (op(op(s0, s1), s2)...), so every
 // member computes the bit-identical result, floating point included; dest[i] gets it. reduce: first = 0 (every
@@ -280,27 +372,10 @@ struct ReducePass<HostThread> {
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reduce_range(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t first,
                                  size_t nelems, const char* call) {
-  constexpr int K = ReducePass<Scope>::kPerThread;
   const bool in_place = static_cast<const T*>(dest) == src;
   team_sync<Scope>(env, t, slot, call);
-  const size_t step = static_cast<size_t>(Scope::size());
-  const size_t pass = step * K;
-  for (size_t base = 0; base < nelems; base += pass) {
-    T acc[K] = {};
-    const size_t mine = base + static_cast<size_t>(Scope::rank());
-    for (int r = 0; r < t.size; ++r) {
-      const T* p = env.peer(const_cast<T*>(src), team_world_pe(t, r)) + first;
-      for (int k = 0; k < K; ++k) {
-        const size_t i = mine + static_cast<size_t>(k) * step;
-        if (i < nelems) acc[k] = r == 0 ? p[i] : Combine<Op>::apply(acc[k], p[i]);
-      }
-    }
-    if (in_place) team_sync<Scope>(env, t, slot, call);
-    for (int k = 0; k < K; ++k) {
-      const size_t i = mine + static_cast<size_t>(k) * step;
-      if (i < nelems) dest[i] = acc[k];
-    }
-  }
+  if (in_place) reduce_in_place<Scope, Op>(env, t, slot, dest, src, first, nelems, call);
+  else reduce_data<Scope, Op>(env, t, dest, src, first, nelems, Part::whole());
   team_sync<Scope>(env, t, slot, call);
 }
 
