@@ -8,7 +8,7 @@
 //   MPT_CASE(my_case) { ... MPT_CHECK(x == y) << "context"; ... }
 //   int main(int argc, char** argv) { return mpt::main(argc, argv); }
 //
-// Options every program takes: --only=a,b (run these cases), --expect-npes=N (fail unless gshmem_n_pes()==N),
+// Options every program takes: --only=a,b (run these cases, and the setup cases, named "(...)"), --expect-npes=N (fail unless gshmem_n_pes()==N),
 // --list, --init=default|mpi_comm|uid (the last two only in programs built with MPT_WITH_MPI).
 #pragma once
 #include <dirent.h>
@@ -432,7 +432,7 @@ inline int main(int argc, char** argv) {
                 st().seed, st().seed);
   int ran = 0;
   for (auto& c : cases()) {
-    if (!selected(only, c.name)) continue;
+    if (c.name[0] != '(' && !selected(only, c.name)) continue;  // "(setup)" cases run under --only too
     st().current = c.name;
     st().case_failures = 0;
     const double c0 = now_s();
