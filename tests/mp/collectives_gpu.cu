@@ -509,7 +509,19 @@ MPT_CASE(device_thread) { every_mode_and_team(Mode::DeviceThread); }
 MPT_CASE(device_warp) { every_mode_and_team(Mode::DeviceWarp); }
 MPT_CASE(device_block) { every_mode_and_team(Mode::DeviceBlock); }
 
+// `dev_overlap` (argv[1]): a device fcollect whose source overlaps its dest; the kernel must trap naming the call.
+__global__ void overlap_kernel(int* buf) { gshmemx_int_fcollect_block(GSHMEM_TEAM_WORLD, buf, buf + 1, 8); }
+int dev_overlap() {
+  if (gshmem_init() != GSHMEM_SUCCESS) return 2;
+  int* buf = static_cast<int*>(gshmem_malloc(64 * sizeof(int) * gshmem_n_pes()));
+  overlap_kernel<<<1, 64>>>(buf);
+  const cudaError_t e = cudaDeviceSynchronize();
+  std::fprintf(stderr, "dev_overlap: the kernel ended with %s\n", cudaGetErrorName(e));
+  return e == cudaSuccess ? 0 : 1;  // (finalize is not reachable after a trap)
+}
+
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "dev_overlap") return dev_overlap();
   static mpt::Registrar first("(create stream)", [] {
     if (!mpt::st().gpu) {
       std::fprintf(stderr, "[PE %d] FAIL: mp_collectives_gpu needs GPU PEs but this is a CPU PE\n", mpt::me());

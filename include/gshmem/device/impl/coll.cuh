@@ -51,6 +51,21 @@ namespace detail {
   __trap();
 }
 
+[[noreturn]] __device__ __noinline__ inline void trap_overlap(const DeviceHandle& h, const char* call, const void* d,
+                                                              size_t dn, const void* s, size_t sn) {
+  printf("gshmem: %s on PE %d: dest [%p, +%llu) and source [%p, +%llu) overlap; aborting the kernel. Fix: use "
+         "separate buffers (only reduce and broadcast allow dest == source)\n", call, h.my_pe, d,
+         static_cast<unsigned long long>(dn), s, static_cast<unsigned long long>(sn));
+  __trap();
+}
+// Traps when [d, d+dn) and [s, s+sn) share a byte (and `same_ok` does not excuse d == s).
+__device__ __forceinline__ void check_overlap(const DeviceHandle& h, const char* call, const void* d, size_t dn,
+                                              const void* s, size_t sn, bool same_ok) {
+  const auto x = reinterpret_cast<uintptr_t>(d), y = reinterpret_cast<uintptr_t>(s);
+  if (dn == 0 || sn == 0 || (same_ok && x == y)) return;
+  if (x < y + sn && y < x + dn) trap_overlap(h, call, d, dn, s, sn);
+}
+
 // The environment of gshmem/coll/algorithms.h on a GPU: flags in the collective workspace of each PE's heap
 // (h.coll_offset), peers through the handle's translation, copies by the cooperating group, system-scope fences.
 // `abort`: the library's peer-failure word (stream kernels), or null (user kernels: their waits end at the
@@ -95,6 +110,7 @@ __device__ __forceinline__ int broadcastmem(const DeviceHandle& h, gshmem_team_t
                                             size_t bytes, int root, const char* call = "gshmem_broadcastmem") {
   const gshmem_device_team_t t = detail::load_team(h, team, call);
   if (root < 0 || root >= t.size) detail::trap_bad_root(h, call, root, t.size);
+  detail::check_overlap(h, call, dest, bytes, src, bytes, true);
   detail::CollEnv env{h, nullptr};
   coll::broadcast<Coop>(env, t, team, dest, src, bytes, root, call);
   return 0;
@@ -103,6 +119,12 @@ template <typename Coop>
 __device__ __forceinline__ int exchange(const DeviceHandle& h, gshmem_team_t team, void* dest, const void* src,
                                         const coll::Exchange& x, const char* call) {
   const gshmem_device_team_t t = detail::load_team(h, team, call);
+  if (x.dst == 1 && x.sst == 1) {  // strided blocks may interleave without sharing an element: dest == src only
+    const size_t block = x.elem * x.nelems, n = static_cast<size_t>(t.size);
+    detail::check_overlap(h, call, dest, block * n, src, x.per_member ? block * n : block, false);
+  } else if (dest == src && x.nelems != 0) {
+    detail::trap_overlap(h, call, dest, x.elem, src, x.elem);
+  }
   detail::CollEnv env{h, nullptr};
   coll::exchange<Coop>(env, t, team, dest, src, x, call);
   return 0;
@@ -150,6 +172,7 @@ template <typename Coop, coll::ReduceOp Op, typename T>
 __device__ __forceinline__ int reduce(const DeviceHandle& h, gshmem_team_t team, T* dest, const T* src,
                                       size_t nreduce, const char* call = "gshmem_<T>_<op>_reduce") {
   const gshmem_device_team_t t = detail::load_team(h, team, call);
+  detail::check_overlap(h, call, dest, nreduce * sizeof(T), src, nreduce * sizeof(T), true);
   detail::CollEnv env{h, nullptr};
   coll::reduce<Coop, Op>(env, t, team, dest, src, nreduce, call);
   return 0;
@@ -158,6 +181,8 @@ template <typename Coop, coll::ReduceOp Op, typename T>
 __device__ __forceinline__ int reducescatter(const DeviceHandle& h, gshmem_team_t team, T* dest, const T* src,
                                              size_t nreduce, const char* call = "gshmem_<T>_<op>_reducescatter") {
   const gshmem_device_team_t t = detail::load_team(h, team, call);
+  detail::check_overlap(h, call, dest, nreduce * sizeof(T), src, nreduce * sizeof(T) * static_cast<size_t>(t.size),
+                        false);
   detail::CollEnv env{h, nullptr};
   coll::reducescatter<Coop, Op>(env, t, team, dest, src, nreduce, call);
   return 0;
