@@ -89,6 +89,10 @@ def main():
         nv.free_array(dst)
         nv.free_array(a)
 
+    raw = nv.bytearray((3,), dtype="float64")
+    assert raw.dtype == np.uint8 and raw.shape == (24,)
+    nv.free_array(raw)
+
     # ---- buffer / free / get_peer_buffer ----
     b = nv.buffer(64)
     assert b.size == 64 and b.handle

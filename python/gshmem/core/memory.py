@@ -11,7 +11,7 @@ import numpy as np
 from gshmem import _gshmem
 from gshmem.core.types import GshmemInvalid, require_init, state
 
-__all__ = ["Buffer", "buffer", "free", "get_peer_buffer", "array", "free_array", "get_peer_array"]
+__all__ = ["Buffer", "buffer", "free", "get_peer_buffer", "array", "bytearray", "free_array", "get_peer_array"]
 
 _allocs = {}  # start address -> bytes, for gshmem.core's live symmetric allocations
 
@@ -86,18 +86,28 @@ def _normalize_shape(shape):
     return (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
 
 
-def array(shape, dtype="float32", release=False, except_on_del=True):
-    """A NumPy array of `shape` and `dtype` on the symmetric heap (CPU PEs; collective)."""
-    require_init("array")
+def array(shape, dtype="float32", device_id=None):
+    """A NumPy array of `shape` and `dtype` on the symmetric heap (CPU PEs; collective). device_id: unused."""
+    return _array(shape, dtype, "array")
+
+
+def bytearray(shape, dtype="float32", device_id=None):
+    """A flat uint8 NumPy array of the bytes an array(shape, dtype) takes, on the symmetric heap."""
+    shape = _normalize_shape(shape)
+    return _array((int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize,), "uint8", "bytearray")
+
+
+def _array(shape, dtype, call):
+    require_init(call)
     if not state.cpu_pes:
-        raise NotImplementedError("array: this PE runs on a GPU; CuPy arrays and torch tensors are not in gshmem.core "
+        raise NotImplementedError(f"{call}: this PE runs on a GPU; CuPy arrays and torch tensors are not in gshmem.core "
                                   "yet. Fix: run CPU PEs (GSHMEM_DEVICE=cpu) for NumPy arrays")
     shape = _normalize_shape(shape)
     if any(s < 0 for s in shape):
-        raise GshmemInvalid(f"array: shape={shape} has a negative extent")
+        raise GshmemInvalid(f"{call}: shape={shape} has a negative extent")
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    return _ndarray_at(_alloc(nbytes, "array"), shape, dtype)
+    return _ndarray_at(_alloc(nbytes, call), shape, dtype)
 
 
 def _data_ptr(arr):
@@ -129,6 +139,8 @@ def free_array(arr):
 
 
 def _peer_ptr(p, nbytes, pe, call):
+    if pe is None:
+        raise GshmemInvalid(f"{call}: no PE given. Fix: pass the peer's PE number")
     pe = int(pe)
     n = _gshmem.n_pes()
     if not 0 <= pe < n:
@@ -140,7 +152,7 @@ def _peer_ptr(p, nbytes, pe, call):
     return q
 
 
-def get_peer_array(arr, peer_pe):
+def get_peer_array(arr, peer_pe=None):
     """A NumPy array over PE `peer_pe`'s copy of the symmetric `arr` (loads and stores go straight to it)."""
     require_init("get_peer_array")
     _symmetric_base(arr, "get_peer_array")
