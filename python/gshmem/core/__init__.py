@@ -1,0 +1,16 @@
+"""gshmem.core: NVIDIA nvshmem4py's nvshmem.core API on gshmem (`import gshmem.core as nvshmem`).
+
+This slice: CPU PEs, NumPy arrays on the symmetric heap, blocking host calls (stream=None). See python/README.md.
+"""
+from gshmem.core.types import GshmemError, GshmemInvalid, NvshmemError, NvshmemInvalid, Teams
+from gshmem.core.init_fini import (UniqueID, finalize, get_unique_id, get_version, init, my_pe, n_pes, team_my_pe,
+                                   team_n_pes)
+from gshmem.core.memory import Buffer, array, buffer, bytearray, free, free_array, get_peer_array, get_peer_buffer
+from gshmem.core.rma import get, put, quiet
+from gshmem.core.collective import (alltoall, barrier, barrier_all, broadcast, fcollect, reduce, reducescatter,
+                                    sync, sync_all)
+
+__all__ = ["GshmemError", "GshmemInvalid", "NvshmemError", "NvshmemInvalid", "Teams", "UniqueID", "finalize",
+           "get_unique_id", "get_version", "init", "my_pe", "n_pes", "team_my_pe", "team_n_pes", "Buffer", "array",
+           "buffer", "bytearray", "free", "free_array", "get_peer_array", "get_peer_buffer", "get", "put", "quiet", "alltoall",
+           "barrier", "barrier_all", "broadcast", "fcollect", "reduce", "reducescatter", "sync", "sync_all"]

@@ -1,0 +1,115 @@
+// gshmem._gshmem: the nanobind layer under gshmem.core. Each function is one call of the throwing host layer
+// (gshmem::host in gshmem/gshmem.hpp); a gshmem::Error becomes gshmem._gshmem.GshmemError carrying the library's
+// message (call, cause, fix) and status. Addresses cross as Python ints; gshmem.core does the Python-side checks
+// (symmetric arrays, dtypes, sizes) and keeps the per-call work here to one C++ call. Blocking calls release the GIL.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "gshmem/gshmem.hpp"
+
+namespace nb = nanobind;
+namespace host = gshmem::host;
+
+namespace {
+
+void* addr(std::uintptr_t p) { return reinterpret_cast<void*>(p); }
+std::uintptr_t as_int(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+using nogil = nb::call_guard<nb::gil_scoped_release>;
+
+void init_attr(unsigned flags, gshmemx_init_attr_t* attr) {
+  host::init(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
+}
+
+}  // namespace
+
+NB_MODULE(_gshmem, m) {
+  m.doc() = "gshmem's host API for gshmem.core (internal: use gshmem.core)";
+
+  static nb::object error_type;
+  error_type = nb::borrow(PyErr_NewExceptionWithDoc(
+      "gshmem._gshmem.GshmemError", "An error reported by the gshmem library; .status is its GSHMEM_* code.",
+      PyExc_RuntimeError, nullptr));
+  m.attr("GshmemError") = error_type;
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const gshmem::Error& e) {
+      nb::object exc = error_type(nb::str(e.what()));
+      exc.attr("status") = e.status();
+      PyErr_SetObject(error_type.ptr(), exc.ptr());
+    }
+  });
+
+  m.attr("VERSION") = nb::make_tuple(GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
+  m.attr("UNIQUEID_BYTES") = GSHMEMX_UNIQUEID_BYTES;
+
+  // ---- init / query ----
+  m.def("init", [] { init_attr(0, nullptr); }, nogil(),
+        "Starts this PE from the environment (gshmemrun, mpirun, torchrun's variables, or a single PE).");
+  m.def("get_unique_id", [] {
+    gshmemx_uniqueid_t uid = GSHMEMX_UNIQUEID_INITIALIZER;
+    host::get_unique_id(&uid);
+    return nb::bytes(reinterpret_cast<const char*>(&uid), sizeof uid);
+  });
+  m.def(
+      "init_uid",
+      [](nb::bytes uid_bytes, int rank, int nranks) {
+        if (uid_bytes.size() != sizeof(gshmemx_uniqueid_t))
+          throw gshmem::Error(GSHMEM_ERROR_INVALID_VALUE,
+                              "init: uid is " + std::to_string(uid_bytes.size()) + " bytes, a unique id is " +
+                                  std::to_string(sizeof(gshmemx_uniqueid_t)) + ". Fix: pass get_unique_id()'s value");
+        gshmemx_uniqueid_t uid;
+        std::memcpy(&uid, uid_bytes.c_str(), sizeof uid);
+        gshmemx_init_attr_t attr = GSHMEMX_INIT_ATTR_INITIALIZER;
+        if (int s = gshmemx_set_attr_uniqueid_args(rank, nranks, &uid, &attr); s != GSHMEM_SUCCESS)
+          throw gshmem::Error(s, gshmemx_last_error());
+        nb::gil_scoped_release release;
+        init_attr(GSHMEMX_INIT_WITH_UNIQUEID, &attr);
+      },
+      nb::arg("uid"), nb::arg("rank"), nb::arg("nranks"));
+  m.def("finalize", &host::finalize, nogil());
+  m.def("initialized", &host::initialized);
+  m.def("my_pe", &host::my_pe);
+  m.def("n_pes", &host::n_pes);
+  m.def("device", [] {
+    int ordinal = -1, count = 0;
+    host::query_device(&ordinal, &count);
+    return nb::make_tuple(ordinal, count);
+  });
+  m.def("team_my_pe", &host::team_my_pe);
+  m.def("team_n_pes", &host::team_n_pes);
+  m.def("last_error", [] { return std::string(gshmemx_last_error()); });
+
+  // ---- memory ----
+  m.def("malloc", [](std::size_t bytes, const char* call) { return as_int(host::malloc(bytes, 0, false, call)); },
+        nogil());
+  m.def("free", [](std::uintptr_t p) { host::free(addr(p)); }, nogil());
+  m.def("ptr", [](std::uintptr_t p, int pe) { return as_int(host::ptr(addr(p), pe)); });
+
+  // ---- RMA and synchronisation (blocking host forms) ----
+  m.def("putmem", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, int pe, const char* call) {
+    host::putmem(addr(d), addr(s), n, pe, false, call);
+  }, nogil());
+  m.def("getmem", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, int pe, const char* call) {
+    host::getmem(addr(d), addr(s), n, pe, false, call);
+  }, nogil());
+  m.def("quiet", &host::quiet, nogil());
+  m.def("barrier", [](int team, bool with_quiet, const char* call) { host::barrier(team, with_quiet, call); },
+        nogil());
+
+  // ---- collectives: kinds and codes are gshmem.h's GSHMEMI_COLL_* / GSHMEMI_REDUCE_* ----
+  m.def("collective", [](int kind, int team, std::uintptr_t d, std::uintptr_t s, std::size_t nelems,
+                         std::size_t elem, int root, const char* call) {
+    host::collective(static_cast<host::Coll>(kind), team, addr(d), addr(s), nelems, elem, root, call);
+  }, nogil());
+  m.def("reduction", [](int op, int type, bool scatter, int team, std::uintptr_t d, std::uintptr_t s,
+                        std::size_t nelems, const char* call) {
+    host::reduction(static_cast<host::ReduceOp>(op), static_cast<host::ReduceType>(type), scatter, team, addr(d),
+                    addr(s), nelems, call);
+  }, nogil());
+}
