@@ -12,5 +12,5 @@ from gshmem.core.collective import (alltoall, barrier, barrier_all, broadcast, f
 
 __all__ = ["GshmemError", "GshmemInvalid", "NvshmemError", "NvshmemInvalid", "Teams", "UniqueID", "finalize",
            "get_unique_id", "get_version", "init", "my_pe", "n_pes", "team_my_pe", "team_n_pes", "Buffer", "array",
-           "buffer", "bytearray", "free", "free_array", "get_peer_array", "get_peer_buffer", "get", "put", "quiet", "alltoall",
-           "barrier", "barrier_all", "broadcast", "fcollect", "reduce", "reducescatter", "sync", "sync_all"]
+           "buffer", "bytearray", "free", "free_array", "get_peer_array", "get_peer_buffer", "get", "put", "quiet",
+           "alltoall", "barrier", "barrier_all", "broadcast", "fcollect", "reduce", "reducescatter", "sync", "sync_all"]

@@ -79,7 +79,8 @@ def _collective(call, team, dst, src, root, stream):
         _need(call, "dst_array", dst, nelems * size)
     else:  # alltoall
         if src.size % size:
-            raise GshmemInvalid(f"alltoall: src_array has {src.size} elements, not a multiple of the team's {size} PEs")
+            raise GshmemInvalid(f"alltoall: src_array has {src.size} elements, "
+                                f"not a multiple of the team's {size} PEs")
         nelems = src.size // size
         _need(call, "dst_array", dst, nelems * size)
     _gshmem.collective(_COLL[call], int(team), _data_ptr(dst), _data_ptr(src), nelems, elem, int(root), call)

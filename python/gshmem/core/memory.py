@@ -100,8 +100,8 @@ def bytearray(shape, dtype="float32", device_id=None):
 def _array(shape, dtype, call):
     require_init(call)
     if not state.cpu_pes:
-        raise NotImplementedError(f"{call}: this PE runs on a GPU; CuPy arrays and torch tensors are not in gshmem.core "
-                                  "yet. Fix: run CPU PEs (GSHMEM_DEVICE=cpu) for NumPy arrays")
+        raise NotImplementedError(f"{call}: this PE runs on a GPU; CuPy arrays and torch tensors are not in "
+                                  "gshmem.core yet. Fix: run CPU PEs (GSHMEM_DEVICE=cpu) for NumPy arrays")
     shape = _normalize_shape(shape)
     if any(s < 0 for s in shape):
         raise GshmemInvalid(f"{call}: shape={shape} has a negative extent")
