@@ -83,6 +83,17 @@ NB_MODULE(_gshmem, m) {
   });
   m.def("team_my_pe", &host::team_my_pe);
   m.def("team_n_pes", &host::team_n_pes);
+  m.def("team_translate_pe", &host::team_translate_pe);
+  m.def("team_split_strided", &host::team_split_strided, nogil());
+  m.def("team_split_2d", [](int parent, int xrange) {
+    gshmem_team_t x = GSHMEM_TEAM_INVALID, y = GSHMEM_TEAM_INVALID;
+    {
+      nb::gil_scoped_release release;
+      host::team_split_2d(parent, xrange, &x, &y);
+    }
+    return nb::make_tuple(x, y);
+  });
+  m.def("team_destroy", &host::team_destroy, nogil());
   m.def("last_error", [] { return std::string(gshmemx_last_error()); });
 
   // ---- memory ----

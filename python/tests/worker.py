@@ -51,6 +51,48 @@ def init():
         nv.init()
 
 
+def check_teams(me, n):
+    """team_split_strided (odd PEs; even PEs), team_split_2d, team_translate_pe, a reduce on a split team,
+    team_destroy, and their bad input."""
+    odd = nv.team_split_strided(W, 1, 2, n // 2, nv.TeamConfig(), 0, new_team_name="ODD")
+    even = nv.team_split_strided(W, 0, 2, (n + 1) // 2, None, 0)
+    if me % 2:
+        assert even is None and odd is not None and odd.name == "ODD" and nv.Teams["ODD"] == odd
+        mine, k = odd, n // 2
+    else:
+        assert odd is None and even is not None and even in nv.Teams
+        mine, k = even, (n + 1) // 2
+    assert (nv.team_my_pe(mine), nv.team_n_pes(mine)) == (me // 2, k)
+    for i in range(k):
+        assert nv.team_translate_pe(mine, i, W) == 2 * i + me % 2
+    assert nv.team_translate_pe(W, me, mine) == me // 2
+    assert nv.team_translate_pe(W, (me + 1) % n, mine) == (-1 if n > 1 else 0)
+    src = nv.array((5,), dtype="int64")
+    dst = nv.array((5,), dtype="int64")
+    src[:] = data(me, 5, "int64")
+    nv.reduce(mine, dst, src, "sum")
+    want = sum(data(p, 5, "int64") for p in range(me % 2, n, 2))
+    assert np.array_equal(dst, want), (dst, want)
+    nv.barrier_all()
+    nv.free_array(dst)
+    nv.free_array(src)
+    xrange_ = 2 if n % 2 == 0 else 1
+    row, col = nv.team_split_2d(W, xrange_, new_team_name="GRID")
+    assert row is not None and col is not None
+    assert (nv.team_my_pe(row), nv.team_n_pes(row)) == (me % xrange_, xrange_)
+    assert (nv.team_my_pe(col), nv.team_n_pes(col)) == (me // xrange_, n // xrange_)
+    assert nv.Teams["GRID_X"] == row and nv.Teams["GRID_Y"] == col
+    expect_raises(nv.team_split_strided, W, 0, 1, n + 1, match="team_split_strided")  # past the parent
+    expect_raises(nv.team_split_strided, 12345, 0, 1, 1, match="not a team")
+    expect_raises(nv.team_translate_pe, W, n, W, match="out of range")
+    expect_raises(nv.team_destroy, W, match="predefined")
+    for t in (row, col, mine):
+        nv.team_destroy(t)
+    assert "ODD" not in nv.Teams and "GRID_X" not in nv.Teams
+    expect_raises(nv.team_split_strided, mine, 0, 1, 1, match="team")  # destroyed
+    nv.barrier_all()
+
+
 def main():
     init()
     me, n = nv.my_pe(), nv.n_pes()
@@ -147,6 +189,8 @@ def main():
 
     # ---- bad input raises, naming the call; the job goes on ----
     x = nv.array((4,), dtype="int32")
+    if n > 1:
+        check_teams(me, n)
     y = nv.array((4,), dtype="float32")
     mine = np.zeros(4, np.int32)
     expect_raises(nv.reduce, W, x, y, "sum", match="reduce")  # dtype mismatch

@@ -9,8 +9,10 @@ from gshmem.core.memory import Buffer, array, buffer, bytearray, free, free_arra
 from gshmem.core.rma import get, put, quiet
 from gshmem.core.collective import (alltoall, barrier, barrier_all, broadcast, fcollect, reduce, reducescatter,
                                     sync, sync_all)
+from gshmem.core.teams import TeamConfig, team_destroy, team_split_2d, team_split_strided, team_translate_pe
 
 __all__ = ["GshmemError", "GshmemInvalid", "NvshmemError", "NvshmemInvalid", "Teams", "UniqueID", "finalize",
            "get_unique_id", "get_version", "init", "my_pe", "n_pes", "team_my_pe", "team_n_pes", "Buffer", "array",
            "buffer", "bytearray", "free", "free_array", "get_peer_array", "get_peer_buffer", "get", "put", "quiet",
-           "alltoall", "barrier", "barrier_all", "broadcast", "fcollect", "reduce", "reducescatter", "sync", "sync_all"]
+           "alltoall", "barrier", "barrier_all", "broadcast", "fcollect", "reduce", "reducescatter", "sync", "sync_all",
+           "TeamConfig", "team_destroy", "team_split_2d", "team_split_strided", "team_translate_pe"]
