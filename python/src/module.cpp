@@ -109,6 +109,22 @@ NB_MODULE(_gshmem, m) {
   m.def("getmem", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, int pe, const char* call) {
     host::getmem(addr(d), addr(s), n, pe, false, call);
   }, nogil());
+  m.def("putmem_nbi", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, int pe, const char* call) {
+    host::putmem(addr(d), addr(s), n, pe, true, call);
+  }, nogil());
+  m.def("getmem_nbi", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, int pe, const char* call) {
+    host::getmem(addr(d), addr(s), n, pe, true, call);
+  }, nogil());
+  m.def("putmem_signal", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, std::uintptr_t sig,
+                            std::uint64_t value, int op, int pe, const char* call) {
+    host::putmem_signal(addr(d), addr(s), n, static_cast<std::uint64_t*>(addr(sig)), value, op, pe, false, call);
+  }, nogil());
+  m.def("signal_op", [](std::uintptr_t sig, std::uint64_t value, int op, int pe, const char* call) {
+    host::signal_op(static_cast<std::uint64_t*>(addr(sig)), value, op, pe, call);
+  }, nogil());
+  m.def("signal_wait_until", [](std::uintptr_t sig, int cmp, std::uint64_t value) {
+    return host::signal_wait_until(static_cast<std::uint64_t*>(addr(sig)), cmp, value);
+  }, nogil());
   m.def("quiet", &host::quiet, nogil());
   m.def("barrier", [](int team, bool with_quiet, const char* call) { host::barrier(team, with_quiet, call); },
         nogil());

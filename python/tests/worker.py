@@ -93,6 +93,43 @@ def check_teams(me, n):
     nv.barrier_all()
 
 
+def check_signals(me, n):
+    """put_nbi / get_nbi + quiet, put_signal (SET) along a ring with signal_wait, signal_op (ADD) into PE 0's
+    counter, and bad input."""
+    nxt, prv = (me + 1) % n, (me - 1) % n
+    buf = nv.array((16,), dtype="int32")
+    got = nv.array((16,), dtype="int32")
+    sig = nv.array((2,), dtype="uint64")
+    sig[:] = 0
+    nv.barrier_all()
+    for it in range(1, 4):
+        src = data(me * 10 + it, 16, "int32")
+        nv.put_signal(buf, src, sig, it, nv.SignalOp.SIGNAL_SET, nxt)
+        assert nv.signal_wait(sig, it, nv.ComparisonType.CMP_EQ) == it
+        assert np.array_equal(buf, data(prv * 10 + it, 16, "int32")), it
+        nv.barrier_all()  # every PE has read buf before the next round overwrites it
+    nv.signal_op(sig[1:], 1, nv.SignalOp.SIGNAL_ADD, 0)
+    if me == 0:
+        assert nv.signal_wait(sig[1:], n, nv.ComparisonType.CMP_GE) == n
+    nv.barrier_all()
+    mine = data(100 + me, 16, "int32")
+    nv.put_nbi(buf, mine, nxt)
+    nv.quiet()
+    nv.barrier_all()
+    assert np.array_equal(buf, data(100 + prv, 16, "int32"))
+    local = np.zeros(16, np.int32)
+    nv.get_nbi(local, buf, nxt)
+    nv.quiet()
+    assert np.array_equal(local, data(100 + me, 16, "int32"))  # nxt's buf holds what this PE put there
+    nv.barrier_all()
+    expect_raises(nv.signal_op, sig, 1, 7, 0, match="SignalOp")
+    expect_raises(nv.signal_wait, sig, 0, 9, match="ComparisonType")
+    expect_raises(nv.signal_op, buf, 1, nv.SignalOp.SIGNAL_SET, 0, match="64-bit")
+    expect_raises(nv.put_signal, buf, mine, sig, 1, nv.SignalOp.SIGNAL_SET, n, match="out of range")
+    for a in (sig, got, buf):
+        nv.free_array(a)
+
+
 def main():
     init()
     me, n = nv.my_pe(), nv.n_pes()
@@ -191,6 +228,7 @@ def main():
     x = nv.array((4,), dtype="int32")
     if n > 1:
         check_teams(me, n)
+    check_signals(me, n)
     y = nv.array((4,), dtype="float32")
     mine = np.zeros(4, np.int32)
     expect_raises(nv.reduce, W, x, y, "sum", match="reduce")  # dtype mismatch

@@ -6,7 +6,8 @@ from gshmem.core.types import GshmemError, GshmemInvalid, NvshmemError, NvshmemI
 from gshmem.core.init_fini import (UniqueID, finalize, get_unique_id, get_version, init, my_pe, n_pes, team_my_pe,
                                    team_n_pes)
 from gshmem.core.memory import Buffer, array, buffer, bytearray, free, free_array, get_peer_array, get_peer_buffer
-from gshmem.core.rma import get, put, quiet
+from gshmem.core.rma import (ComparisonType, SignalOp, get, get_nbi, put, put_nbi, put_signal, quiet,
+                             signal_op, signal_wait)
 from gshmem.core.collective import (alltoall, barrier, barrier_all, broadcast, fcollect, reduce, reducescatter,
                                     sync, sync_all)
 from gshmem.core.teams import TeamConfig, team_destroy, team_split_2d, team_split_strided, team_translate_pe
@@ -15,4 +16,5 @@ __all__ = ["GshmemError", "GshmemInvalid", "NvshmemError", "NvshmemInvalid", "Te
            "get_unique_id", "get_version", "init", "my_pe", "n_pes", "team_my_pe", "team_n_pes", "Buffer", "array",
            "buffer", "bytearray", "free", "free_array", "get_peer_array", "get_peer_buffer", "get", "put", "quiet",
            "alltoall", "barrier", "barrier_all", "broadcast", "fcollect", "reduce", "reducescatter", "sync", "sync_all",
-           "TeamConfig", "team_destroy", "team_split_2d", "team_split_strided", "team_translate_pe"]
+           "TeamConfig", "team_destroy", "team_split_2d", "team_split_strided", "team_translate_pe",
+           "ComparisonType", "SignalOp", "get_nbi", "put_nbi", "put_signal", "signal_op", "signal_wait"]
