@@ -56,3 +56,14 @@ def test_unique_id_init(n, tmp_path):
         outs.append(out)
         assert p.returncode == 0, f"seed {seed}:\n{out}"
     check("".join(outs), n)
+
+
+def test_example_exchange():
+    """examples/python/exchange.py stays working (3 PEs)."""
+    example = HERE.parents[1] / "examples" / "python" / "exchange.py"
+    r = subprocess.run([gshmemrun(), "-n", "3", "--", sys.executable, str(example)], env=env(0),
+                       capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    for pe in range(3):
+        assert f"PE {pe} of 3: peer write, allreduce and alltoall ok" in out, out
