@@ -5,7 +5,8 @@
 # side; QUICK=1 by default here) and, on request, bench/experiments/host_ops_probe. Writes $OUT/all.tgz and prints
 # the summaries.
 #   STEPS="check compat bench" (the default; "hostops": host_ops_probe, each way of issuing a host put/get/p/g, to
-#   the same GPU and to GPU 1)
+#   the same GPU and to GPU 1; "python": the Python package built with CUDA and its tests on GPU PEs, torch, CuPy,
+#   torchrun and mpi4py included, PYTHON_TIMEOUT default 500)
 #   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
@@ -30,6 +31,9 @@ for step in $steps; do
     compat) OUT=$work/compat timeout "${COMPAT_TIMEOUT:-560}" "$root/scripts/nvshmem-compat.sh" >"$work/compat/console.txt" 2>&1 ;;
     bench) QUICK=${QUICK:-1} PES=${PES:-2} PES_LIST=${PES_LIST:-} BUDGET_S=$((${BENCH_TIMEOUT:-400} - 20)) \
              OUT=$work/bench timeout "${BENCH_TIMEOUT:-400}" "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
+    python) GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/python/site GSHMEM_TEST_GPU_PES=${PES:-2} \
+              timeout "${PYTHON_TIMEOUT:-500}" "$root/scripts/python-tests.sh" -v -rs \
+              >"$work/python/console.txt" 2>&1 ;;
     hostops)
       nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/hostops/host_ops_probe" \
         "$root/bench/experiments/host_ops_probe.cu" -lcuda >"$work/hostops/build.txt" 2>&1 &&
@@ -48,6 +52,7 @@ for step in $steps; do
     compat) cat "$work/compat/table.txt" 2>/dev/null ;;
     bench) grep -vE '^(put|get)_bw(_all)?/(thread|warp)' "$work/bench/table.txt" 2>/dev/null | head -200
            cat "$work/bench/targets.md" 2>/dev/null ;;
+    python) grep -E 'PASS|FAIL|SKIP|ERROR|passed|failed' "$work/python/console.txt" | tail -30 ;;
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
   esac
 done

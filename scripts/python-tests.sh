@@ -1,11 +1,29 @@
 #!/usr/bin/env bash
-# Builds the Python package (CPU PEs only, into the virtual environment build/pyenv or $GSHMEM_PYENV) and runs its
-# tests (python/tests: 2 and 4 CPU PEs). Arguments go to pytest.
+# Builds the Python package and runs its tests (python/tests; arguments go to pytest).
+#   Default (CI, this machine): CPU PEs only, into the virtual environment build/pyenv (or $GSHMEM_PYENV), whose
+#   pip packages install-deps.sh provides.
+#   GSHMEM_PY_TARGET=<dir>: install into that folder with the python on PATH (or $PYTHON), which already has the
+#   build requirements (scikit-build-core, nanobind), torch / CuPy / mpi4py if the tests should use them: the GPU
+#   machine, which has no internet. GSHMEM_PY_CUDA=ON builds libgshmem with GPU support (default OFF).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/install-deps.sh" python
-venv=${GSHMEM_PYENV:-$root/build/pyenv}
-CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)} "$venv/bin/python" -m pip install -q \
-  --disable-pip-version-check --no-build-isolation "$root" --config-settings=cmake.define.GSHMEM_WITH_CUDA=OFF
+cuda=${GSHMEM_PY_CUDA:-OFF}
+defs=(--config-settings=cmake.define.GSHMEM_WITH_CUDA="$cuda")
+# GSHMEM_PY_ARCH=90: build for that CUDA architecture only (default: the project's list)
+[ -n "${GSHMEM_PY_ARCH:-}" ] && defs+=(--config-settings=cmake.define.GSHMEM_CUDA_ARCHITECTURES="$GSHMEM_PY_ARCH")
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+if [ -n "${GSHMEM_PY_TARGET:-}" ]; then
+  py=${PYTHON:-python3}
+  rm -rf "$GSHMEM_PY_TARGET"
+  "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps --no-index \
+    --target "$GSHMEM_PY_TARGET" "$root" "${defs[@]}"
+  export PYTHONPATH=$GSHMEM_PY_TARGET${PYTHONPATH:+:$PYTHONPATH} PATH=$GSHMEM_PY_TARGET/bin:$PATH
+else
+  "$root/scripts/install-deps.sh" python
+  venv=${GSHMEM_PYENV:-$root/build/pyenv}
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation "$root" "${defs[@]}"
+  py=$venv/bin/python
+  export PATH=$venv/bin:$PATH
+fi
 cd "$root/python/tests"
-PATH="$venv/bin:$PATH" exec "$venv/bin/python" -m pytest -q "$@"
+exec "$py" -m pytest -q "$@"

@@ -3,8 +3,11 @@
 // message (call, cause, fix) and status. Addresses cross as Python ints; gshmem.core does the Python-side checks
 // (symmetric arrays, dtypes, sizes) and keeps the per-call work here to one C++ call. Blocking calls release the GIL.
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+
+#include <dlfcn.h>
 
 #include <cstdint>
 #include <cstring>
@@ -19,7 +22,25 @@ namespace {
 
 void* addr(std::uintptr_t p) { return reinterpret_cast<void*>(p); }
 std::uintptr_t as_int(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+gshmem_stream_t stream(std::uintptr_t s) { return reinterpret_cast<gshmem_stream_t>(s); }
+std::uint64_t* word(std::uintptr_t p) { return static_cast<std::uint64_t*>(addr(p)); }
 using nogil = nb::call_guard<nb::gil_scoped_release>;
+
+// `bytes` of memory at `p` as a flat uint8 array of framework F (torch.Tensor, cupy.ndarray, numpy.ndarray),
+// through DLPack, without a copy and without an owner: gshmem.core's table of allocations keeps the memory, as
+// nvshmem4py's does. gshmem.core views it as the dtype and shape asked for.
+template <typename F>
+nb::object wrap_bytes(std::uintptr_t p, std::size_t bytes, int device_type, int device_id) {
+  std::size_t shape[1] = {bytes};
+  nb::ndarray<F, std::uint8_t, nb::ndim<1>> a(addr(p), 1, shape, nb::handle(), nullptr, nb::dtype<std::uint8_t>(),
+                                              device_type, device_id);
+  return nb::cast(a, nb::rv_policy::reference);
+}
+
+// A C entry's status as an exception carrying its message.
+void check_status(int status) {
+  if (status != GSHMEM_SUCCESS) throw gshmem::Error(status, gshmemx_last_error());
+}
 
 void init_attr(unsigned flags, gshmemx_init_attr_t* attr) {
   host::init(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
@@ -95,12 +116,59 @@ NB_MODULE(_gshmem, m) {
   });
   m.def("team_destroy", &host::team_destroy, nogil());
   m.def("last_error", [] { return std::string(gshmemx_last_error()); });
+  m.def("library_path", [] {  // the libgshmem this extension loaded
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<void*>(&gshmemx_last_error), &info) || !info.dli_fname)
+      throw gshmem::Error(GSHMEM_ERROR_INTERNAL, "library_path: dladdr found no file for libgshmem");
+    return std::string(info.dli_fname);
+  });
 
   // ---- memory ----
   m.def("malloc", [](std::size_t bytes, const char* call) { return as_int(host::malloc(bytes, 0, false, call)); },
         nogil());
   m.def("free", [](std::uintptr_t p) { host::free(addr(p)); }, nogil());
   m.def("ptr", [](std::uintptr_t p, int pe) { return as_int(host::ptr(addr(p), pe)); });
+  m.def("register_symmetric", [](std::uintptr_t p, std::size_t bytes) {
+    return as_int(host::buffer_register_symmetric(addr(p), bytes, 0));
+  }, nogil());
+  m.def("unregister_symmetric", [](std::uintptr_t p, std::size_t bytes) {
+    host::buffer_unregister_symmetric(addr(p), bytes);
+  }, nogil());
+
+  // ---- arrays of other libraries (DLPack) ----
+  // Framework codes: 0 NumPy, 1 torch, 2 CuPy, 3 a bare DLPack producer (__dlpack__ / __dlpack_device__).
+  m.def("wrap", [](int framework, std::uintptr_t p, std::size_t bytes, int device_type, int device_id) {
+    switch (framework) {
+      case 0: return wrap_bytes<nb::numpy>(p, bytes, device_type, device_id);
+      case 1: return wrap_bytes<nb::pytorch>(p, bytes, device_type, device_id);
+      case 2: return wrap_bytes<nb::cupy>(p, bytes, device_type, device_id);
+      default: return wrap_bytes<nb::no_framework>(p, bytes, device_type, device_id);
+    }
+  });
+  // Any DLPack producer (a JAX array, a cuda.core buffer, ...): (address, bytes, elements, dtype code, bits,
+  // device type, device id, C-contiguous).
+  m.def("dlpack_info", [](nb::ndarray<nb::ro> a) {
+    std::size_t elems = 1;
+    bool contiguous = true;
+    std::int64_t expect = 1;
+    for (std::size_t i = a.ndim(); i-- > 0;) {
+      elems *= a.shape(i);
+      if (a.shape(i) != 1 && a.stride(i) != expect) contiguous = false;
+      expect *= static_cast<std::int64_t>(a.shape(i));
+    }
+    const nb::dlpack::dtype t = a.dtype();
+    return nb::make_tuple(as_int(a.data()), elems * ((t.bits * t.lanes + 7) / 8), elems, t.code, t.bits * t.lanes,
+                          a.device_type(), a.device_id(), contiguous);
+  });
+
+  // ---- device code the program loads itself (CUmodule / CUlibrary handles as ints) ----
+  m.def("cumodule_init", [](std::uintptr_t h) { check_status(gshmemx_cumodule_init(reinterpret_cast<CUmod_st*>(h))); });
+  m.def("cumodule_finalize",
+        [](std::uintptr_t h) { check_status(gshmemx_cumodule_finalize(reinterpret_cast<CUmod_st*>(h))); });
+  m.def("culibrary_init",
+        [](std::uintptr_t h) { check_status(gshmemx_culibrary_init(reinterpret_cast<CUlib_st*>(h))); });
+  m.def("culibrary_finalize",
+        [](std::uintptr_t h) { check_status(gshmemx_culibrary_finalize(reinterpret_cast<CUlib_st*>(h))); });
 
   // ---- RMA and synchronisation (blocking host forms) ----
   m.def("putmem", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, int pe, const char* call) {
@@ -117,17 +185,49 @@ NB_MODULE(_gshmem, m) {
   }, nogil());
   m.def("putmem_signal", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, std::uintptr_t sig,
                             std::uint64_t value, int op, int pe, const char* call) {
-    host::putmem_signal(addr(d), addr(s), n, static_cast<std::uint64_t*>(addr(sig)), value, op, pe, false, call);
+    host::putmem_signal(addr(d), addr(s), n, word(sig), value, op, pe, false, call);
   }, nogil());
   m.def("signal_op", [](std::uintptr_t sig, std::uint64_t value, int op, int pe, const char* call) {
-    host::signal_op(static_cast<std::uint64_t*>(addr(sig)), value, op, pe, call);
+    host::signal_op(word(sig), value, op, pe, call);
   }, nogil());
   m.def("signal_wait_until", [](std::uintptr_t sig, int cmp, std::uint64_t value) {
-    return host::signal_wait_until(static_cast<std::uint64_t*>(addr(sig)), cmp, value);
+    return host::signal_wait_until(word(sig), cmp, value);
   }, nogil());
   m.def("quiet", &host::quiet, nogil());
   m.def("barrier", [](int team, bool with_quiet, const char* call) { host::barrier(team, with_quiet, call); },
         nogil());
+
+  // ---- stream-ordered forms (GPU PEs); a stream is a cudaStream_t as an int (0: the legacy default stream) ----
+  m.def("putmem_on_stream", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, int pe, std::uintptr_t st,
+                               const char* call) { host::putmem_on_stream(addr(d), addr(s), n, pe, stream(st), call); },
+        nogil());
+  m.def("getmem_on_stream", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, int pe, std::uintptr_t st,
+                               const char* call) { host::getmem_on_stream(addr(d), addr(s), n, pe, stream(st), call); },
+        nogil());
+  m.def("putmem_signal_on_stream", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, std::uintptr_t sig,
+                                      std::uint64_t value, int op, int pe, std::uintptr_t st, const char* call) {
+    host::putmem_signal_on_stream(addr(d), addr(s), n, word(sig), value, op, pe, stream(st), call);
+  }, nogil());
+  m.def("signal_op_on_stream", [](std::uintptr_t sig, std::uint64_t value, int op, int pe, std::uintptr_t st) {
+    host::signal_op_on_stream(word(sig), value, op, pe, stream(st));
+  }, nogil());
+  m.def("signal_wait_until_on_stream", [](std::uintptr_t sig, int cmp, std::uint64_t value, std::uintptr_t st) {
+    host::signal_wait_until_on_stream(word(sig), cmp, value, stream(st));
+  }, nogil());
+  m.def("quiet_on_stream", [](std::uintptr_t st) { host::quiet_on_stream(stream(st)); }, nogil());
+  m.def("barrier_on_stream", [](int team, bool with_quiet, std::uintptr_t st, const char* call) {
+    host::barrier_on_stream(team, with_quiet, stream(st), call);
+  }, nogil());
+  m.def("collective_on_stream", [](int kind, int team, std::uintptr_t d, std::uintptr_t s, std::size_t nelems,
+                                   std::size_t elem, int root, std::uintptr_t st, const char* call) {
+    host::collective_on_stream(static_cast<host::Coll>(kind), team, addr(d), addr(s), nelems, elem, root, stream(st),
+                               call);
+  }, nogil());
+  m.def("reduction_on_stream", [](int op, int type, bool scatter, int team, std::uintptr_t d, std::uintptr_t s,
+                                  std::size_t nelems, std::uintptr_t st, const char* call) {
+    host::reduction_on_stream(static_cast<host::ReduceOp>(op), static_cast<host::ReduceType>(type), scatter, team,
+                              addr(d), addr(s), nelems, stream(st), call);
+  }, nogil());
 
   // ---- collectives: kinds and codes are gshmem.h's GSHMEMI_COLL_* / GSHMEMI_REDUCE_* ----
   m.def("collective", [](int kind, int team, std::uintptr_t d, std::uintptr_t s, std::size_t nelems,

@@ -1,4 +1,10 @@
-"""gshmem.core on CPU PEs: launches 2 and 4 PEs (gshmemrun, and UID init with plain processes) running worker.py."""
+"""gshmem.core end to end: launches PEs running worker.py on each array library this machine has.
+
+CPU PEs (always; CI): NumPy arrays at 2 and 4 PEs under gshmemrun, UID init with plain processes, and torch CPU
+tensors where torch is installed. GPU PEs (where a GPU is visible): torch tensors and CuPy arrays under gshmemrun,
+under torchrun, and over mpi4py (mpirun), as many of those as are installed. A machine without them skips those
+cases and says why.
+"""
 import os
 import random
 import shutil
@@ -10,6 +16,27 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "worker.py"
+GPU_PES = int(os.environ.get("GSHMEM_TEST_GPU_PES", "2"))
+
+
+def have(module):
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+def gpu_count():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return 0
+    r = subprocess.run([smi, "-L"], capture_output=True, text=True)
+    return sum(1 for line in r.stdout.splitlines() if line.startswith("GPU "))
+
+
+GPUS = gpu_count()
+needs_gpu = pytest.mark.skipif(GPUS == 0, reason="no GPU on this machine")
 
 
 def gshmemrun():
@@ -21,24 +48,31 @@ def gshmemrun():
     pytest.skip("no gshmemrun (pip install . puts it on PATH; or set GSHMEMRUN)")
 
 
-def env(seed):
-    e = dict(os.environ, GSHMEM_DEVICE="cpu", GSHMEM_TEST_SEED=str(seed))
+def env(seed, lib="numpy", device="cpu"):
+    e = dict(os.environ, GSHMEM_TEST_SEED=str(seed), GSHMEM_TEST_LIB=lib,
+             NVSHMEM_DISABLE_NVLS="1", NCCL_NVLS_ENABLE="0", TORCH_SYMM_MEM_DISABLE_MULTICAST="1")
+    if device == "cpu":
+        e["GSHMEM_DEVICE"] = "cpu"
+    else:
+        e.pop("GSHMEM_DEVICE", None)
     return e
 
 
-def check(outputs, n):
+def check(r, seed, n):
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, f"seed {seed}:\n{out}"
     for pe in range(n):
-        assert f"PASS pe {pe}/{n}" in outputs, outputs
+        assert f"PASS pe {pe}/{n}" in out, out
+
+
+def run(cmd, e, timeout=240):
+    return subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.mark.parametrize("n", [2, 4])
 def test_gshmemrun(n):
     seed = random.randrange(1 << 30)
-    r = subprocess.run([gshmemrun(), "-n", str(n), "--", sys.executable, str(WORKER)], env=env(seed),
-                       capture_output=True, text=True, timeout=120)
-    out = r.stdout + r.stderr
-    assert r.returncode == 0, f"seed {seed}:\n{out}"
-    check(out, n)
+    check(run([gshmemrun(), "-n", str(n), "--", sys.executable, str(WORKER)], env(seed)), seed, n)
 
 
 @pytest.mark.parametrize("n", [2])
@@ -55,14 +89,58 @@ def test_unique_id_init(n, tmp_path):
         out, _ = p.communicate(timeout=120)
         outs.append(out)
         assert p.returncode == 0, f"seed {seed}:\n{out}"
-    check("".join(outs), n)
+    for pe in range(n):
+        assert f"PASS pe {pe}/{n}" in "".join(outs), outs
+
+
+@pytest.mark.skipif(not have("torch"), reason="torch is not installed")
+def test_torch_cpu_tensors():
+    seed = random.randrange(1 << 30)
+    check(run([gshmemrun(), "-n", "2", "--", sys.executable, str(WORKER)], env(seed, "torch")), seed, 2)
+
+
+@needs_gpu
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_gpu_gshmemrun(lib):
+    if not have(lib):
+        pytest.skip(f"{lib} is not installed")
+    seed = random.randrange(1 << 30)
+    n = GPU_PES
+    check(run([gshmemrun(), "-n", str(n), "--", sys.executable, str(WORKER)], env(seed, lib, "gpu")), seed, n)
+
+
+@needs_gpu
+def test_gpu_torchrun():
+    """torchrun starts the PEs; init() with no arguments reads its environment."""
+    torchrun = shutil.which("torchrun")
+    if not torchrun or not have("torch"):
+        pytest.skip("torchrun is not installed")
+    seed = random.randrange(1 << 30)
+    n = GPU_PES
+    r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(WORKER)], env(seed, "torch", "gpu"))
+    check(r, seed, n)
+
+
+@needs_gpu
+def test_gpu_mpi4py():
+    """init(mpi_comm=MPI.COMM_WORLD, initializer_method="mpi") under mpirun."""
+    mpirun = shutil.which("mpirun")
+    if not mpirun or not have("mpi4py"):
+        pytest.skip("mpirun or mpi4py is not installed")
+    seed = random.randrange(1 << 30)
+    n = GPU_PES
+    e = env(seed, "cupy" if have("cupy") else "torch", "gpu")
+    exports = [a for v in ("GSHMEM_TEST_SEED", "GSHMEM_TEST_LIB", "PATH", "PYTHONPATH", "LD_LIBRARY_PATH") if v in e
+               for a in ("-x", v)]
+    r = run([mpirun, "--allow-run-as-root", "--oversubscribe", "-n", str(n), *exports, sys.executable, str(WORKER),
+             "mpi"], e)
+    check(r, seed, n)
 
 
 def test_example_exchange():
-    """examples/python/exchange.py stays working (3 PEs)."""
+    """examples/python/exchange.py stays working (3 CPU PEs)."""
     example = HERE.parents[1] / "examples" / "python" / "exchange.py"
-    r = subprocess.run([gshmemrun(), "-n", "3", "--", sys.executable, str(example)], env=env(0),
-                       capture_output=True, text=True, timeout=120)
+    r = run([gshmemrun(), "-n", "3", "--", sys.executable, str(example)], env(0))
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     for pe in range(3):

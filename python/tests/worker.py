@@ -1,8 +1,14 @@
-"""One PE of test_core.py: checks every gshmem.core function on NumPy arrays, with fresh random data.
+"""One PE of test_core.py: checks every gshmem.core function with fresh random data, on one array library.
 
-Run by the test under gshmemrun (GSHMEM_TEST_SEED set by it): every PE derives every PE's data from the seed, so
-each can compute the exact expected result. Argument "uid": UID-based init (rank 0 writes the id to a file).
+Run by the test (GSHMEM_TEST_SEED set by it): every PE derives every PE's data from the seed, so each can compute
+the exact expected result. GSHMEM_TEST_LIB picks the arrays: "numpy" (CPU PEs), "torch" (CUDA tensors on GPU PEs,
+CPU tensors on CPU PEs) or "cupy" (GPU PEs). Argument "uid": UID-based init (rank 0 writes the id to a file);
+"mpi": init over mpi4py's COMM_WORLD; none: init() from the environment (gshmemrun, torchrun).
+
+On GPU PEs every call is stream-ordered (the current stream, or an explicit one where a check says so): the
+worker synchronises the stream before reading results on the host.
 """
+import mmap
 import os
 import sys
 import time
@@ -12,12 +18,119 @@ import numpy as np
 import gshmem.core as nv
 
 SEED = int(os.environ["GSHMEM_TEST_SEED"])
+LIB = os.environ.get("GSHMEM_TEST_LIB", "numpy")
 W = nv.Teams.TEAM_WORLD
 
 
 def data(pe, shape, dtype, lo=0, hi=8):
     """PE `pe`'s input: small integers, so sums and products are exact in every dtype (float16 included)."""
-    return np.random.default_rng([SEED, pe, np.dtype(dtype).num]).integers(lo, hi, size=shape).astype(dtype)
+    key = sum(map(ord, dtype))
+    return np.random.default_rng([SEED, pe, key]).integers(lo, hi, size=shape).astype(
+        "float32" if dtype == "bfloat16" else dtype)
+
+
+class Numpy:
+    """NumPy arrays (CPU PEs)."""
+    gpu = False
+    dtypes = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+              "float64")
+
+    def new(self, shape, dtype):
+        return nv.array(shape, dtype=dtype)
+
+    def free(self, a):
+        nv.free_array(a)
+
+    def peer(self, a, pe):
+        return nv.get_peer_array(a, pe)
+
+    def local(self, shape, dtype):
+        return np.zeros(shape, dtype)
+
+    def host(self, a):
+        return np.array(a)
+
+    def put_values(self, a, values):
+        a[...] = values
+
+    def sync(self):
+        pass
+
+    def dtype_ok(self, a, name):
+        return a.dtype == np.dtype(name)
+
+
+class Cupy(Numpy):
+    gpu = True
+
+    def __init__(self):
+        import cupy
+        self.cp = cupy
+
+    def local(self, shape, dtype):
+        return self.cp.zeros(shape, dtype)
+
+    def host(self, a):
+        return self.cp.asnumpy(a)
+
+    def put_values(self, a, values):
+        a[...] = self.cp.asarray(values)
+
+    def sync(self):
+        self.cp.cuda.get_current_stream().synchronize()
+
+
+class Torch:
+    """torch tensors: on the PE's GPU, or CPU tensors on CPU PEs."""
+
+    def __init__(self, gpu):
+        import torch
+        self.torch, self.gpu = torch, gpu
+        self.dtypes = Numpy.dtypes[:4] + ("uint8", "float16", "bfloat16", "float32", "float64")
+        if hasattr(torch, "uint16"):  # torch >= 2.3 has the unsigned widths (few kernels; enough for copies)
+            self.dtypes += ("uint16", "uint32", "uint64")
+
+    def dt(self, name):
+        return getattr(self.torch, name)
+
+    def new(self, shape, dtype):
+        return nv.tensor(shape, dtype=self.dt(dtype))
+
+    def free(self, a):
+        nv.free_tensor(a)
+
+    def peer(self, a, pe):
+        return nv.get_peer_tensor(a, pe)
+
+    def local(self, shape, dtype):
+        return self.torch.zeros(shape, dtype=self.dt(dtype), device="cuda" if self.gpu else "cpu")
+
+    def host(self, a):
+        a = a.cpu()
+        if a.dtype == self.torch.bfloat16:
+            a = a.float()
+        if a.dtype in (getattr(self.torch, "uint16", None), getattr(self.torch, "uint32", None),
+                       getattr(self.torch, "uint64", None)):  # no .numpy() for these: view as the signed width
+            signed = {2: self.torch.int16, 4: self.torch.int32, 8: self.torch.int64}[a.element_size()]
+            return a.view(signed).numpy().view("uint%d" % (8 * a.element_size()))
+        return a.numpy()
+
+    def put_values(self, a, values):
+        t = self.torch.from_numpy(np.ascontiguousarray(values))
+        if a.dtype in (getattr(self.torch, "uint16", None), getattr(self.torch, "uint32", None),
+                       getattr(self.torch, "uint64", None)):
+            signed = {2: self.torch.int16, 4: self.torch.int32, 8: self.torch.int64}[a.element_size()]
+            t = self.torch.from_numpy(np.ascontiguousarray(values).view("int%d" % (8 * a.element_size())))
+            a.view(signed).copy_(t.reshape(a.shape))
+            return
+        a.copy_(t.reshape(a.shape))
+
+    def sync(self):
+        if self.gpu:
+            self.torch.cuda.current_stream().synchronize()
+
+    def dtype_ok(self, a, name):
+        return a.dtype == self.dt(name)
 
 
 def expect_raises(fn, *args, match="", **kw):
@@ -30,7 +143,10 @@ def expect_raises(fn, *args, match="", **kw):
 
 
 def init():
-    if sys.argv[1:] == ["uid"]:
+    mode = sys.argv[1] if len(sys.argv) > 1 else "env"
+    if LIB == "torch":
+        import torch  # noqa: F401 (before init: gshmem.core then points torch at the PE's GPU)
+    if mode == "uid":
         rank, nranks = int(os.environ["GSHMEM_TEST_RANK"]), int(os.environ["GSHMEM_TEST_NRANKS"])
         path = os.environ["GSHMEM_TEST_UID_FILE"]
         if rank == 0:
@@ -47,11 +163,19 @@ def init():
                 uid = nv.UniqueID(f.read())
         nv.init(uid=uid, rank=rank, nranks=nranks, initializer_method="uid")
         assert (nv.my_pe(), nv.n_pes()) == (rank, nranks)
+    elif mode == "mpi":
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        expect_raises(nv.init, initializer_method="mpi", match="mpi_comm")
+        nv.init(mpi_comm=comm, initializer_method="mpi")
+        assert (nv.my_pe(), nv.n_pes()) == (comm.Get_rank(), comm.Get_size())
     else:
         nv.init()
+        if "RANK" in os.environ and "GSHMEMRUN" not in os.environ:  # torchrun
+            assert (nv.my_pe(), nv.n_pes()) == (int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]))
 
 
-def check_teams(me, n):
+def check_teams(xp, me, n):
     """team_split_strided (odd PEs; even PEs), team_split_2d, team_translate_pe, a reduce on a split team,
     team_destroy, and their bad input."""
     odd = nv.team_split_strided(W, 1, 2, n // 2, nv.TeamConfig(), 0, new_team_name="ODD")
@@ -67,15 +191,16 @@ def check_teams(me, n):
         assert nv.team_translate_pe(mine, i, W) == 2 * i + me % 2
     assert nv.team_translate_pe(W, me, mine) == me // 2
     assert nv.team_translate_pe(W, (me + 1) % n, mine) == (-1 if n > 1 else 0)
-    src = nv.array((5,), dtype="int64")
-    dst = nv.array((5,), dtype="int64")
-    src[:] = data(me, 5, "int64")
+    src, dst = xp.new((5,), "int64"), xp.new((5,), "int64")
+    xp.put_values(src, data(me, 5, "int64"))
     nv.reduce(mine, dst, src, "sum")
+    xp.sync()
     want = sum(data(p, 5, "int64") for p in range(me % 2, n, 2))
-    assert np.array_equal(dst, want), (dst, want)
+    assert np.array_equal(xp.host(dst), want), (dst, want)
     nv.barrier_all()
-    nv.free_array(dst)
-    nv.free_array(src)
+    xp.sync()
+    xp.free(dst)
+    xp.free(src)
     xrange_ = 2 if n % 2 == 0 else 1
     row, col = nv.team_split_2d(W, xrange_, new_team_name="GRID")
     assert row is not None and col is not None
@@ -91,49 +216,332 @@ def check_teams(me, n):
     assert "ODD" not in nv.Teams and "GRID_X" not in nv.Teams
     expect_raises(nv.team_split_strided, mine, 0, 1, 1, match="team")  # destroyed
     nv.barrier_all()
+    xp.sync()
 
 
-def check_signals(me, n):
+def check_signals(xp, me, n):
     """put_nbi / get_nbi + quiet, put_signal (SET) along a ring with signal_wait, signal_op (ADD) into PE 0's
     counter, and bad input."""
     nxt, prv = (me + 1) % n, (me - 1) % n
-    buf = nv.array((16,), dtype="int32")
-    got = nv.array((16,), dtype="int32")
-    sig = nv.array((2,), dtype="uint64")
-    sig[:] = 0
+    buf, got, sig = xp.new((16,), "int32"), xp.new((16,), "int32"), xp.new((2,), "int64")
+    xp.put_values(sig, np.zeros(2, np.int64))
     nv.barrier_all()
     for it in range(1, 4):
-        src = data(me * 10 + it, 16, "int32")
+        src = xp.local((16,), "int32")
+        xp.put_values(src, data(me * 10 + it, 16, "int32"))
         nv.put_signal(buf, src, sig, it, nv.SignalOp.SIGNAL_SET, nxt)
-        assert nv.signal_wait(sig, it, nv.ComparisonType.CMP_EQ) == it
-        assert np.array_equal(buf, data(prv * 10 + it, 16, "int32")), it
+        v = nv.signal_wait(sig, it, nv.ComparisonType.CMP_EQ)
+        assert v == (None if xp.gpu else it), v
+        xp.sync()
+        assert np.array_equal(xp.host(buf), data(prv * 10 + it, 16, "int32")), it
         nv.barrier_all()  # every PE has read buf before the next round overwrites it
     nv.signal_op(sig[1:], 1, nv.SignalOp.SIGNAL_ADD, 0)
     if me == 0:
-        assert nv.signal_wait(sig[1:], n, nv.ComparisonType.CMP_GE) == n
+        nv.signal_wait(sig[1:], n, nv.ComparisonType.CMP_GE)
+        xp.sync()
+        assert xp.host(sig)[1] == n
     nv.barrier_all()
-    mine = data(100 + me, 16, "int32")
+    mine = xp.local((16,), "int32")
+    xp.put_values(mine, data(100 + me, 16, "int32"))
     nv.put_nbi(buf, mine, nxt)
     nv.quiet()
     nv.barrier_all()
-    assert np.array_equal(buf, data(100 + prv, 16, "int32"))
-    local = np.zeros(16, np.int32)
+    xp.sync()
+    assert np.array_equal(xp.host(buf), data(100 + prv, 16, "int32"))
+    local = xp.local((16,), "int32")
     nv.get_nbi(local, buf, nxt)
     nv.quiet()
-    assert np.array_equal(local, data(100 + me, 16, "int32"))  # nxt's buf holds what this PE put there
+    xp.sync()
+    assert np.array_equal(xp.host(local), data(100 + me, 16, "int32"))  # nxt's buf holds what this PE put there
     nv.barrier_all()
+    xp.sync()
     expect_raises(nv.signal_op, sig, 1, 7, 0, match="SignalOp")
     expect_raises(nv.signal_wait, sig, 0, 9, match="ComparisonType")
     expect_raises(nv.signal_op, buf, 1, nv.SignalOp.SIGNAL_SET, 0, match="64-bit")
     expect_raises(nv.put_signal, buf, mine, sig, 1, nv.SignalOp.SIGNAL_SET, n, match="out of range")
     for a in (sig, got, buf):
-        nv.free_array(a)
+        xp.free(a)
+
+
+def check_streams(xp, me, n):
+    """GPU PEs: the same call on every kind of stream nvshmem4py programs pass (the library's own stream object,
+    an int, an object with __cuda_stream__, cuda.core's Stream), ordered against that stream's other work."""
+    nxt, prv = (me + 1) % n, (me - 1) % n
+    src, dst = xp.new((64,), "int32"), xp.new((64,), "int32")
+    if LIB == "torch":
+        import torch
+        s = torch.cuda.Stream()
+        streams = [s, s.cuda_stream]
+        def sync_on(st): torch.cuda.synchronize()  # noqa: E704
+    else:
+        import cupy
+        s = cupy.cuda.Stream(non_blocking=True)
+        streams = [s, s.ptr]
+        def sync_on(st): cupy.cuda.runtime.deviceSynchronize()  # noqa: E704
+
+    class Proto:  # CUDA's stream protocol (__cuda_stream__ -> (version, handle))
+        def __init__(self, h):
+            self.h = h
+
+        def __cuda_stream__(self):
+            return (0, self.h)
+
+    streams.append(Proto(streams[1]))
+    try:
+        from cuda.core.experimental import Device
+    except ImportError:
+        try:
+            from cuda.core import Device
+        except ImportError:
+            Device = None
+    if Device is not None:
+        dev = Device()
+        dev.set_current()
+        streams.append(dev.create_stream())
+    for k, st in enumerate(streams):
+        xp.put_values(src, data(1000 * k + me, 64, "int32"))
+        xp.sync()  # src is written before the other stream reads it
+        nv.barrier_all(stream=st)
+        nv.put(dst, src, remote_pe=nxt, stream=st)
+        nv.barrier_all(stream=st)
+        sync_on(st)
+        assert np.array_equal(xp.host(dst), data(1000 * k + prv, 64, "int32")), (k, type(st))
+        nv.reduce(W, dst, src, "sum", stream=st)
+        sync_on(st)
+        assert np.array_equal(xp.host(dst), sum(data(1000 * k + p, 64, "int32") for p in range(n))), k
+        nv.barrier_all(stream=st)
+        sync_on(st)
+    expect_raises(nv.put, dst, src, remote_pe=nxt, stream=object(), match="not a CUDA stream")
+    xp.free(dst)
+    xp.free(src)
+
+
+def check_gpu_views(xp, me, n):
+    """Buffers through DLPack, a peer tensor written by a kernel, multicast refused with the reason."""
+    buf = nv.buffer(256)
+    if LIB == "torch":
+        import torch
+        t = torch.from_dlpack(buf)
+        assert t.is_cuda and t.numel() == 256 and t.dtype == torch.uint8
+    else:
+        import cupy
+        t = cupy.from_dlpack(buf)
+        assert t.size == 256 and t.dtype == np.uint8
+    assert t.data_ptr() == buf.handle if LIB == "torch" else t.data.ptr == buf.handle
+    xp.put_values(t, data(me, 256, "uint8"))
+    nv.barrier_all()
+    xp.sync()
+    peer = nv.get_peer_buffer(buf, (me + 1) % n)
+    pt = torch.from_dlpack(peer) if LIB == "torch" else cupy.from_dlpack(peer)
+    assert np.array_equal(xp.host(pt), data((me + 1) % n, 256, "uint8"))
+    nv.barrier_all()
+    xp.sync()
+    nv.free(buf)
+    if LIB == "torch":
+        expect_raises(nv.get_multicast_tensor, W, xp.local((4,), "int32"), match="multicast")
+    expect_raises(nv.get_multicast_buffer, W, None, match="multicast")
+
+
+def check_register_external(xp, me, n):
+    """CPU PEs: every PE's own MAP_SHARED mapping registered as one symmetric region, used by put and a peer
+    view, then unregistered (register_external_tensor / unregister_external_tensor)."""
+    nxt, prv = (me + 1) % n, (me - 1) % n
+    size = 1 << 16
+    fd = os.memfd_create("gshmem-test-external")
+    os.ftruncate(fd, size)
+    m = mmap.mmap(fd, size)
+    os.close(fd)
+    if LIB == "torch":
+        import torch
+        mine = torch.frombuffer(m, dtype=torch.int32)
+    else:
+        mine = np.frombuffer(m, dtype=np.int32)
+    mine[:] = 0
+    sym = nv.register_external_tensor(mine)
+    assert tuple(sym.shape) == (size // 4,)
+    src = xp.local((size // 4,), "int32")
+    xp.put_values(src, data(me, size // 4, "int32"))
+    nv.put(sym, src, remote_pe=nxt)
+    nv.barrier_all()
+    assert np.array_equal(xp.host(mine), data(prv, size // 4, "int32"))  # the same memory as sym
+    assert np.array_equal(xp.host(nv.get_peer_tensor(sym, nxt)), data(me, size // 4, "int32"))
+    nv.barrier_all()
+    expect_raises(nv.unregister_external_tensor, mine, match="register_external")
+    nv.unregister_external_tensor(sym)
+    del sym, mine
+    m.close()
+
+
+def check_basics(xp, me, n):
+    nxt, prv = (me + 1) % n, (me - 1) % n
+    for dtype in ("int8", "int32", "int64", "float32", "float64") + (("uint16",) if "uint16" in xp.dtypes else ()):
+        shape = (3, 5)
+        a = xp.new(shape, dtype)
+        assert tuple(a.shape) == shape and xp.dtype_ok(a, dtype)
+        xp.put_values(a, data(me, shape, dtype))
+        dst = xp.new(shape, dtype)
+        nv.barrier_all()
+        xp.sync()
+        peer = xp.peer(a, nxt)  # read the next PE's copy through the mapping
+        assert np.array_equal(xp.host(peer), data(nxt, shape, dtype)), dtype
+        nv.put(dst, a, remote_pe=nxt)  # my data into the next PE's dst
+        nv.barrier_all()
+        xp.sync()
+        assert np.array_equal(xp.host(dst), data(prv, shape, dtype)), dtype
+        local = xp.local(shape, dtype)
+        nv.get(local, a, remote_pe=prv)
+        xp.sync()
+        assert np.array_equal(xp.host(local), data(prv, shape, dtype)), dtype
+        nv.barrier_all()
+        xp.put_values(xp.peer(dst, nxt), data(me + 50, shape, dtype))  # a store into the next PE's dst
+        nv.barrier_all()
+        xp.sync()
+        assert np.array_equal(xp.host(dst), data(prv + 50, shape, dtype)), dtype
+        nv.barrier_all()
+        xp.sync()
+        xp.free(dst)
+        xp.free(a)
+
+    if LIB == "torch":
+        import torch
+        raw = nv.bytetensor((3, 2), dtype=torch.float64)
+        assert raw.dtype == torch.uint8 and tuple(raw.shape) == (3, 2)
+        nv.free_tensor(raw)
+        f = nv.tensor((2, 3), dtype=torch.int32, morder="F")
+        assert f.stride() == (1, 2)
+        nv.free_tensor(f)
+        d = nv.tensor((4,))
+        assert d.dtype == torch.float32 and d.is_cuda == xp.gpu
+        nv.free_tensor(d)
+    else:
+        raw = nv.bytearray((3,), dtype="float64")
+        assert raw.dtype == np.uint8 and raw.shape == (24,)
+        nv.free_array(raw)
+
+    b = nv.buffer(64)
+    assert b.size == 64 and b.handle
+    pb = nv.get_peer_buffer(b, nxt)
+    assert pb.size == 64 and pb.peer == nxt
+    nv.barrier_all()
+    xp.sync()
+    nv.free(b)
+
+
+def check_collectives(xp, me, n):
+    ints = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+    for team in (W, nv.Teams.TEAM_SHARED):
+        for dtype in xp.dtypes:
+            m = 7
+            src, dst = xp.new((m,), dtype), xp.new((m,), dtype)
+            ops = ["sum", "min", "max", "prod"] + (["and", "or", "xor"] if dtype in ints else [])
+            allv = np.stack([data(p, (m,), dtype, 1, 3 if n > 2 else 4) for p in range(n)])
+            for op in ops:
+                xp.put_values(src, allv[me])
+                nv.reduce(team, dst, src, op)
+                xp.sync()
+                want = {"sum": np.add, "min": np.minimum, "max": np.maximum, "prod": np.multiply,
+                        "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op].reduce(allv, axis=0)
+                got = xp.host(dst)
+                assert np.array_equal(got, want.astype(got.dtype)), (dtype, op, got, want)
+            nv.reduce(team, src, src, "sum")  # in place
+            xp.sync()
+            got = xp.host(src)
+            assert np.array_equal(got, allv.sum(axis=0).astype(got.dtype)), dtype
+            xp.free(dst)
+            xp.free(src)
+
+        for dtype in ("int32", "float64", "uint8"):
+            m = 5
+            big = np.stack([data(p, (n * m,), dtype, 0, 5) for p in range(n)])  # every PE's src of n*m
+            src = xp.new((n * m,), dtype)
+            xp.put_values(src, big[me])
+            rs = xp.new((m,), dtype)
+            nv.reducescatter(team, rs, src, "sum")
+            xp.sync()
+            assert np.array_equal(xp.host(rs), big.sum(axis=0)[me * m:(me + 1) * m].astype(dtype)), dtype
+            a2a = xp.new((n * m,), dtype)
+            nv.alltoall(team, a2a, src)
+            xp.sync()
+            assert np.array_equal(xp.host(a2a), np.concatenate([big[p][me * m:(me + 1) * m] for p in range(n)]))
+            small = xp.new((m,), dtype)
+            xp.put_values(small, data(me, (m,), dtype))
+            fc = xp.new((n * m,), dtype)
+            nv.fcollect(team, fc, small)
+            xp.sync()
+            assert np.array_equal(xp.host(fc), np.concatenate([data(p, (m,), dtype) for p in range(n)])), dtype
+            for root in range(n):
+                bc = xp.new((m,), dtype)
+                nv.broadcast(team, bc, small, root=root)
+                xp.sync()
+                assert np.array_equal(xp.host(bc), data(root, (m,), dtype)), (dtype, root)
+                nv.barrier_all()
+                xp.sync()
+                xp.free(bc)
+            for x in (fc, small, a2a, rs, src):
+                xp.free(x)
+
+
+def check_bad_input(xp, me, n):
+    """Bad input raises, naming the call; the job goes on."""
+    x, y = xp.new((4,), "int32"), xp.new((4,), "float32")
+    mine = xp.local((4,), "int32")
+    expect_raises(nv.reduce, W, x, y, "sum", match="reduce")  # dtype mismatch
+    expect_raises(nv.reduce, W, x, mine, "sum", match="not symmetric")
+    expect_raises(nv.reduce, W, x, x, "avg", match="op=")
+    expect_raises(nv.reduce, W, y, y, "xor", match="integer dtype")
+    expect_raises(nv.broadcast, W, x, x, root=n, match="root")
+    if n > 1:
+        expect_raises(nv.fcollect, W, x, x, match="fcollect")  # dst too small
+    expect_raises(nv.reduce, 99, x, x, "sum", match="team")
+    expect_raises(nv.put, x, mine, remote_pe=n, match="out of range")
+    expect_raises(nv.put, x, mine, remote_pe=-1, match="out of range")
+    expect_raises(nv.put, mine, x, remote_pe=0, match="not symmetric")
+    expect_raises(nv.put, x, y, remote_pe=0, match="dtype")
+    expect_raises(nv.get, mine, mine, remote_pe=0, match="not symmetric")
+    expect_raises(xp.peer, x, n, match="out of range")
+    expect_raises(xp.peer, mine, 0, match="not symmetric")
+    expect_raises(xp.free, mine, match="not symmetric")
+    expect_raises(nv.reduce, W, x, x, "sum", stream=object(), match="stream")
+    expect_raises(nv.put, x, "not an array", remote_pe=0, match="pass a torch tensor")
+    if LIB == "torch":
+        import torch
+        z = nv.tensor((4, 4), dtype=torch.int32)
+        expect_raises(nv.put, z.t(), z, remote_pe=0, match="not C-contiguous")
+        expect_raises(nv.free_tensor, z[1:], match="view into an allocation")
+        nv.free_tensor(z)
+    if not xp.gpu:
+        # The library's own checks (past the Python ones) arrive as GshmemError with its message and status.
+        from gshmem import _gshmem
+        xp_ = x.__array_interface__["data"][0] if LIB == "numpy" else x.data_ptr()
+        mp = mine.__array_interface__["data"][0] if LIB == "numpy" else mine.data_ptr()
+        try:
+            _gshmem.putmem(xp_, mp, 16, n, "put")
+            raise AssertionError("putmem to pe=n did not raise")
+        except nv.GshmemError as e:
+            assert e.status == 1 and "put: pe=" in str(e) and "out of range" in str(e), str(e)
+        try:
+            _gshmem.putmem(mp, xp_, 16, 0, "put")
+            raise AssertionError("putmem to a non-symmetric dest did not raise")
+        except nv.GshmemError as e:
+            assert e.status == 1 and "not inside the symmetric heap" in str(e), str(e)
+    expect_raises(nv.init, match="already initialized")
+    nv.barrier_all()
+    xp.sync()
+    xp.free(y)
+    expect_raises(xp.free, y, match="not symmetric")  # use after free
+    expect_raises(nv.put, y, y, remote_pe=0, match="not symmetric")
+    nv.barrier_all()
+    xp.sync()
+    return x  # left for finalize to free
 
 
 def main():
     init()
     me, n = nv.my_pe(), nv.n_pes()
-    nxt, prv = (me + 1) % n, (me - 1) % n
+    from gshmem.core.types import state
+    gpu = not state.cpu_pes
+    xp = Torch(gpu) if LIB == "torch" else Cupy() if LIB == "cupy" else Numpy()
+    assert xp.gpu == gpu, f"GSHMEM_TEST_LIB={LIB} on {'GPU' if gpu else 'CPU'} PEs"
     assert 0 <= me < n
     assert (nv.team_my_pe(W), nv.team_n_pes(W)) == (me, n)
     for t in (nv.Teams.TEAM_SHARED, nv.Teams.TEAM_NODE):  # one node: the same PEs as the world
@@ -143,132 +551,23 @@ def main():
     nv.barrier_all()
     nv.barrier(W)
     nv.sync(nv.Teams.TEAM_SHARED)
+    xp.sync()
 
-    # ---- array, get_peer_array, put, get ----
-    for dtype in ("int8", "uint16", "int32", "int64", "float32", "float64"):
-        shape = (3, 5)
-        a = nv.array(shape, dtype=dtype)
-        assert a.shape == shape and a.dtype == np.dtype(dtype)
-        a[:] = data(me, shape, dtype)
-        dst = nv.array(shape, dtype=dtype)
-        nv.barrier_all()
-        peer = nv.get_peer_array(a, nxt)  # read the next PE's copy through the mapping
-        assert np.array_equal(peer, data(nxt, shape, dtype)), dtype
-        nv.put(dst, a, remote_pe=nxt)  # my data into the next PE's dst
-        nv.barrier_all()
-        assert np.array_equal(dst, data(prv, shape, dtype)), dtype
-        local = np.zeros(shape, dtype)
-        nv.get(local, a, remote_pe=prv)
-        assert np.array_equal(local, data(prv, shape, dtype)), dtype
-        nv.barrier_all()
-        nv.get_peer_array(dst, nxt)[:] = a  # a store into the next PE's dst
-        nv.barrier_all()
-        assert np.array_equal(dst, data(prv, shape, dtype)), dtype
-        nv.barrier_all()
-        nv.free_array(dst)
-        nv.free_array(a)
-
-    raw = nv.bytearray((3,), dtype="float64")
-    assert raw.dtype == np.uint8 and raw.shape == (24,)
-    nv.free_array(raw)
-
-    # ---- buffer / free / get_peer_buffer ----
-    b = nv.buffer(64)
-    assert b.size == 64 and b.handle
-    pb = nv.get_peer_buffer(b, nxt)
-    assert pb.size == 64 and pb.peer == nxt
-    nv.barrier_all()
-    nv.free(b)
-
-    # ---- collectives, on the world and on TEAM_SHARED ----
-    ints = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-    for team in (W, nv.Teams.TEAM_SHARED):
-        for dtype in ints + ("float16", "float32", "float64"):
-            m = 7
-            src = nv.array((m,), dtype=dtype)
-            dst = nv.array((m,), dtype=dtype)
-            ops = ["sum", "min", "max", "prod"] + (["and", "or", "xor"] if dtype in ints else [])
-            allv = np.stack([data(p, (m,), dtype, 1, 3 if n > 2 else 4) for p in range(n)])
-            for op in ops:
-                src[:] = allv[me]
-                nv.reduce(team, dst, src, op)
-                want = {"sum": np.add, "min": np.minimum, "max": np.maximum, "prod": np.multiply,
-                        "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op].reduce(allv, axis=0)
-                assert np.array_equal(dst, want.astype(dtype)), (dtype, op, dst, want)
-            nv.reduce(team, src, src, "sum")  # in place
-            assert np.array_equal(src, allv.sum(axis=0).astype(dtype)), dtype
-            nv.free_array(dst)
-            nv.free_array(src)
-
-        for dtype in ("int32", "float64", "uint8"):
-            m = 5
-            big = np.stack([data(p, (n * m,), dtype, 0, 5) for p in range(n)])  # every PE's src of n*m
-            src = nv.array((n * m,), dtype=dtype)
-            src[:] = big[me]
-            rs = nv.array((m,), dtype=dtype)
-            nv.reducescatter(team, rs, src, "sum")
-            assert np.array_equal(rs, big.sum(axis=0)[me * m:(me + 1) * m].astype(dtype)), dtype
-            a2a = nv.array((n * m,), dtype=dtype)
-            nv.alltoall(team, a2a, src)
-            assert np.array_equal(a2a, np.concatenate([big[p][me * m:(me + 1) * m] for p in range(n)])), dtype
-            small = nv.array((m,), dtype=dtype)
-            small[:] = data(me, (m,), dtype)
-            fc = nv.array((n * m,), dtype=dtype)
-            nv.fcollect(team, fc, small)
-            assert np.array_equal(fc, np.concatenate([data(p, (m,), dtype) for p in range(n)])), dtype
-            for root in range(n):
-                bc = nv.array((m,), dtype=dtype)
-                nv.broadcast(team, bc, small, root=root)
-                assert np.array_equal(bc, data(root, (m,), dtype)), (dtype, root)
-                nv.free_array(bc)
-            for x in (fc, small, a2a, rs, src):
-                nv.free_array(x)
-
-    # ---- bad input raises, naming the call; the job goes on ----
-    x = nv.array((4,), dtype="int32")
+    check_basics(xp, me, n)
+    check_collectives(xp, me, n)
     if n > 1:
-        check_teams(me, n)
-    check_signals(me, n)
-    y = nv.array((4,), dtype="float32")
-    mine = np.zeros(4, np.int32)
-    expect_raises(nv.reduce, W, x, y, "sum", match="reduce")  # dtype mismatch
-    expect_raises(nv.reduce, W, x, mine, "sum", match="symmetric heap")  # not symmetric
-    expect_raises(nv.reduce, W, x, x, "avg", match="op=")
-    expect_raises(nv.reduce, W, y, y, "xor", match="integer dtype")
-    expect_raises(nv.broadcast, W, x, x, root=n, match="root")
-    expect_raises(nv.fcollect, W, x, x, match="fcollect")  # dst too small for n > 1 PEs
-    expect_raises(nv.reduce, 99, x, x, "sum", match="team")
-    expect_raises(nv.put, x, mine, remote_pe=n, match="out of range")
-    expect_raises(nv.put, x, mine, remote_pe=-1, match="out of range")
-    expect_raises(nv.put, mine, x, remote_pe=0, match="symmetric heap")
-    expect_raises(nv.put, x, y, remote_pe=0, match="dtype")
-    expect_raises(nv.get, mine, mine, remote_pe=0, match="symmetric heap")
-    expect_raises(nv.get_peer_array, x, n, match="out of range")
-    expect_raises(nv.get_peer_array, mine, 0, match="symmetric heap")
-    expect_raises(nv.reduce, W, x, x, "sum", stream=object(), match="stream")
-    expect_raises(nv.free_array, mine, match="symmetric heap")
-    # The library's own checks (past the Python ones) arrive as GshmemError with its message and status.
-    from gshmem import _gshmem
-    xp = x.__array_interface__["data"][0]
-    try:
-        _gshmem.putmem(xp, mine.__array_interface__["data"][0], 16, n, "put")
-        raise AssertionError("putmem to pe=n did not raise")
-    except nv.GshmemError as e:
-        assert e.status == 1 and "put: pe=" in str(e) and "out of range" in str(e), str(e)
-    try:
-        _gshmem.putmem(mine.__array_interface__["data"][0], xp, 16, 0, "put")
-        raise AssertionError("putmem to a non-symmetric dest did not raise")
-    except nv.GshmemError as e:
-        assert e.status == 1 and "not inside the symmetric heap" in str(e), str(e)
-    expect_raises(nv.init, match="already initialized")
-    nv.free_array(y)
-    expect_raises(nv.free_array, y, match="symmetric heap")  # use after free
-    expect_raises(nv.put, y, y, remote_pe=0, match="symmetric heap")
-    nv.barrier_all()  # x is left for finalize to free
+        check_teams(xp, me, n)
+    check_signals(xp, me, n)
+    if gpu:
+        check_streams(xp, me, n)
+        check_gpu_views(xp, me, n)
+    else:
+        check_register_external(xp, me, n)
+    left = check_bad_input(xp, me, n)
     nv.finalize()
-    expect_raises(nv.array, (4,), match="not initialized")
-    expect_raises(nv.reduce, W, x, x, "sum", match="not initialized")
-    print(f"PASS pe {me}/{n}", flush=True)
+    expect_raises(xp.new, (4,), "int32", match="not initialized")
+    expect_raises(nv.reduce, W, left, left, "sum", match="not initialized")
+    print(f"PASS pe {me}/{n} ({LIB} on {'GPU' if gpu else 'CPU'} PEs)", flush=True)
 
 
 if __name__ == "__main__":

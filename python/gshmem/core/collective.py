@@ -1,16 +1,19 @@
-"""Collectives on symmetric NumPy arrays and barriers (blocking host forms; stream must be None).
+"""Collectives on symmetric arrays / tensors, and barriers.
+
+GPU PEs: every call is enqueued on `stream` (None: the current stream; see gshmem.core._interop), as nvshmem4py's
+are, and is complete in stream order. CPU PEs: blocking host calls (stream must be None).
 
 The element counts follow nvshmem4py: reduce, reducescatter and broadcast take theirs from dst_array; fcollect
-and alltoall from src_array (alltoall: src_array.size / team size per peer). The other array must be large
-enough; both must have one dtype and lie on the symmetric heap. Each call is one call of the library's typeless
-entries (gshmem.h: gshmemi_reduction / gshmemi_collective with the GSHMEMI_* codes).
+and alltoall from src_array (alltoall: src_array's elements / team size per peer). The other array must be large
+enough; both must have one dtype and be symmetric. Each call is one call of the library's typeless entries
+(gshmem.h: gshmemi_reduction / gshmemi_collective with the GSHMEMI_* codes, or their _on_stream forms).
 """
-import numpy as np
-
 from gshmem import _gshmem
+from gshmem.core._interop import describe
 from gshmem.core.init_fini import _check_team
-from gshmem.core.memory import _data_ptr, _symmetric_base
-from gshmem.core.types import GshmemInvalid, Teams, require_cpu_stream, require_init
+from gshmem.core.memory import symmetric_base
+from gshmem.core.rma import _stream
+from gshmem.core.types import GshmemInvalid, Teams, require_init
 
 __all__ = ["reduce", "reducescatter", "alltoall", "fcollect", "broadcast", "barrier", "sync", "barrier_all",
            "sync_all"]
@@ -21,69 +24,80 @@ _OPS = {"and": 0, "or": 1, "xor": 2, "max": 3, "min": 4, "sum": 5, "prod": 6}
 _TYPES = {"int8": 0, "int16": 1, "int32": 2, "int64": 3, "uint8": 4, "uint16": 5, "uint32": 6, "uint64": 7,
           "float32": 8, "float64": 9, "float16": 10, "bfloat16": 11, "bool": 4}
 _BITWISE_OK = {0, 1, 2, 3, 4, 5, 6, 7}
+_ITEMSIZE = {0: 1, 1: 2, 2: 4, 3: 8, 4: 1, 5: 2, 6: 4, 7: 8, 8: 4, 9: 8, 10: 2, 11: 2}
 
 
-def _pair(call, dst, src, stream):
+def _pair(call, dst, src):
+    """(dst address, src address, dst elements, src elements, type code) of two symmetric arrays of one dtype."""
     require_init(call)
-    require_cpu_stream(stream, call)
-    _symmetric_base(dst, call, "dst_array")
-    _symmetric_base(src, call, "src_array")
-    if dst.dtype != src.dtype:
-        raise GshmemInvalid(f"{call}: dst_array is {dst.dtype} but src_array is {src.dtype}. "
-                            "Fix: pass arrays of one dtype")
-    code = _TYPES.get(dst.dtype.name)
+    d, dn, de, dt, _ = describe(dst, call, "dst_array")
+    s, sn, se, st, _ = describe(src, call, "src_array")
+    symmetric_base(d, dn, call, "dst_array")
+    symmetric_base(s, sn, call, "src_array")
+    if dt != st:
+        raise GshmemInvalid(f"{call}: dst_array is {dt} but src_array is {st}. Fix: pass arrays of one dtype")
+    code = _TYPES.get(dt)
     if code is None:
-        raise GshmemInvalid(f"{call}: dtype {dst.dtype} is not supported; supported: {', '.join(sorted(_TYPES))}")
-    return code
+        raise GshmemInvalid(f"{call}: dtype {dt} is not supported; supported: {', '.join(sorted(_TYPES))}")
+    return d, s, de, se, code
 
 
-def _need(call, what, arr, elems):
-    if arr.size < elems:
-        raise GshmemInvalid(f"{call}: {what} has {arr.size} elements but this call needs {elems}")
+def _need(call, what, have, elems):
+    if have < elems:
+        raise GshmemInvalid(f"{call}: {what} has {have} elements but this call needs {elems}")
 
 
 def _reduction(call, team, dst, src, op, scatter, stream):
-    code = _pair(call, dst, src, stream)
+    d, s, de, se, code = _pair(call, dst, src)
     op_code = _OPS.get(str(op).lower()) if op is not None else None
     if op_code is None:
         raise GshmemInvalid(f"{call}: op={op!r}; valid: {', '.join(_OPS)}")
     if op_code <= 2 and code not in _BITWISE_OK:
-        raise GshmemInvalid(f"{call}: op=\"{op}\" needs an integer dtype, not {dst.dtype}")
+        raise GshmemInvalid(f"{call}: op=\"{op}\" needs an integer dtype, not {_dtype_name(code)}")
     size = _check_team(team, call)
-    nelems = dst.size
-    _need(call, "src_array", src, nelems * size if scatter else nelems)
-    _gshmem.reduction(op_code, code, scatter, int(team), _data_ptr(dst), _data_ptr(src), nelems, call)
+    _need(call, "src_array", se, de * size if scatter else de)
+    h = _stream(stream, call)
+    if h is None:
+        _gshmem.reduction(op_code, code, scatter, int(team), d, s, de, call)
+    else:
+        _gshmem.reduction_on_stream(op_code, code, scatter, int(team), d, s, de, h, call)
+
+
+def _dtype_name(code):
+    return next(name for name, c in _TYPES.items() if c == code)
 
 
 def reduce(team, dst_array, src_array, op="sum", stream=None):
-    """dst_array = op over every member's src_array (an all-reduce; dst_array.size elements)."""
+    """dst_array = op over every member's src_array (an all-reduce of dst_array's elements)."""
     _reduction("reduce", team, dst_array, src_array, op, False, stream)
 
 
 def reducescatter(team, dst_array, src_array, op="sum", stream=None):
-    """Member i gets op over block i (dst_array.size elements) of every member's src_array."""
+    """Member i gets op over block i (dst_array's elements) of every member's src_array."""
     _reduction("reducescatter", team, dst_array, src_array, op, True, stream)
 
 
 def _collective(call, team, dst, src, root, stream):
-    _pair(call, dst, src, stream)
+    d, s, de, se, code = _pair(call, dst, src)
     size = _check_team(team, call)
-    elem = dst.dtype.itemsize
     if call == "broadcast":
-        nelems = dst.size
-        _need(call, "src_array", src, nelems)
+        nelems = de
+        _need(call, "src_array", se, nelems)
         if not 0 <= int(root) < size:
             raise GshmemInvalid(f"broadcast: root={root} is out of range for a team of {size} PEs")
     elif call == "fcollect":
-        nelems = src.size
-        _need(call, "dst_array", dst, nelems * size)
+        nelems = se
+        _need(call, "dst_array", de, nelems * size)
     else:  # alltoall
-        if src.size % size:
-            raise GshmemInvalid(f"alltoall: src_array has {src.size} elements, "
-                                f"not a multiple of the team's {size} PEs")
-        nelems = src.size // size
-        _need(call, "dst_array", dst, nelems * size)
-    _gshmem.collective(_COLL[call], int(team), _data_ptr(dst), _data_ptr(src), nelems, elem, int(root), call)
+        if se % size:
+            raise GshmemInvalid(f"alltoall: src_array has {se} elements, not a multiple of the team's {size} PEs")
+        nelems = se // size
+        _need(call, "dst_array", de, nelems * size)
+    h = _stream(stream, call)
+    if h is None:
+        _gshmem.collective(_COLL[call], int(team), d, s, nelems, _ITEMSIZE[code], int(root), call)
+    else:
+        _gshmem.collective_on_stream(_COLL[call], int(team), d, s, nelems, _ITEMSIZE[code], int(root), h, call)
 
 
 def alltoall(team, dst_array, src_array, stream=None):
@@ -102,9 +116,12 @@ def broadcast(team, dst_array, src_array, root=0, stream=None):
 
 
 def _barrier(call, team, with_quiet, stream):
-    require_cpu_stream(stream, call)
     _check_team(team, call)
-    _gshmem.barrier(int(team), with_quiet, call)
+    h = _stream(stream, call)
+    if h is None:
+        _gshmem.barrier(int(team), with_quiet, call)
+    else:
+        _gshmem.barrier_on_stream(int(team), with_quiet, h, call)
 
 
 def barrier(team, stream=None):

@@ -1,23 +1,31 @@
-"""Symmetric memory: buffer / free, array / free_array / get_peer_array (NumPy arrays on the heap of CPU PEs).
+"""Symmetric memory: buffers, torch tensors, CuPy arrays (GPU PEs) and NumPy arrays (CPU PEs) on the symmetric heap.
 
-gshmem.core tracks every allocation it made (start address -> size), so a call can check that an array is on the
-symmetric heap, and finalize() frees what is left. An array's memory is the heap itself (no copy): NumPy sees it
-through a ctypes buffer of the allocation.
+gshmem.core tracks every region it handed out (start address -> bytes): heap allocations (buffer, tensor, array)
+and external buffers registered symmetric (register_external_*). A call checks in O(log n) that an array lies in
+one, and finalize() frees what is left. An array's memory is the heap itself (no copy): torch and CuPy see it
+through DLPack, NumPy through a ctypes buffer. As in nvshmem4py, the memory belongs to the table, not to the array
+objects: free_tensor / free_array release it (collectively) and views of it must not be used after that.
 """
-import ctypes
+import bisect
 
 import numpy as np
 
 from gshmem import _gshmem
+from gshmem.core._interop import describe, make_array, readers, torch_dtype
 from gshmem.core.types import GshmemInvalid, require_init, state
 
-__all__ = ["Buffer", "buffer", "free", "get_peer_buffer", "array", "bytearray", "free_array", "get_peer_array"]
+__all__ = ["Buffer", "buffer", "free", "get_peer_buffer", "get_multicast_buffer", "register_external_buffer",
+           "unregister_external_buffer", "array", "bytearray", "free_array", "get_peer_array", "tensor",
+           "bytetensor", "free_tensor", "get_peer_tensor", "get_multicast_tensor", "register_external_tensor",
+           "unregister_external_tensor"]
 
-_allocs = {}  # start address -> bytes, for gshmem.core's live symmetric allocations
+_allocs = {}  # start address -> (bytes, external) of gshmem.core's live symmetric regions
+_bases = []   # their start addresses, sorted
 
 
 class Buffer:
-    """A symmetric allocation (nvshmem4py returns a cuda.core Buffer; this has its handle and size)."""
+    """A symmetric allocation (nvshmem4py returns a cuda.core Buffer): .handle (the address), .size (bytes), and
+    DLPack (torch.from_dlpack(buf) / cupy.from_dlpack(buf) see its bytes as uint8)."""
 
     __slots__ = ("handle", "size", "peer")
 
@@ -30,6 +38,37 @@ class Buffer:
         return f"<gshmem Buffer handle=0x{self.handle:x} size={self.size}" + (
             f" peer={self.peer}>" if self.peer is not None else ">")
 
+    def __dlpack__(self, **kwargs):
+        return _gshmem.wrap(3, self.handle, self.size, *state.device).__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return state.device
+
+
+readers[Buffer] = lambda b, call, what: (b.handle, b.size, b.size, None, "buffer")
+
+
+def _track(p, size, external=False):
+    _allocs[p] = (size, external)
+    bisect.insort(_bases, p)
+
+
+def _untrack(p):
+    del _allocs[p]
+    del _bases[bisect.bisect_left(_bases, p)]
+
+
+def symmetric_base(p, nbytes, call, what):
+    """The start of the tracked region holding [p, p + nbytes), or GshmemInvalid naming the call."""
+    i = bisect.bisect_right(_bases, p) - 1
+    if i >= 0:
+        base = _bases[i]
+        if p + nbytes <= base + max(_allocs[base][0], 1):
+            return base
+    raise GshmemInvalid(f"{call}: {what} (address 0x{p:x}, {nbytes} bytes) is not symmetric memory of gshmem.core "
+                        "(or was freed). Fix: allocate it with gshmem.core.tensor() / array() / buffer(), or "
+                        "register it with register_external_tensor() (a tensor of your own is not symmetric)")
+
 
 def _alloc(size, call):
     require_init(call)
@@ -37,108 +76,32 @@ def _alloc(size, call):
     if size < 0:
         raise GshmemInvalid(f"{call}: size={size} is negative")
     p = _gshmem.malloc(max(size, 1), call)
-    _allocs[p] = size
+    _track(p, size)
     return p
 
 
-def _release(p, call):
+def _release(p, call, what):
     require_init(call)
-    if p not in _allocs:
-        raise GshmemInvalid(f"{call}: 0x{p:x} is not a live allocation of gshmem.core (freed twice, a peer view, "
-                            "or not allocated here)")
-    del _allocs[p]
+    entry = _allocs.get(p)
+    if entry is None or entry[1]:
+        why = "a registered external region: use unregister_external_*" if entry else \
+            "freed twice, a peer view, or not allocated by gshmem.core"
+        raise GshmemInvalid(f"{call}: {what} (address 0x{p:x}) is not a live allocation of gshmem.core ({why})")
+    _untrack(p)
     _gshmem.free(p)
 
 
 def _free_all():
-    for p in list(_allocs):
-        del _allocs[p]
-        _gshmem.free(p)
+    for p in list(_bases):
+        size, external = _allocs[p]
+        _untrack(p)
+        if external:
+            _gshmem.unregister_symmetric(p, size)
+        else:
+            _gshmem.free(p)
 
 
-def buffer(size, release=False, except_on_del=True):
-    """A symmetric allocation of `size` bytes (collective: every PE calls it with the same size)."""
-    return Buffer(_alloc(size, "buffer"), int(size))
-
-
-def free(buf):
-    """Frees a buffer() (collective)."""
-    if not isinstance(buf, Buffer) or buf.peer is not None:
-        raise GshmemInvalid(f"free: {buf!r} is not a buffer from gshmem.core.buffer()")
-    _release(buf.handle, "free")
-
-
-def get_peer_buffer(buf, pe):
-    """`buf`'s copy on PE `pe`, mapped into this process (PEs of one node)."""
-    require_init("get_peer_buffer")
-    p = _peer_ptr(buf.handle, buf.size, pe, "get_peer_buffer")
-    return Buffer(p, buf.size, peer=int(pe))
-
-
-def _ndarray_at(ptr, shape, dtype):
-    dtype = np.dtype(dtype)
-    count = int(np.prod(shape, dtype=np.int64)) if len(shape) else 1
-    raw = (ctypes.c_char * max(count * dtype.itemsize, 1)).from_address(ptr)
-    return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape)
-
-
-def _normalize_shape(shape):
-    return (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
-
-
-def array(shape, dtype="float32", device_id=None):
-    """A NumPy array of `shape` and `dtype` on the symmetric heap (CPU PEs; collective). device_id: unused."""
-    return _array(shape, dtype, "array")
-
-
-def bytearray(shape, dtype="float32", device_id=None):
-    """A flat uint8 NumPy array of the bytes an array(shape, dtype) takes, on the symmetric heap."""
-    shape = _normalize_shape(shape)
-    return _array((int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize,), "uint8", "bytearray")
-
-
-def _array(shape, dtype, call):
-    require_init(call)
-    if not state.cpu_pes:
-        raise NotImplementedError(f"{call}: this PE runs on a GPU; CuPy arrays and torch tensors are not in "
-                                  "gshmem.core yet. Fix: run CPU PEs (GSHMEM_DEVICE=cpu) for NumPy arrays")
-    shape = _normalize_shape(shape)
-    if any(s < 0 for s in shape):
-        raise GshmemInvalid(f"{call}: shape={shape} has a negative extent")
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    return _ndarray_at(_alloc(nbytes, call), shape, dtype)
-
-
-def _data_ptr(arr):
-    return arr.__array_interface__["data"][0]
-
-
-def _symmetric_base(arr, call, what="array"):
-    """The allocation holding all of `arr` (a C-contiguous NumPy array), or GshmemInvalid."""
-    if not isinstance(arr, np.ndarray):
-        raise GshmemInvalid(f"{call}: {what} is a {type(arr).__name__}, not a NumPy array from gshmem.core.array()")
-    if not arr.flags.c_contiguous:
-        raise GshmemInvalid(f"{call}: {what} is not C-contiguous. Fix: pass a contiguous array (a slice along the "
-                            "first axis, or the whole array)")
-    p, n = _data_ptr(arr), arr.nbytes
-    for base, size in _allocs.items():
-        if base <= p and p + n <= base + max(size, 1):
-            return base
-    raise GshmemInvalid(f"{call}: {what} (address 0x{p:x}, {n} bytes) is not on the symmetric heap. Fix: allocate it "
-                        "with gshmem.core.array() (a NumPy array of your own is not symmetric)")
-
-
-def free_array(arr):
-    """Frees an array() (collective); pass the array array() returned."""
-    require_init("free_array")
-    base = _symmetric_base(arr, "free_array")
-    if base != _data_ptr(arr):
-        raise GshmemInvalid("free_array: the array is a view into an allocation, not the array array() returned")
-    _release(base, "free_array")
-
-
-def _peer_ptr(p, nbytes, pe, call):
+def _peer_ptr(p, pe, call):
     if pe is None:
         raise GshmemInvalid(f"{call}: no PE given. Fix: pass the peer's PE number")
     pe = int(pe)
@@ -152,9 +115,214 @@ def _peer_ptr(p, nbytes, pe, call):
     return q
 
 
+def _no_multicast(call):
+    raise GshmemInvalid(
+        f"{call}: no multicast memory: gshmem leaves NVLink multicast (NVLS) off unless GSHMEM_ENABLE_NVLS=1, and "
+        "this build has no multicast objects. Fix: use get_peer_tensor / get_peer_array for each peer, or the "
+        "collectives (reduce, fcollect, broadcast), which need no multicast")
+
+
+# ---- buffers ----
+def buffer(size, release=False, except_on_del=True):
+    """A symmetric allocation of `size` bytes (collective: every PE calls it with the same size)."""
+    return Buffer(_alloc(size, "buffer"), int(size))
+
+
+def free(buf):
+    """Frees a buffer() (collective)."""
+    if not isinstance(buf, Buffer) or buf.peer is not None:
+        raise GshmemInvalid(f"free: {buf!r} is not a buffer from gshmem.core.buffer()")
+    _release(buf.handle, "free", "the buffer")
+
+
+def get_peer_buffer(buf, pe):
+    """`buf`'s copy on PE `pe`, mapped into this process (PEs of one node)."""
+    require_init("get_peer_buffer")
+    p, n, _, _, _ = describe(buf, "get_peer_buffer", "buffer")
+    symmetric_base(p, n, "get_peer_buffer", "buffer")
+    return Buffer(_peer_ptr(p, pe, "get_peer_buffer"), n, peer=int(pe))
+
+
+def get_multicast_buffer(team, buf):
+    """Not available: raises (multicast is off; see the message)."""
+    _no_multicast("get_multicast_buffer")
+
+
+def _handle_size(buf, call):
+    if isinstance(buf, Buffer):
+        return buf.handle, buf.size
+    try:  # a cuda.core Buffer, or anything with an address and a size
+        return int(buf.handle), int(buf.size)
+    except (AttributeError, TypeError, ValueError):
+        raise GshmemInvalid(f"{call}: {buf!r} is not a buffer (no .handle and .size)") from None
+
+
+def _register(p, size, call):
+    require_init(call)
+    q = _gshmem.register_symmetric(p, size)
+    _track(q, size, external=True)
+    return q
+
+
+def _unregister(q, call, what):
+    require_init(call)
+    entry = _allocs.get(q)
+    if entry is None or not entry[1]:
+        raise GshmemInvalid(f"{call}: {what} (address 0x{q:x}) is not a region register_external_* returned (pass "
+                            "the tensor or buffer it returned, not the one you registered)")
+    _untrack(q)
+    _gshmem.unregister_symmetric(q, entry[0])
+
+
+def register_external_buffer(buf):
+    """Makes every PE's `buf` (same size everywhere; GPU PEs: CUDA VMM memory with a POSIX-fd handle type; CPU PEs:
+    a MAP_SHARED file mapping) one symmetric region (collective); returns a Buffer at its symmetric address."""
+    p, size = _handle_size(buf, "register_external_buffer")
+    return Buffer(_register(p, size, "register_external_buffer"), size)
+
+
+def unregister_external_buffer(buf):
+    """Undoes register_external_buffer (collective); pass the Buffer it returned."""
+    _unregister(_handle_size(buf, "unregister_external_buffer")[0], "unregister_external_buffer", "the buffer")
+
+
+# ---- arrays and tensors ----
+def _shape(shape):
+    shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise GshmemInvalid(f"shape={shape} has a negative extent")
+    return shape
+
+
+def _count(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _array_library(call):
+    if state.cpu_pes:
+        return "numpy"
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        raise GshmemInvalid(f"{call}: on GPU PEs arrays are CuPy arrays, and CuPy is not installed. Fix: pip "
+                            "install cupy-cuda13x (or cupy-cuda12x), or use gshmem.core.tensor() for torch "
+                            "tensors") from None
+    return "cupy"
+
+
+def _new(library, shape, dtype, itemsize, call):
+    require_init(call)
+    shape = _shape(shape)
+    nbytes = _count(shape) * itemsize
+    p = _alloc(nbytes, call)
+    return make_array(library, p, nbytes, shape, dtype, state.device)
+
+
+def array(shape, dtype="float32", device_id=None):
+    """An array of `shape` and `dtype` on the symmetric heap (collective): CuPy on GPU PEs, NumPy on CPU PEs.
+    device_id: unused (the PE's own GPU)."""
+    library = _array_library("array")
+    return _new(library, shape, np.dtype(dtype), np.dtype(dtype).itemsize, "array")
+
+
+def bytearray(shape, dtype="float32", device_id=None):
+    """A flat uint8 array (CuPy / NumPy) of the bytes an array(shape, dtype) takes, on the symmetric heap."""
+    library = _array_library("bytearray")
+    nbytes = _count(_shape(shape)) * np.dtype(dtype).itemsize
+    return _new(library, (nbytes,), np.dtype("uint8"), 1, "bytearray")
+
+
+def _import_torch(call):
+    try:
+        import torch
+    except ImportError:
+        raise GshmemInvalid(f"{call}: torch is not installed. Fix: pip install torch, or use gshmem.core.array() "
+                            "for CuPy / NumPy arrays") from None
+    return torch
+
+
+def tensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
+    """A torch tensor of `shape` and `dtype` (default torch.float32) on the symmetric heap (collective): on the PE's
+    GPU, or in host memory on CPU PEs. morder "F": column-major strides over the same memory."""
+    torch = _import_torch("tensor")
+    if morder not in ("C", "F"):
+        raise GshmemInvalid(f"tensor: morder={morder!r}; valid: \"C\", \"F\"")
+    dtype = torch_dtype(torch, dtype)
+    t = _new("torch", shape, dtype, dtype.itemsize, "tensor")
+    if morder == "F" and t.dim() > 1:
+        strides, step = [], 1
+        for extent in t.shape:
+            strides.append(step)
+            step *= extent
+        t = t.as_strided(t.shape, strides)
+    return t
+
+
+def bytetensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
+    """A torch uint8 tensor of `shape` on the symmetric heap (dtype is not used: nvshmem4py's behaviour)."""
+    torch = _import_torch("bytetensor")
+    return tensor(shape, dtype=torch.uint8, release=release, morder=morder)
+
+
+def _start_of(x, call):
+    """x's address, checked to be where a tensor()/array() of gshmem.core starts."""
+    require_init(call)
+    p, n, _, _, _ = describe(x, call, "the array")
+    base = symmetric_base(p, n, call, "the array")
+    if base != p:
+        raise GshmemInvalid(f"{call}: the array is a view into an allocation (offset {p - base}), not the array "
+                            "gshmem.core returned")
+    return p
+
+
+def free_array(arr):
+    """Frees an array() (collective); pass the array array() returned."""
+    _release(_start_of(arr, "free_array"), "free_array", "the array")
+
+
+def free_tensor(tensor):  # noqa: F811 (nvshmem4py's names)
+    """Frees a tensor() / bytetensor() (collective)."""
+    _release(_start_of(tensor, "free_tensor"), "free_tensor", "the tensor")
+
+
+def _peer_view(x, pe, call):
+    require_init(call)
+    p, n, _, _, library = describe(x, call, "the array")
+    symmetric_base(p, n, call, "the array")
+    q = _peer_ptr(p, pe, call)
+    return make_array(library, q, n, tuple(x.shape), x.dtype, state.device)
+
+
 def get_peer_array(arr, peer_pe=None):
-    """A NumPy array over PE `peer_pe`'s copy of the symmetric `arr` (loads and stores go straight to it)."""
-    require_init("get_peer_array")
-    _symmetric_base(arr, "get_peer_array")
-    q = _peer_ptr(_data_ptr(arr), arr.nbytes, peer_pe, "get_peer_array")
-    return _ndarray_at(q, arr.shape, arr.dtype)
+    """An array over PE `peer_pe`'s copy of the symmetric `arr` (loads and stores go straight to it)."""
+    return _peer_view(arr, peer_pe, "get_peer_array")
+
+
+def get_peer_tensor(tensor, peer_pe=None):  # noqa: F811
+    """A torch tensor over PE `peer_pe`'s copy of the symmetric `tensor` (PEs of one node: NVLink / shared
+    memory); kernels and copies on it read and write the peer's memory directly."""
+    return _peer_view(tensor, peer_pe, "get_peer_tensor")
+
+
+def get_multicast_tensor(team, tensor):  # noqa: F811
+    """Not available: raises (multicast is off; see the message)."""
+    _no_multicast("get_multicast_tensor")
+
+
+def register_external_tensor(tensor):  # noqa: F811
+    """Makes every PE's `tensor` (same bytes everywhere; GPU PEs: CUDA VMM memory with a POSIX-fd handle type, not
+    torch's caching allocator; CPU PEs: a tensor over a MAP_SHARED file mapping) one symmetric region (collective);
+    returns a tensor of the same shape and dtype at its symmetric address."""
+    p, n, _, _, library = describe(tensor, "register_external_tensor", "tensor")
+    q = _register(p, n, "register_external_tensor")
+    return make_array(library, q, n, tuple(tensor.shape), tensor.dtype, state.device)
+
+
+def unregister_external_tensor(tensor):  # noqa: F811
+    """Undoes register_external_tensor (collective); pass the tensor it returned."""
+    p, _, _, _, _ = describe(tensor, "unregister_external_tensor", "tensor")
+    _unregister(p, "unregister_external_tensor", "the tensor")
+

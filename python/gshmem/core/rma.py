@@ -1,11 +1,15 @@
-"""put / get between symmetric arrays or buffers, their nbi forms, and signals (host forms)."""
+"""put / get between symmetric arrays, tensors or buffers, their nbi forms, signals and quiet.
+
+GPU PEs: every call is stream-ordered on `stream` (None: the current stream; see gshmem.core._interop), as
+nvshmem4py's are; put/get complete in stream order, signal_wait holds the stream. CPU PEs: blocking host calls
+(stream must be None); signal_wait returns the word's value.
+"""
 from enum import IntEnum
 
-import numpy as np
-
 from gshmem import _gshmem
-from gshmem.core.memory import Buffer, _allocs, _data_ptr, _symmetric_base
-from gshmem.core.types import GshmemInvalid, require_cpu_stream, require_init
+from gshmem.core._interop import describe, stream_handle
+from gshmem.core.memory import symmetric_base
+from gshmem.core.types import GshmemInvalid, require_init, require_no_stream, state
 
 __all__ = ["put", "get", "put_nbi", "get_nbi", "put_signal", "signal_op", "signal_wait", "quiet", "SignalOp",
            "ComparisonType"]
@@ -30,18 +34,11 @@ class ComparisonType(IntEnum):
 
 
 def _span(obj, call, what, symmetric):
-    """(address, bytes, dtype or None) of an array or Buffer; symmetric: it must be on the symmetric heap."""
-    if isinstance(obj, Buffer):
-        if obj.peer is not None or obj.handle not in _allocs:
-            raise GshmemInvalid(f"{call}: {what} is not a live buffer from gshmem.core.buffer()")
-        return obj.handle, obj.size, None
-    if not isinstance(obj, np.ndarray):
-        raise GshmemInvalid(f"{call}: {what} is a {type(obj).__name__}; pass a gshmem.core array or buffer")
+    """(address, bytes, dtype name or None) of an array, tensor or Buffer; symmetric: it must be symmetric."""
+    p, n, _, dtype, _ = describe(obj, call, what)
     if symmetric:
-        _symmetric_base(obj, call, what)
-    elif not obj.flags.c_contiguous:
-        raise GshmemInvalid(f"{call}: {what} is not C-contiguous")
-    return _data_ptr(obj), obj.nbytes, obj.dtype
+        symmetric_base(p, n, call, what)
+    return p, n, dtype
 
 
 def _check_pe(pe, call, what="remote_pe"):
@@ -52,14 +49,15 @@ def _check_pe(pe, call, what="remote_pe"):
 
 
 def _signal_word(signal_var, call):
-    """The address of a symmetric 64-bit signal word: a uint64/int64 array (its first element) or a Buffer."""
-    if isinstance(signal_var, np.ndarray) and signal_var.dtype.itemsize != 8:
-        raise GshmemInvalid(f"{call}: signal_var is {signal_var.dtype}; a signal is a 64-bit word. Fix: use "
-                            "array((1,), dtype=\"uint64\")")
-    a, n, _ = _span(signal_var, call, "signal_var", symmetric=True)
-    if n < 8 or a % 8:
+    """The address of a symmetric 64-bit signal word: a uint64/int64 array or tensor (its first element) or a
+    Buffer."""
+    p, n, dtype = _span(signal_var, call, "signal_var", symmetric=True)
+    if dtype is not None and dtype not in ("uint64", "int64"):
+        raise GshmemInvalid(f"{call}: signal_var is {dtype}; a signal is a 64-bit word. Fix: use "
+                            "array((1,), dtype=\"uint64\") or tensor((1,), dtype=torch.uint64)")
+    if n < 8 or p % 8:
         raise GshmemInvalid(f"{call}: signal_var must hold an 8-byte aligned 64-bit word")
-    return a
+    return p
 
 
 def _enum(cls, value, call, what):
@@ -70,9 +68,16 @@ def _enum(cls, value, call, what):
                             f"({', '.join(m.name for m in cls)})") from None
 
 
-def _putget_args(call, dst, src, remote_pe, stream, remote_is_dst):
+def _stream(stream, call):
+    """The stream handle on GPU PEs; None on CPU PEs (after checking that no stream was given)."""
+    if state.cpu_pes:
+        require_no_stream(stream, call)
+        return None
+    return stream_handle(stream, call)
+
+
+def _putget_args(call, dst, src, remote_pe, remote_is_dst):
     require_init(call)
-    require_cpu_stream(stream, call)
     d, dn, dt = _span(dst, call, "dst", symmetric=remote_is_dst)
     s, sn, st = _span(src, call, "src", symmetric=not remote_is_dst)
     if dt is not None and st is not None and dt != st:
@@ -80,56 +85,88 @@ def _putget_args(call, dst, src, remote_pe, stream, remote_is_dst):
     return d, s, min(dn, sn), _check_pe(remote_pe, call)
 
 
-def _putget(fn, call, dst, src, remote_pe, stream, remote_is_dst):
-    d, s, n, pe = _putget_args(call, dst, src, remote_pe, stream, remote_is_dst)
-    fn(d, s, n, pe, call)
+def _put(call, dst, src, remote_pe, stream, nbi):
+    d, s, n, pe = _putget_args(call, dst, src, remote_pe, True)
+    h = _stream(stream, call)
+    if h is None:
+        (_gshmem.putmem_nbi if nbi else _gshmem.putmem)(d, s, n, pe, call)
+    else:
+        _gshmem.putmem_on_stream(d, s, n, pe, h, call)
+
+
+def _get(call, dst, src, remote_pe, stream, nbi):
+    d, s, n, pe = _putget_args(call, dst, src, remote_pe, False)
+    h = _stream(stream, call)
+    if h is None:
+        (_gshmem.getmem_nbi if nbi else _gshmem.getmem)(d, s, n, pe, call)
+    else:
+        _gshmem.getmem_on_stream(d, s, n, pe, h, call)
 
 
 def put(dst, src, remote_pe=-1, stream=None):
-    """Copies src (local) into the symmetric dst on remote_pe: min(dst, src) bytes; returns when it is done."""
-    _putget(_gshmem.putmem, "put", dst, src, remote_pe, stream, remote_is_dst=True)
+    """Copies src (local) into the symmetric dst on remote_pe: min(dst, src) bytes. GPU PEs: on `stream`; CPU PEs:
+    returns when it is done."""
+    _put("put", dst, src, remote_pe, stream, False)
 
 
 def get(dst, src, remote_pe=-1, stream=None):
-    """Copies the symmetric src of remote_pe into dst (local): min(dst, src) bytes; returns when it is done."""
-    _putget(_gshmem.getmem, "get", dst, src, remote_pe, stream, remote_is_dst=False)
+    """Copies the symmetric src of remote_pe into dst (local): min(dst, src) bytes. GPU PEs: on `stream`."""
+    _get("get", dst, src, remote_pe, stream, False)
 
 
 def put_nbi(dst, src, remote_pe=-1, stream=None):
-    """put that may return before it is done: complete after quiet() (or a barrier)."""
-    _putget(_gshmem.putmem_nbi, "put_nbi", dst, src, remote_pe, stream, remote_is_dst=True)
+    """put that may return before it is done: complete after quiet() (GPU PEs: in stream order anyway)."""
+    _put("put_nbi", dst, src, remote_pe, stream, True)
 
 
 def get_nbi(dst, src, remote_pe=-1, stream=None):
-    """get that may return before dst holds the data: complete after quiet()."""
-    _putget(_gshmem.getmem_nbi, "get_nbi", dst, src, remote_pe, stream, remote_is_dst=False)
+    """get that may return before dst holds the data: complete after quiet() (GPU PEs: in stream order)."""
+    _get("get_nbi", dst, src, remote_pe, stream, True)
 
 
 def put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe=-1, stream=None):
     """put, then update remote_pe's signal word signal_var (SignalOp) once the data is there."""
-    d, s, n, pe = _putget_args("put_signal", dst, src, remote_pe, stream, True)
-    _gshmem.putmem_signal(d, s, n, _signal_word(signal_var, "put_signal"), int(signal_val),
-                          _enum(SignalOp, signal_op, "put_signal", "signal_op"), pe, "put_signal")
+    d, s, n, pe = _putget_args("put_signal", dst, src, remote_pe, True)
+    sig = _signal_word(signal_var, "put_signal")
+    op = _enum(SignalOp, signal_op, "put_signal", "signal_op")
+    h = _stream(stream, "put_signal")
+    if h is None:
+        _gshmem.putmem_signal(d, s, n, sig, int(signal_val), op, pe, "put_signal")
+    else:
+        _gshmem.putmem_signal_on_stream(d, s, n, sig, int(signal_val), op, pe, h, "put_signal")
 
 
 def signal_op(signal_var, signal_val, signal_op, remote_pe=-1, stream=None):  # noqa: F811 (nvshmem4py's names)
     """Sets or adds signal_val to remote_pe's signal word signal_var (SignalOp)."""
     require_init("signal_op")
-    require_cpu_stream(stream, "signal_op")
-    _gshmem.signal_op(_signal_word(signal_var, "signal_op"), int(signal_val), _enum(SignalOp, signal_op, "signal_op", "signal_op"),
-                      _check_pe(remote_pe, "signal_op"), "signal_op")
+    sig = _signal_word(signal_var, "signal_op")
+    op = _enum(SignalOp, signal_op, "signal_op", "signal_op")
+    pe = _check_pe(remote_pe, "signal_op")
+    h = _stream(stream, "signal_op")
+    if h is None:
+        _gshmem.signal_op(sig, int(signal_val), op, pe, "signal_op")
+    else:
+        _gshmem.signal_op_on_stream(sig, int(signal_val), op, pe, h)
 
 
 def signal_wait(signal_var, signal_val, signal_op, stream=None):  # noqa: F811
-    """Waits until this PE's signal word satisfies `signal_var <signal_op> signal_val` (ComparisonType); returns its
-    value (bounded by GSHMEM_WAIT_TIMEOUT)."""
+    """Waits until this PE's signal word satisfies `signal_var <signal_op> signal_val` (ComparisonType). GPU PEs:
+    the stream waits (returns None); CPU PEs: returns the word's value. Bounded by GSHMEM_WAIT_TIMEOUT."""
     require_init("signal_wait")
-    require_cpu_stream(stream, "signal_wait")
-    return _gshmem.signal_wait_until(_signal_word(signal_var, "signal_wait"), _enum(ComparisonType, signal_op, "signal_wait", "signal_op"),
-                                     int(signal_val))
+    sig = _signal_word(signal_var, "signal_wait")
+    cmp = _enum(ComparisonType, signal_op, "signal_wait", "signal_op")
+    h = _stream(stream, "signal_wait")
+    if h is None:
+        return _gshmem.signal_wait_until(sig, cmp, int(signal_val))
+    _gshmem.signal_wait_until_on_stream(sig, cmp, int(signal_val), h)
+    return None
 
 
 def quiet(stream=None):
+    """Completes this PE's puts (GPU PEs: those issued on `stream` before, and all device-initiated ones)."""
     require_init("quiet")
-    require_cpu_stream(stream, "quiet")
-    _gshmem.quiet()
+    h = _stream(stream, "quiet")
+    if h is None:
+        _gshmem.quiet()
+    else:
+        _gshmem.quiet_on_stream(h)

@@ -84,6 +84,7 @@ PREDEFINED_TEAMS = frozenset(Teams._teams)
 class _State:
     initialized = False
     cpu_pes = True
+    device = (1, 0)  # (DLPack device type, id) of the symmetric heap: (1, 0) CPU PEs, (2, ordinal) GPU PEs
 
 
 state = _State()
@@ -94,9 +95,9 @@ def require_init(call):
         raise GshmemInvalid(f"{call}: gshmem is not initialized. Fix: call gshmem.core.init() first")
 
 
-def require_cpu_stream(stream, call):
-    """This slice runs the blocking host forms: a stream is accepted only as None (CPU PEs have no streams)."""
+def require_no_stream(stream, call):
+    """CPU PEs run the blocking host forms: a stream is accepted only as None there."""
     if stream is not None:
         raise GshmemInvalid(
-            f"{call}: stream={stream!r} but this gshmem.core runs blocking host calls only (CPU PEs; "
-            "streams, CuPy arrays and torch tensors are not in the Python package yet). Fix: pass stream=None")
+            f"{call}: stream={stream!r} but this PE is a CPU PE (no GPU, or GSHMEM_DEVICE=cpu), where calls are "
+            "blocking host calls. Fix: pass stream=None (or leave it out)")
