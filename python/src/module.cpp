@@ -136,13 +136,13 @@ NB_MODULE(_gshmem, m) {
   }, nogil());
 
   // ---- arrays of other libraries (DLPack) ----
-  // Framework codes: 0 NumPy, 1 torch, 2 CuPy, 3 a bare DLPack producer (__dlpack__ / __dlpack_device__).
+  // Framework codes: 0 NumPy, 1 torch, 2 CuPy, 3 nanobind's own array (the array API: __dlpack__, __dlpack_device__).
   m.def("wrap", [](int framework, std::uintptr_t p, std::size_t bytes, int device_type, int device_id) {
     switch (framework) {
       case 0: return wrap_bytes<nb::numpy>(p, bytes, device_type, device_id);
       case 1: return wrap_bytes<nb::pytorch>(p, bytes, device_type, device_id);
       case 2: return wrap_bytes<nb::cupy>(p, bytes, device_type, device_id);
-      default: return wrap_bytes<nb::no_framework>(p, bytes, device_type, device_id);
+      default: return wrap_bytes<nb::array_api>(p, bytes, device_type, device_id);
     }
   });
   // Any DLPack producer (a JAX array, a cuda.core buffer, ...): (address, bytes, elements, dtype code, bits,

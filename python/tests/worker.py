@@ -420,6 +420,9 @@ def check_basics(xp, me, n):
 
     b = nv.buffer(64)
     assert b.size == 64 and b.handle
+    if not xp.gpu:  # a Buffer is a DLPack producer (uint8 bytes at its address)
+        v = np.from_dlpack(b)
+        assert v.dtype == np.uint8 and v.shape == (64,) and v.__array_interface__["data"][0] == b.handle
     pb = nv.get_peer_buffer(b, nxt)
     assert pb.size == 64 and pb.peer == nxt
     nv.barrier_all()

@@ -14,7 +14,7 @@ import numpy as np
 from gshmem import _gshmem
 from gshmem.core.types import GshmemInvalid
 
-__all__ = ["describe", "make_array", "stream_handle", "readers", "torch_dtype", "DLPACK_CPU", "DLPACK_CUDA"]
+__all__ = ["describe", "address", "make_array", "stream_handle", "readers", "torch_dtype", "DLPACK_CPU", "DLPACK_CUDA"]
 
 DLPACK_CPU, DLPACK_CUDA = 1, 2  # DLPack device types
 _NUMPY, _TORCH, _CUPY = 0, 1, 2  # _gshmem.wrap's framework codes
@@ -73,6 +73,7 @@ def _dlpack(x, call, what):
 
 
 readers = {np.ndarray: _numpy}  # type -> reader; gshmem.core.memory adds Buffer
+_LIBRARY = {_numpy: "numpy", _torch: "torch", _cupy: "cupy", _dlpack: "dlpack"}
 
 
 def _reader_for(t, call, what):
@@ -99,6 +100,26 @@ def describe(x, call, what):
     if r is None:
         r = _reader_for(type(x), call, what)
     return r(x, call, what)
+
+
+def address(x, call, what):
+    """The address of array `x`'s first element, contiguous or not (what free_* and views need)."""
+    library = describe_library(x, call, what)
+    if library == "torch":
+        return x.data_ptr()
+    if library == "cupy":
+        return x.data.ptr
+    if library == "numpy":
+        return x.__array_interface__["data"][0]
+    if library == "buffer":
+        return x.handle
+    return _gshmem.dlpack_info(x)[0]
+
+
+def describe_library(x, call, what):
+    """"numpy", "torch", "cupy", "buffer" or "dlpack": which reader `x` takes."""
+    r = readers.get(type(x)) or _reader_for(type(x), call, what)
+    return _LIBRARY.get(r, "buffer")
 
 
 def torch_dtype(torch, dtype):

@@ -11,7 +11,7 @@ import bisect
 import numpy as np
 
 from gshmem import _gshmem
-from gshmem.core._interop import describe, make_array, readers, torch_dtype
+from gshmem.core._interop import address, describe, make_array, readers, torch_dtype
 from gshmem.core.types import GshmemInvalid, require_init, state
 
 __all__ = ["Buffer", "buffer", "free", "get_peer_buffer", "get_multicast_buffer", "register_external_buffer",
@@ -270,8 +270,8 @@ def bytetensor(shape, dtype=None, release=False, morder="C", except_on_del=True)
 def _start_of(x, call):
     """x's address, checked to be where a tensor()/array() of gshmem.core starts."""
     require_init(call)
-    p, n, _, _, _ = describe(x, call, "the array")
-    base = symmetric_base(p, n, call, "the array")
+    p = address(x, call, "the array")
+    base = symmetric_base(p, 1, call, "the array")
     if base != p:
         raise GshmemInvalid(f"{call}: the array is a view into an allocation (offset {p - base}), not the array "
                             "gshmem.core returned")
