@@ -137,6 +137,41 @@ def test_gpu_mpi4py():
     check(r, seed, n)
 
 
+@needs_gpu
+@pytest.mark.parametrize("mode", ["torch_ext", "cupy_nvcc", "cupy_nvrtc"])
+def test_gpu_device_code(mode, tmp_path):
+    """A kernel calling NVSHMEM's device API, built from Python without -rdc: a torch extension (load_inline), and
+    CuPy RawModules (nvcc, NVRTC) registered with module_init."""
+    need = "torch" if mode == "torch_ext" else "cupy"
+    if not have("torch") or not have(need):
+        pytest.skip(f"{need} is not installed")
+    seed = random.randrange(1 << 30)
+    n = GPU_PES
+    e = env(seed, "torch", "gpu")
+    e["GSHMEM_TEST_BUILD_DIR"] = str(tmp_path)
+    for pe in range(n):
+        (tmp_path / str(pe)).mkdir()
+    r = run([gshmemrun(), "-n", str(n), "--", sys.executable, str(HERE / "device_worker.py"), mode], e, timeout=400)
+    check(r, seed, n)
+
+
+@pytest.mark.parametrize("device", ["gpu", "cpu"])
+def test_example_torch_exchange(device):
+    """examples/python/torch_exchange.py under torchrun: one PE per GPU (2), and 3 CPU PEs with CPU tensors."""
+    torchrun = shutil.which("torchrun")
+    if not torchrun or not have("torch"):
+        pytest.skip("torchrun is not installed")
+    if device == "gpu" and not GPUS:
+        pytest.skip("no GPU on this machine")
+    n = GPU_PES if device == "gpu" else 3
+    example = HERE.parents[1] / "examples" / "python" / "torch_exchange.py"
+    r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(example)], env(0, "torch", device))
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    for pe in range(n):
+        assert f"PE {pe} of {n} ({device.upper()}): peer write, allreduce and alltoall ok" in out, out
+
+
 def test_example_exchange():
     """examples/python/exchange.py stays working (3 CPU PEs)."""
     example = HERE.parents[1] / "examples" / "python" / "exchange.py"
