@@ -68,6 +68,8 @@
 #include "gshmem/device/impl/team.cuh"
 #include "gshmem/device/impl/coll.cuh"
 #include "gshmem/device/impl/free.cuh"
+// Host code (the collective launch, device_handle()): not under NVRTC, which compiles device code only.
+#if !defined(__CUDACC_RTC__)
 #include "gshmem/device/impl/launch.cuh"
 
 #include <stdexcept>
@@ -82,5 +84,7 @@ inline DeviceHandle device_handle() {
   return h;
 }
 }  // namespace gshmem
+
+#endif  // !__CUDACC_RTC__
 
 #endif  // GSHMEM_DEVICE_CUH

@@ -10,8 +10,24 @@
 #ifndef GSHMEM_GSHMEM_H
 #define GSHMEM_GSHMEM_H
 
+#if defined(__CUDACC_RTC__) /* NVRTC: no C library headers; CCCL's (on NVRTC's include path) */
+#include <cuda/std/cstddef>
+#include <cuda/std/cstdint>
+using ::cuda::std::int16_t;
+using ::cuda::std::int32_t;
+using ::cuda::std::int64_t;
+using ::cuda::std::int8_t;
+using ::cuda::std::ptrdiff_t;
+using ::cuda::std::size_t;
+using ::cuda::std::uint16_t;
+using ::cuda::std::uint32_t;
+using ::cuda::std::uint64_t;
+using ::cuda::std::uint8_t;
+using ::cuda::std::uintptr_t;
+#else
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #include "gshmem/version.h"
 
@@ -19,10 +35,18 @@
 extern "C" {
 #endif
 
-#if defined(__GNUC__)
+#if defined(__CUDACC_RTC__)
+/* NVRTC compiles device code only and refuses host declarations: the library's functions are declared __device__
+ * there, so that the names device.cuh defines for device code (gshmem_putmem, gshmem_my_pe, ...) match, and the
+ * host-only ones are never defined (not callable from device code). GSHMEMI_HOST_INLINE drops host inlines. */
+#define GSHMEM_API __device__
+#define GSHMEMI_HOST_INLINE static __device__ inline
+#elif defined(__GNUC__)
 #define GSHMEM_API __attribute__((visibility("default")))
+#define GSHMEMI_HOST_INLINE static inline
 #else
 #define GSHMEM_API
+#define GSHMEMI_HOST_INLINE static inline
 #endif
 
 struct CUstream_st;
@@ -125,10 +149,10 @@ GSHMEMI_STATIC_ASSERT(sizeof(gshmemx_init_attr_t) == 144, "gshmemx_init_attr_t i
 GSHMEM_API int gshmemi_init(int major, int minor, int patch);
 GSHMEM_API int gshmemxi_init_attr(unsigned int flags, gshmemx_init_attr_t *attr, int major, int minor, int patch);
 /* Returns GSHMEM_SUCCESS or a status; on failure the reason is also printed to stderr. */
-static inline int gshmem_init(void) {
+GSHMEMI_HOST_INLINE int gshmem_init(void) {
   return gshmemi_init(GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
 }
-static inline int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) {
+GSHMEMI_HOST_INLINE int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) {
   if (attr) gshmemx_init_init_attr_ver_only(*attr);
   return gshmemxi_init_attr(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
 }
@@ -143,7 +167,7 @@ enum gshmem_thread_level {
 GSHMEM_API int gshmemi_init_thread(int requested, int *provided, int major, int minor, int patch);
 /* gshmem_init that also asks for a thread level; *provided gets min(requested, GSHMEM_THREAD_SERIALIZED).
  * Returns a status like gshmem_init. */
-static inline int gshmem_init_thread(int requested, int *provided) {
+GSHMEMI_HOST_INLINE int gshmem_init_thread(int requested, int *provided) {
   return gshmemi_init_thread(requested, provided, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
 }
 /* The thread level this PE was initialised with (GSHMEM_THREAD_SERIALIZED after gshmem_init). */
@@ -152,7 +176,7 @@ GSHMEM_API void gshmem_query_thread(int *provided);
  * gshmemx_init_attr and gshmem_finalize (device code included by the program is served either way). */
 GSHMEM_API int gshmemxi_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t *attr, int major, int minor,
                                           int patch);
-static inline int gshmemx_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) {
+GSHMEMI_HOST_INLINE int gshmemx_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) {
   if (attr) gshmemx_init_init_attr_ver_only(*attr);
   return gshmemxi_hostlib_init_attr(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
 }

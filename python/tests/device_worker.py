@@ -74,8 +74,7 @@ def main():
     else:
         import cupy
         backend = "nvcc" if mode == "cupy_nvcc" else "nvrtc"
-        mod = cupy.RawModule(code=KERNEL, backend=backend,
-                             options=("-std=c++17", f"-I{gshmem.get_include()}", f"-I{gshmem.get_nvshmem_include()}"))
+        mod = cupy.RawModule(code=KERNEL, backend=backend, options=tuple(gshmem.nvrtc_options()))
         fn = mod.get_function("ring_signal")  # compiles and loads the module
         nv.module_init(mod)
         stream = cupy.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)

@@ -20,8 +20,10 @@
 // registers, reading peers' sources through peer().
 // Layout of the workspace the flags live in: src/runtime/device_state.hpp ("collective workspace").
 #pragma once
+#if !defined(__CUDACC_RTC__) /* NVRTC: no C library headers (gshmem.h has the types) */
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #include "gshmem/team_value.h"
 
@@ -49,12 +51,14 @@ namespace coll {
 // every other member: one flight), one per dissemination round above.
 inline constexpr int kSyncFlags = GSHMEM_DEVICE_MAX_ROUNDS;
 
+#if !defined(__CUDACC_RTC__)
 // One thread of a CPU PE (host calls on CPU PEs).
 struct HostThread {
   static int rank() { return 0; }
   static int size() { return 1; }
   static void sync() {}
 };
+#endif
 
 // A share of one collective's data phase: part `index` of `count` (several CTAs of a stream kernel split the data;
 // the syncs around them are separate kernels, whose stream order is the barrier). Whole() is the only part.
@@ -300,10 +304,12 @@ template <class Scope>
 struct ReducePass {
   static constexpr int kPerThread = 8;
 };
+#if !defined(__CUDACC_RTC__)
 template <>
 struct ReducePass<HostThread> {
   static constexpr int kPerThread = 1024;
 };
+#endif
 
 // One combining pass of the reductions, elements [base, hi) up to Scope::size() * K of them: thread r of the group
 // takes base + r, base + r + size, ... (K in registers) and combines every member's source in team-index order.

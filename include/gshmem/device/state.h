@@ -6,7 +6,9 @@
 #ifndef GSHMEM_DEVICE_STATE_H
 #define GSHMEM_DEVICE_STATE_H
 
+#if !defined(__CUDACC_RTC__) /* NVRTC: no C library headers (gshmem.h has the types) */
 #include <stdint.h>
+#endif
 
 #include "gshmem/gshmem.h"
 

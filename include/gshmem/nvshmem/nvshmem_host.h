@@ -12,6 +12,9 @@
 #ifndef GSHMEM_NVSHMEM_HOST_H
 #define GSHMEM_NVSHMEM_HOST_H
 
+/* Under NVRTC (__CUDACC_RTC__: device code compiled at run time) only the device side exists: no C library, no
+ * CUDA host headers, no host functions. */
+#if !defined(__CUDACC_RTC__)
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,6 +35,7 @@
 #include <cuda_bf16.h>
 #endif
 #endif
+#endif /* !__CUDACC_RTC__ */
 
 #include "gshmem/gshmem.h"
 
@@ -68,6 +72,7 @@ typedef enum nvshmemx_status nvshmemx_status;
 extern "C" {
 #endif
 
+#if !defined(__CUDACC_RTC__) /* host code: not under NVRTC */
 /* nvshmem_init returns nothing in NVSHMEM and ends the job when initialisation fails; so does this one (gshmem
  * has already printed why, naming the cause and the fix). */
 static inline void gshmemi_nvshmem_init(void) {
@@ -91,19 +96,20 @@ static inline int gshmemi_nvshmem_init_thread(int requested, int *provided) {
   return status;
 }
 #define nvshmem_init_thread gshmemi_nvshmem_init_thread
+#endif /* !__CUDACC_RTC__ */
 
 /* A statement in NVSHMEM (it stamps the struct's layout versions); here it stamps gshmem's one version field. */
 #define nvshmemx_init_init_attr_ver_only(attr) gshmemx_init_init_attr_ver_only(attr)
 
 /* NVSHMEM reports the OpenSHMEM version here (NVSHMEM_MAJOR_VERSION / NVSHMEM_MINOR_VERSION). */
-static inline void gshmemi_nvshmem_info_get_version(int *major, int *minor) {
+GSHMEMI_HOST_INLINE void gshmemi_nvshmem_info_get_version(int *major, int *minor) {
   if (major) *major = NVSHMEM_MAJOR_VERSION;
   if (minor) *minor = NVSHMEM_MINOR_VERSION;
 }
 #define nvshmem_info_get_version gshmemi_nvshmem_info_get_version
 
 /* The NVSHMEM API level (NVSHMEM_VENDOR_*_VERSION); gshmem's own version is GSHMEM_VERSION_*. */
-static inline void gshmemi_nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) {
+GSHMEMI_HOST_INLINE void gshmemi_nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) {
   if (major) *major = NVSHMEM_VENDOR_MAJOR_VERSION;
   if (minor) *minor = NVSHMEM_VENDOR_MINOR_VERSION;
   if (patch) *patch = NVSHMEM_VENDOR_PATCH_VERSION;

@@ -8,7 +8,9 @@
 // .global they are ATOMG / REDG: a thread's independent AMOs overlap (0.17 us apart) and adds are fire-and-forget
 // (bench/NOTES.md, entry 8).
 #pragma once
+#if !defined(__CUDACC_RTC__) /* NVRTC: no C library headers (gshmem.h has the types) */
 #include <string.h>
+#endif
 
 #include "gshmem/device/impl/common.cuh"
 

@@ -2,9 +2,11 @@
 // Included by <gshmem/device.cuh>; not a public header on its own.
 #pragma once
 #include <cuda/atomic>
+#if !defined(__CUDACC_RTC__) /* NVRTC: no C library headers (gshmem.h has the types) */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#endif
 
 #include "gshmem/device/state.h"
 

@@ -13,7 +13,9 @@
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#if !defined(__CUDACC_RTC__) /* NVRTC: no C library headers (gshmem.h has the types) */
 #include <cuda_runtime.h>
+#endif
 #include <nv/target>
 
 #include "gshmem/device/impl/amo.cuh"
@@ -63,6 +65,9 @@ static __device__ __forceinline__ const gshmem_device_state_t& gshmemi_state(con
   return gshmemi_dstate;
 }
 
+// Under NVRTC there is no host code: the program registers the loaded module with gshmemx_cumodule_init /
+// gshmemx_culibrary_init (Python: gshmem.core.module_init), which finds gshmemi_dstate by name.
+#if !defined(__CUDACC_RTC__)
 namespace {
 // Copies the library's state into this file's gshmemi_dstate, with the PE's GPU current (this file's CUDA runtime,
 // which may be a different copy from the library's). Returns 0 or the cudaError_t.
@@ -84,6 +89,7 @@ struct gshmemi_dstate_registrar {
 };
 gshmemi_dstate_registrar gshmemi_dstate_registrar_instance;
 }  // namespace
+#endif  // !__CUDACC_RTC__
 
 #define GSHMEMI_S(call) gshmemi_dstate
 #define GSHMEMI_Q(call) gshmemi_state(call)
@@ -662,7 +668,7 @@ GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_RMA)
 #undef GSHMEMI_HALF_RMA
 #undef GSHMEMI_HD
 // Stream-ordered half/bfloat16 (host only): the 2-byte sized and ushort stream calls of the library.
-#define GSHMEMI_H static __host__ inline
+#define GSHMEMI_H GSHMEMI_HOST_INLINE
 #define GSHMEMI_HALF_STREAM(T, N)                                                                              \
   GSHMEMI_H void gshmemx_##N##_put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {           \
     gshmemx_put16_on_stream(d, s, n, pe, st);                                                                  \
@@ -740,17 +746,17 @@ GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_STREAM)
                  (return gshmemi_collective(GSHMEMI_COLL_ALLTOALLS, team, d, s, n, sizeof(T), 0, dst, sst, 0,  \
                                             nullptr, "gshmem_" #N "_alltoalls");))                             \
   }                                                                                                            \
-  static __host__ inline int gshmemx_##N##_broadcast_on_stream(gshmem_team_t team, T* d, const T* s, size_t n, \
+  GSHMEMI_HOST_INLINE int gshmemx_##N##_broadcast_on_stream(gshmem_team_t team, T* d, const T* s, size_t n, \
                                                               int root, cudaStream_t st) {                     \
     return gshmemi_collective(GSHMEMI_COLL_BROADCAST, team, d, s, n, sizeof(T), root, 1, 1, 1, st,              \
                               "gshmemx_" #N "_broadcast_on_stream");                                           \
   }                                                                                                            \
-  static __host__ inline int gshmemx_##N##_fcollect_on_stream(gshmem_team_t team, T* d, const T* s, size_t n,  \
+  GSHMEMI_HOST_INLINE int gshmemx_##N##_fcollect_on_stream(gshmem_team_t team, T* d, const T* s, size_t n,  \
                                                              cudaStream_t st) {                                \
     return gshmemi_collective(GSHMEMI_COLL_FCOLLECT, team, d, s, n, sizeof(T), 0, 1, 1, 1, st,                 \
                               "gshmemx_" #N "_fcollect_on_stream");                                            \
   }                                                                                                            \
-  static __host__ inline int gshmemx_##N##_alltoall_on_stream(gshmem_team_t team, T* d, const T* s, size_t n,  \
+  GSHMEMI_HOST_INLINE int gshmemx_##N##_alltoall_on_stream(gshmem_team_t team, T* d, const T* s, size_t n,  \
                                                              cudaStream_t st) {                                \
     return gshmemi_collective(GSHMEMI_COLL_ALLTOALL, team, d, s, n, sizeof(T), 0, 1, 1, 1, st,                 \
                               "gshmemx_" #N "_alltoall_on_stream");                                            \
@@ -758,11 +764,11 @@ GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_STREAM)
   GSHMEM_REDUCE_ARITH_OPS(GSHMEMI_HALF_REDUCE, T, N)
 // The library's type code of T (gshmemi_reduction).
 template <typename T>
-constexpr int gshmemi_float16_code();
+__host__ __device__ constexpr int gshmemi_float16_code();
 template <>
-constexpr int gshmemi_float16_code<__half>() { return GSHMEMI_REDUCE_HALF; }
+__host__ __device__ constexpr int gshmemi_float16_code<__half>() { return GSHMEMI_REDUCE_HALF; }
 template <>
-constexpr int gshmemi_float16_code<__nv_bfloat16>() { return GSHMEMI_REDUCE_BFLOAT16; }
+__host__ __device__ constexpr int gshmemi_float16_code<__nv_bfloat16>() { return GSHMEMI_REDUCE_BFLOAT16; }
 #define GSHMEMI_F16_OP(O, T) static_cast<int>(gshmem::coll::ReduceOp::O), gshmemi_float16_code<T>()
 #define GSHMEMI_HALF_REDUCE(T, N, OP, O)                                                                       \
   GSHMEMI_HD int gshmem_##N##_##OP##_reduce(gshmem_team_t team, T* d, const T* s, size_t n) {                 \
@@ -779,12 +785,12 @@ constexpr int gshmemi_float16_code<__nv_bfloat16>() { return GSHMEMI_REDUCE_BFLO
                  (return gshmemi_reduction(GSHMEMI_F16_OP(O, T), 1, team, d, s, n, 0, \
                                            nullptr, "gshmem_" #N "_" #OP "_reducescatter");))                  \
   }                                                                                                            \
-  static __host__ inline int gshmemx_##N##_##OP##_reduce_on_stream(gshmem_team_t team, T* d, const T* s,       \
+  GSHMEMI_HOST_INLINE int gshmemx_##N##_##OP##_reduce_on_stream(gshmem_team_t team, T* d, const T* s,       \
                                                                   size_t n, cudaStream_t st) {                 \
     return gshmemi_reduction(GSHMEMI_F16_OP(O, T), 0, team, d, s, n, 1, st,   \
                              "gshmemx_" #N "_" #OP "_reduce_on_stream");                                       \
   }                                                                                                            \
-  static __host__ inline int gshmemx_##N##_##OP##_reducescatter_on_stream(gshmem_team_t team, T* d, const T* s, \
+  GSHMEMI_HOST_INLINE int gshmemx_##N##_##OP##_reducescatter_on_stream(gshmem_team_t team, T* d, const T* s, \
                                                                          size_t n, cudaStream_t st) {          \
     return gshmemi_reduction(GSHMEMI_F16_OP(O, T), 1, team, d, s, n, 1, st,   \
                              "gshmemx_" #N "_" #OP "_reducescatter_on_stream");                                \
