@@ -1,11 +1,11 @@
 """gshmem.core from Python: symmetric arrays, a write into the next PE's array through get_peer_array, an
-allreduce and an alltoall, each checked. Runs on CPU PEs today (NumPy arrays on the symmetric heap):
+allreduce and an alltoall, each checked. CPU PEs (NumPy arrays on the symmetric heap), no GPU needed:
 
     pip install . --config-settings=cmake.define.GSHMEM_WITH_CUDA=OFF
     GSHMEM_DEVICE=cpu gshmemrun -n 4 -- python3 examples/python/exchange.py
 
-The same program with `import nvshmem.core as nvshmem` is what nvshmem4py users write (with CuPy arrays or torch
-tensors and a stream on GPUs, which gshmem.core does not provide yet).
+The same program with `import nvshmem.core as nvshmem` is what nvshmem4py users write (there with CuPy arrays and a
+stream on GPUs, which gshmem.core takes too; torch_exchange.py is the torch + torchrun form).
 """
 import sys
 
