@@ -31,22 +31,24 @@ def _not_contiguous(call, what):
                          "the first axis, or the whole array), or .contiguous() / .copy() it first")
 
 
-def _numpy(x, call, what):
-    if not x.flags.c_contiguous:
-        raise _not_contiguous(call, what)
-    return x.__array_interface__["data"][0], x.nbytes, x.size, x.dtype.name, "numpy"
-
-
-class _TorchNames(dict):
-    """torch.dtype -> name ("torch.float32" -> "float32"), filled on first sight of each dtype."""
+class _Names(dict):
+    """dtype -> name, filled on first sight of each dtype (NumPy's dtype.name is slow Python code; torch's dtypes
+    have none: "torch.float32" -> "float32")."""
 
     def __missing__(self, dtype):
-        name = str(dtype).rpartition(".")[2]
+        name = dtype.name if isinstance(dtype, np.dtype) else str(dtype).rpartition(".")[2]
         self[dtype] = name
         return name
 
 
-_torch_names = _TorchNames()
+_np_names = _Names()
+_torch_names = _Names()
+
+
+def _numpy(x, call, what):
+    if not x.flags.c_contiguous:
+        raise _not_contiguous(call, what)
+    return x.__array_interface__["data"][0], x.nbytes, x.size, _np_names[x.dtype], "numpy"
 
 
 def _torch(x, call, what):
@@ -59,7 +61,7 @@ def _torch(x, call, what):
 def _cupy(x, call, what):
     if not x.flags.c_contiguous:
         raise _not_contiguous(call, what)
-    return x.data.ptr, x.nbytes, x.size, x.dtype.name, "cupy"
+    return x.data.ptr, x.nbytes, x.size, _np_names[x.dtype], "cupy"
 
 
 def _dlpack(x, call, what):
