@@ -6,7 +6,8 @@
 # the summaries.
 #   STEPS="check compat bench" (the default; "hostops": host_ops_probe, each way of issuing a host put/get/p/g, to
 #   the same GPU and to GPU 1; "python": the Python package built with CUDA and its tests on GPU PEs, torch, CuPy,
-#   torchrun and mpi4py included, PYTHON_TIMEOUT default 500)
+#   torchrun and mpi4py included, PYTHON_TIMEOUT default 500; "pybench": bench/python side by side with nvshmem4py and
+#   torch.distributed, scripts/python-bench-gpu.sh, PYBENCH_TIMEOUT default 560; carry build/wheels for nvshmem4py)
 #   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
@@ -34,6 +35,12 @@ for step in $steps; do
     python) GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/python/site GSHMEM_TEST_GPU_PES=${PES:-2} \
               timeout "${PYTHON_TIMEOUT:-500}" "$root/scripts/python-tests.sh" -v -rs \
               >"$work/python/console.txt" 2>&1 ;;
+    pybench)
+      GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/pybench/site \
+        GSHMEM_PY_INSTALL_ONLY=1 "$root/scripts/python-tests.sh" >"$work/pybench/install.txt" 2>&1 &&
+        PYTHONPATH=$work/pybench/site PATH=$work/pybench/site/bin:$PATH OUT=$work/pybench/out \
+        BUDGET_S=$((${PYBENCH_TIMEOUT:-560} - 90)) timeout "${PYBENCH_TIMEOUT:-560}" \
+        "$root/scripts/python-bench-gpu.sh" >"$work/pybench/console.txt" 2>&1 ;;
     hostops)
       nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/hostops/host_ops_probe" \
         "$root/bench/experiments/host_ops_probe.cu" -lcuda >"$work/hostops/build.txt" 2>&1 &&
@@ -53,6 +60,7 @@ for step in $steps; do
     bench) grep -vE '^(put|get)_bw(_all)?/(thread|warp)' "$work/bench/table.txt" 2>/dev/null | head -200
            cat "$work/bench/targets.md" 2>/dev/null ;;
     python) grep -E 'PASS|FAIL|SKIP|ERROR|passed|failed' "$work/python/console.txt" | tail -30 ;;
+    pybench) tail -3 "$work/pybench/install.txt"; cat "$work/pybench/out/table.md" 2>/dev/null ;;
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
   esac
 done

@@ -5,6 +5,7 @@
 #   GSHMEM_PY_TARGET=<dir>: install into that folder with the python on PATH (or $PYTHON), which already has the
 #   build requirements (scikit-build-core, nanobind), torch / CuPy / mpi4py if the tests should use them: the GPU
 #   machine, which has no internet. GSHMEM_PY_CUDA=ON builds libgshmem with GPU support (default OFF).
+#   GSHMEM_PY_INSTALL_ONLY=1: install, run no tests (scripts/gpu-all.sh's pybench step).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cuda=${GSHMEM_PY_CUDA:-OFF}
@@ -25,5 +26,6 @@ else
   py=$venv/bin/python
   export PATH=$venv/bin:$PATH
 fi
+[ "${GSHMEM_PY_INSTALL_ONLY:-0}" = 1 ] && exit 0
 cd "$root/python/tests"
 exec "$py" -m pytest -q "$@"
