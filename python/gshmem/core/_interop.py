@@ -54,8 +54,7 @@ def _numpy(x, call, what):
 def _torch(x, call, what):
     if not x.is_contiguous():
         raise _not_contiguous(call, what)
-    n = x.numel()
-    return x.data_ptr(), n * x.element_size(), n, _torch_names[x.dtype], "torch"
+    return x.data_ptr(), x.nbytes, x.numel(), _torch_names[x.dtype], "torch"
 
 
 def _cupy(x, call, what):
@@ -173,21 +172,34 @@ def _current_stream():
     return 0
 
 
+def _stream_getter(t):
+    """How to read the handle of a stream of type t (found once per type): CUDA's stream protocol
+    (__cuda_stream__ -> (version, handle)), a torch stream's .cuda_stream, a CuPy stream's .ptr; None if none."""
+    proto = getattr(t, "__cuda_stream__", None)
+    if proto is not None:
+        if callable(proto):
+            return lambda s: int(s.__cuda_stream__()[1])
+        return lambda s: int(s.__cuda_stream__[1])
+    for attr in ("cuda_stream", "ptr"):
+        if hasattr(t, attr):
+            return lambda s, a=attr: int(getattr(s, a))
+    return None
+
+
+_stream_getters = {int: int}
+
+
 def stream_handle(stream, call):
     """The cudaStream_t (an int) of `stream`: None (the current stream), an int, an object with __cuda_stream__
     (cuda.core, CUDA's stream protocol), a torch stream (.cuda_stream) or a CuPy stream (.ptr)."""
     if stream is None:
         return _current_stream()
-    if type(stream) is int:
-        return stream
-    proto = getattr(stream, "__cuda_stream__", None)
-    if proto is not None:
-        value = proto() if callable(proto) else proto
-        return int(value[1])
-    for attr in ("cuda_stream", "ptr"):
-        h = getattr(stream, attr, None)
-        if h is not None:
-            return int(h)
-    raise GshmemInvalid(f"{call}: stream={stream!r} is not a CUDA stream. Fix: pass a torch.cuda.Stream, a CuPy "
-                        "stream, an object with __cuda_stream__ (cuda.core), a cudaStream_t as an int, or None for "
-                        "the current stream")
+    get = _stream_getters.get(type(stream))
+    if get is None:
+        get = _stream_getter(type(stream))
+        if get is None:
+            raise GshmemInvalid(f"{call}: stream={stream!r} is not a CUDA stream. Fix: pass a torch.cuda.Stream, a "
+                                "CuPy stream, an object with __cuda_stream__ (cuda.core), a cudaStream_t as an int, "
+                                "or None for the current stream")
+        _stream_getters[type(stream)] = get
+    return get(stream)

@@ -13,7 +13,7 @@ from gshmem.core._interop import describe
 from gshmem.core.init_fini import _check_team
 from gshmem.core.memory import symmetric_base
 from gshmem.core.rma import _stream
-from gshmem.core.types import GshmemInvalid, Teams, require_init
+from gshmem.core.types import GshmemInvalid, Teams, require_init, state
 
 __all__ = ["reduce", "reducescatter", "alltoall", "fcollect", "broadcast", "barrier", "sync", "barrier_all",
            "sync_all"]
@@ -29,7 +29,8 @@ _ITEMSIZE = {0: 1, 1: 2, 2: 4, 3: 8, 4: 1, 5: 2, 6: 4, 7: 8, 8: 4, 9: 8, 10: 2, 
 
 def _pair(call, dst, src):
     """(dst address, src address, dst elements, src elements, type code) of two symmetric arrays of one dtype."""
-    require_init(call)
+    if not state.initialized:
+        require_init(call)
     d, dn, de, dt, _ = describe(dst, call, "dst_array")
     s, sn, se, st, _ = describe(src, call, "src_array")
     symmetric_base(d, dn, call, "dst_array")
@@ -49,7 +50,9 @@ def _need(call, what, have, elems):
 
 def _reduction(call, team, dst, src, op, scatter, stream):
     d, s, de, se, code = _pair(call, dst, src)
-    op_code = _OPS.get(str(op).lower()) if op is not None else None
+    op_code = _OPS.get(op)
+    if op_code is None and op is not None:
+        op_code = _OPS.get(str(op).lower())
     if op_code is None:
         raise GshmemInvalid(f"{call}: op={op!r}; valid: {', '.join(_OPS)}")
     if op_code <= 2 and code not in _BITWISE_OK:

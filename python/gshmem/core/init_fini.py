@@ -97,6 +97,7 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     ordinal, _ = _gshmem.device()
     state.cpu_pes = ordinal < 0
     state.device = (DLPACK_CPU, 0) if state.cpu_pes else (DLPACK_CUDA, ordinal)
+    state.n_pes = _gshmem.n_pes()
     state.initialized = True
     torch = sys.modules.get("torch")
     if not state.cpu_pes and torch is not None and torch.cuda.is_available():

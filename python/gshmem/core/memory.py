@@ -56,14 +56,25 @@ def _track(p, size, external=False):
 def _untrack(p):
     del _allocs[p]
     del _bases[bisect.bisect_left(_bases, p)]
+    _hits.clear()
+
+
+_hits = {}  # address -> (start, end) of its region, for addresses looked up before (programs reuse a few arrays)
 
 
 def symmetric_base(p, nbytes, call, what):
     """The start of the tracked region holding [p, p + nbytes), or GshmemInvalid naming the call."""
+    hit = _hits.get(p)
+    if hit is not None and p + nbytes <= hit[1]:
+        return hit[0]
     i = bisect.bisect_right(_bases, p) - 1
     if i >= 0:
         base = _bases[i]
-        if p + nbytes <= base + max(_allocs[base][0], 1):
+        end = base + max(_allocs[base][0], 1)
+        if p + nbytes <= end:
+            if len(_hits) > 4096:
+                _hits.clear()
+            _hits[p] = (base, end)
             return base
     raise GshmemInvalid(f"{call}: {what} (address 0x{p:x}, {nbytes} bytes) is not symmetric memory of gshmem.core "
                         "(or was freed). Fix: allocate it with gshmem.core.tensor() / array() / buffer(), or "

@@ -42,10 +42,10 @@ def _span(obj, call, what, symmetric):
 
 
 def _check_pe(pe, call, what="remote_pe"):
-    n = _gshmem.n_pes()
-    if not 0 <= int(pe) < n:
-        raise GshmemInvalid(f"{call}: {what}={pe} is out of range: this job has PEs 0..{n - 1}")
-    return int(pe)
+    pe = int(pe)
+    if not 0 <= pe < state.n_pes:
+        raise GshmemInvalid(f"{call}: {what}={pe} is out of range: this job has PEs 0..{state.n_pes - 1}")
+    return pe
 
 
 def _signal_word(signal_var, call):
@@ -77,30 +77,40 @@ def _stream(stream, call):
 
 
 def _putget_args(call, dst, src, remote_pe, remote_is_dst):
-    require_init(call)
-    d, dn, dt = _span(dst, call, "dst", symmetric=remote_is_dst)
-    s, sn, st = _span(src, call, "src", symmetric=not remote_is_dst)
-    if dt is not None and st is not None and dt != st:
+    """(dst address, src address, bytes, pe) of a put (remote_is_dst) or get; the remote side must be symmetric.
+    The per-call path of put/get: kept to one level of calls (gshmem's host-overhead budget, python/README.md)."""
+    if not state.initialized:
+        require_init(call)
+    d, dn, _, dt, _ = describe(dst, call, "dst")
+    s, sn, _, st, _ = describe(src, call, "src")
+    if remote_is_dst:
+        symmetric_base(d, dn, call, "dst")
+    else:
+        symmetric_base(s, sn, call, "src")
+    if dt != st and dt is not None and st is not None:
         raise GshmemInvalid(f"{call}: dst is {dt} but src is {st}. Fix: pass arrays of one dtype")
-    return d, s, min(dn, sn), _check_pe(remote_pe, call)
+    pe = int(remote_pe)
+    if not 0 <= pe < state.n_pes:
+        raise GshmemInvalid(f"{call}: remote_pe={pe} is out of range: this job has PEs 0..{state.n_pes - 1}")
+    return d, s, (dn if dn < sn else sn), pe
 
 
 def _put(call, dst, src, remote_pe, stream, nbi):
     d, s, n, pe = _putget_args(call, dst, src, remote_pe, True)
-    h = _stream(stream, call)
-    if h is None:
+    if state.cpu_pes:
+        require_no_stream(stream, call)
         (_gshmem.putmem_nbi if nbi else _gshmem.putmem)(d, s, n, pe, call)
     else:
-        _gshmem.putmem_on_stream(d, s, n, pe, h, call)
+        _gshmem.putmem_on_stream(d, s, n, pe, stream_handle(stream, call), call)
 
 
 def _get(call, dst, src, remote_pe, stream, nbi):
     d, s, n, pe = _putget_args(call, dst, src, remote_pe, False)
-    h = _stream(stream, call)
-    if h is None:
+    if state.cpu_pes:
+        require_no_stream(stream, call)
         (_gshmem.getmem_nbi if nbi else _gshmem.getmem)(d, s, n, pe, call)
     else:
-        _gshmem.getmem_on_stream(d, s, n, pe, h, call)
+        _gshmem.getmem_on_stream(d, s, n, pe, stream_handle(stream, call), call)
 
 
 def put(dst, src, remote_pe=-1, stream=None):

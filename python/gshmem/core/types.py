@@ -84,6 +84,7 @@ PREDEFINED_TEAMS = frozenset(Teams._teams)
 class _State:
     initialized = False
     cpu_pes = True
+    n_pes = 0
     device = (1, 0)  # (DLPack device type, id) of the symmetric heap: (1, 0) CPU PEs, (2, ordinal) GPU PEs
 
 
