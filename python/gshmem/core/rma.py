@@ -95,43 +95,39 @@ def _putget_args(call, dst, src, remote_pe, remote_is_dst):
     return d, s, (dn if dn < sn else sn), pe
 
 
-def _put(call, dst, src, remote_pe, stream, nbi):
-    d, s, n, pe = _putget_args(call, dst, src, remote_pe, True)
-    if state.cpu_pes:
-        require_no_stream(stream, call)
-        (_gshmem.putmem_nbi if nbi else _gshmem.putmem)(d, s, n, pe, call)
-    else:
-        _gshmem.putmem_on_stream(d, s, n, pe, stream_handle(stream, call), call)
+# The host entries by (put, nbi) on CPU PEs, and by put on GPU PEs.
+_HOST = {(True, False): "putmem", (True, True): "putmem_nbi", (False, False): "getmem", (False, True): "getmem_nbi"}
+_ON_STREAM = {True: "putmem_on_stream", False: "getmem_on_stream"}
 
 
-def _get(call, dst, src, remote_pe, stream, nbi):
-    d, s, n, pe = _putget_args(call, dst, src, remote_pe, False)
+def _rma(call, dst, src, remote_pe, stream, put, nbi):
+    d, s, n, pe = _putget_args(call, dst, src, remote_pe, put)
     if state.cpu_pes:
         require_no_stream(stream, call)
-        (_gshmem.getmem_nbi if nbi else _gshmem.getmem)(d, s, n, pe, call)
+        getattr(_gshmem, _HOST[put, nbi])(d, s, n, pe, call)
     else:
-        _gshmem.getmem_on_stream(d, s, n, pe, stream_handle(stream, call), call)
+        getattr(_gshmem, _ON_STREAM[put])(d, s, n, pe, stream_handle(stream, call), call)
 
 
 def put(dst, src, remote_pe=-1, stream=None):
     """Copies src (local) into the symmetric dst on remote_pe: min(dst, src) bytes. GPU PEs: on `stream`; CPU PEs:
     returns when it is done."""
-    _put("put", dst, src, remote_pe, stream, False)
+    _rma("put", dst, src, remote_pe, stream, True, False)
 
 
 def get(dst, src, remote_pe=-1, stream=None):
     """Copies the symmetric src of remote_pe into dst (local): min(dst, src) bytes. GPU PEs: on `stream`."""
-    _get("get", dst, src, remote_pe, stream, False)
+    _rma("get", dst, src, remote_pe, stream, False, False)
 
 
 def put_nbi(dst, src, remote_pe=-1, stream=None):
     """put that may return before it is done: complete after quiet() (GPU PEs: in stream order anyway)."""
-    _put("put_nbi", dst, src, remote_pe, stream, True)
+    _rma("put_nbi", dst, src, remote_pe, stream, True, True)
 
 
 def get_nbi(dst, src, remote_pe=-1, stream=None):
     """get that may return before dst holds the data: complete after quiet() (GPU PEs: in stream order)."""
-    _get("get_nbi", dst, src, remote_pe, stream, True)
+    _rma("get_nbi", dst, src, remote_pe, stream, False, True)
 
 
 def put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe=-1, stream=None):
