@@ -2,7 +2,8 @@
 
 Argument "torch_ext": a torch C++/CUDA extension built with torch.utils.cpp_extension.load_inline (nvcc; the
 extension registers its device state itself when it loads). "cupy_nvcc" / "cupy_nvrtc": the same kernel compiled
-at run time by CuPy's RawModule (nvcc, or NVRTC) and registered with gshmem.core.module_init.
+at run time by CuPy's RawModule (nvcc, or NVRTC) and registered with gshmem.core.module_init. "cuda_core": compiled
+by cuda.core's Program (NVRTC) into a cubin, loaded as a CUlibrary, registered with module_init.
 
 The kernel: each PE puts its block of fresh random ints into the next PE's dst with a signal (put_signal_nbi),
 waits for its own signal, and adds 1 to every element it received; the host checks the result exactly.
@@ -71,6 +72,28 @@ def main():
 
         def launch(rnd):
             ext.ring(dst, src, sig, rnd)
+    elif mode == "cuda_core":
+        import ctypes
+        try:
+            from cuda.core import Device, LaunchConfig, Program, ProgramOptions
+            from cuda.core import launch as cuda_launch
+        except ImportError:
+            from cuda.core.experimental import Device, LaunchConfig, Program, ProgramOptions
+            from cuda.core.experimental import launch as cuda_launch
+        dev = Device()
+        dev.set_current()
+        includes = [o[2:] for o in gshmem.nvrtc_options() if o.startswith("-I")]
+        prog = Program(KERNEL, code_type="c++",
+                       options=ProgramOptions(std="c++17", arch=f"sm_{dev.arch}", include_path=includes))
+        mod = prog.compile("cubin")  # a cuda.core ObjectCode: a CUlibrary once loaded
+        kernel = mod.get_kernel("ring_signal")
+        nv.module_init(mod)
+        stream = dev.create_stream(torch.cuda.current_stream())  # torch's stream, by __cuda_stream__
+        config = LaunchConfig(grid=1, block=256)
+
+        def launch(rnd):
+            cuda_launch(stream, config, kernel, ctypes.c_void_p(dst.data_ptr()), ctypes.c_void_p(src.data_ptr()),
+                        ctypes.c_int(N), ctypes.c_void_p(sig.data_ptr()), ctypes.c_ulonglong(rnd))
     else:
         import cupy
         backend = "nvcc" if mode == "cupy_nvcc" else "nvrtc"
@@ -94,6 +117,7 @@ def main():
         got = dst.cpu().numpy()
         assert np.array_equal(got, data(prv, rnd) + 1), (mode, rnd, got[:8], data(prv, rnd)[:8] + 1)
     if mode != "torch_ext":
+        torch.cuda.synchronize()
         nv.module_finalize(mod)
     for t in (sig, src, dst):
         nv.free_tensor(t)

@@ -138,11 +138,11 @@ def test_gpu_mpi4py():
 
 
 @needs_gpu
-@pytest.mark.parametrize("mode", ["torch_ext", "cupy_nvcc", "cupy_nvrtc"])
+@pytest.mark.parametrize("mode", ["torch_ext", "cupy_nvcc", "cupy_nvrtc", "cuda_core"])
 def test_gpu_device_code(mode, tmp_path):
     """A kernel calling NVSHMEM's device API, built from Python without -rdc: a torch extension (load_inline), and
     CuPy RawModules (nvcc, NVRTC) registered with module_init."""
-    need = "torch" if mode == "torch_ext" else "cupy"
+    need = {"torch_ext": "torch", "cuda_core": "cuda.core"}.get(mode, "cupy")
     if not have("torch") or not have(need):
         pytest.skip(f"{need} is not installed")
     seed = random.randrange(1 << 30)
