@@ -73,7 +73,6 @@ def main():
         def launch(rnd):
             ext.ring(dst, src, sig, rnd)
     elif mode == "cuda_core":
-        import ctypes
         try:
             from cuda.core import Device, LaunchConfig, Program, ProgramOptions
             from cuda.core import launch as cuda_launch
@@ -92,8 +91,8 @@ def main():
         config = LaunchConfig(grid=1, block=256)
 
         def launch(rnd):
-            cuda_launch(stream, config, kernel, ctypes.c_void_p(dst.data_ptr()), ctypes.c_void_p(src.data_ptr()),
-                        ctypes.c_int(N), ctypes.c_void_p(sig.data_ptr()), ctypes.c_ulonglong(rnd))
+            cuda_launch(stream, config, kernel, np.intp(dst.data_ptr()), np.intp(src.data_ptr()), np.int32(N),
+                        np.intp(sig.data_ptr()), np.uint64(rnd))
     else:
         import cupy
         backend = "nvcc" if mode == "cupy_nvcc" else "nvrtc"
