@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <string>
 #include <type_traits>
 
 #include "gshmem/coll/algorithms.h"
@@ -68,10 +70,94 @@ struct coll::Float16<host::Bfloat16> {
 namespace host {
 namespace {
 
+// Bytes of one element of a reduction type.
+std::size_t elem_size(ReduceType type) {
+  switch (type) {
+    case ReduceType::Int8: case ReduceType::Uint8: return 1;
+    case ReduceType::Int16: case ReduceType::Uint16: case ReduceType::Half: case ReduceType::Bfloat16: return 2;
+    case ReduceType::Int32: case ReduceType::Uint32: case ReduceType::Float: return 4;
+    default: return 8;
+  }
+}
+
+// What a member called a host collective with (CPU PEs). Each member writes its own into its heap's collective
+// workspace (device_state::kCollArgsOffset, one per team slot) before the entry sync; after that sync
+// (CollEnv::entered) every member reads every member's and compares. So a job whose members disagree (another
+// element count, root, op or type, or another collective) ends on every member with both calls named, instead of
+// moving the wrong bytes or waiting for syncs that never come (a reduction in place syncs once per pass). A member
+// rewrites its entry only in its next collective on the slot, after the exit sync of this one, by which time every
+// member has compared.
+struct CallSignature {
+  std::uint64_t what;   // family | op << 8 | type << 16 | (root + 1) << 24 | element bytes (alltoalls) << 56
+  std::uint64_t bytes;  // per member: one block (fcollect, alltoall(s)), the buffer (broadcast), the result (reduce)
+  std::int64_t dst;     // alltoalls' strides (elements); 0 elsewhere
+  std::int64_t sst;
+  bool operator==(const CallSignature& o) const {
+    return what == o.what && bytes == o.bytes && dst == o.dst && sst == o.sst;
+  }
+};
+static_assert(sizeof(CallSignature) == device_state::kCollArgsBytes, "one workspace entry per team slot");
+// Families: Coll's values, then the reductions.
+inline constexpr std::uint64_t kFamilyReduce = 4, kFamilyReducescatter = 5, kNone = 0xff;
+
+CallSignature exchange_signature(Coll kind, const coll::Exchange& x, int root) {
+  if (kind == Coll::Broadcast)
+    return {static_cast<std::uint64_t>(kind) | kNone << 8 | kNone << 16 |
+            static_cast<std::uint64_t>(root + 1) << 24, x.elem * x.nelems, 0, 0};
+  const bool strided = kind == Coll::Alltoalls;
+  return {static_cast<std::uint64_t>(kind) | kNone << 8 | kNone << 16 | (strided ? x.elem << 56 : 0),
+          x.elem * x.nelems, strided ? x.dst : 0, strided ? x.sst : 0};
+}
+
+// "alltoall of 12 bytes per member", "sum reduce of 5 int32", ...: a signature in words, for the mismatch error.
+std::string describe(const CallSignature& c) {
+  static constexpr const char* kFamilies[] = {"broadcast", "fcollect", "alltoall", "alltoalls", "reduce",
+                                              "reducescatter"};
+  static constexpr const char* kOps[] = {"and", "or", "xor", "max", "min", "sum", "prod"};
+  static constexpr const char* kTypes[] = {"int8",   "int16",  "int32", "int64",  "uint8", "uint16",
+                                           "uint32", "uint64", "float", "double", "half",  "bfloat16"};
+  const std::uint64_t family = c.what & 0xff, op = c.what >> 8 & 0xff, type = c.what >> 16 & 0xff;
+  if (family >= std::size(kFamilies)) return fmt::format("an unknown collective (signature {:#x})", c.what);
+  if (family >= kFamilyReduce && op < std::size(kOps) && type < std::size(kTypes)) {
+    const std::size_t elem = elem_size(static_cast<ReduceType>(type));
+    return fmt::format("{} {} of {} {} ({} bytes){}", kOps[op], kFamilies[family], c.bytes / elem, kTypes[type],
+                       c.bytes, family == kFamilyReducescatter ? " per member" : "");
+  }
+  if (family == static_cast<std::uint64_t>(Coll::Broadcast))
+    return fmt::format("broadcast of {} bytes from team index {}", c.bytes,
+                       static_cast<std::int64_t>(c.what >> 24 & 0xffffffff) - 1);
+  if (family == static_cast<std::uint64_t>(Coll::Alltoalls)) {
+    const std::uint64_t elem = c.what >> 56;
+    return fmt::format("alltoalls of {} elements of {} bytes per member, dst={} sst={}", elem ? c.bytes / elem : 0,
+                       elem, c.dst, c.sst);
+  }
+  return fmt::format("{} of {} bytes per member", kFamilies[family], c.bytes);
+}
+
 // The environment of gshmem/coll/algorithms.h on a CPU PE: flags in the collective workspace of each PE's heap
-// (mapped here), C++ atomics, waits through Spinner (yields, notices dead peers, GSHMEM_WAIT_TIMEOUT).
+// (mapped here), C++ atomics, waits through Spinner (yields, notices dead peers, GSHMEM_WAIT_TIMEOUT); this PE's
+// call signature, published before the entry sync and compared after it (entered).
 struct CollEnv {
   Runtime& r;
+  CallSignature sig;
+  CollEnv(Runtime& rt, int slot, const CallSignature& s) : r(rt), sig(s) {
+    *args(rt.my_pe, slot) = sig;  // ordered before the entry sync's flag stores by its release fence
+  }
+  CallSignature* args(int pe, int slot) const {
+    return reinterpret_cast<CallSignature*>(r.heap->peer_bases()[static_cast<std::size_t>(pe)] +
+                                            device_state::kCollArgsOffset) + slot;
+  }
+  void entered(const TeamValue& t, int slot, const char* call) const {
+    for (int i = 0; i < t.size; ++i) {
+      const int pe = team_world_pe(t, i);
+      const CallSignature other = *args(pe, slot);  // written before pe's entry sync, which this PE acquired
+      if (other == sig) continue;
+      fail(GSHMEM_ERROR_MISMATCH, "{}: the members of the team did not make the same collective call: this PE (PE "
+           "{}, team index {}) called {}, PE {} (team index {}) called {}. Fix: call each collective on every "
+           "member of the team, in the same order, with the same element count, root, op and type (OpenSHMEM "
+           "requires it)", call, r.my_pe, t.my_rank, describe(sig), pe, i, describe(other));
+    }
+  }
   std::uint64_t* flags(int pe, int slot) const {
     return reinterpret_cast<std::uint64_t*>(r.heap->peer_bases()[static_cast<std::size_t>(pe)] +
                                             device_state::kCollOffset) +
@@ -198,7 +284,7 @@ void run(Runtime& r, Coll kind, const Checked& c, void* dest, const void* src, i
                               dest, src, c.x, root, s, call);
     return;
   }
-  CollEnv env{r};
+  CollEnv env(r, c.slot, exchange_signature(kind, c.x, root));
   if (kind == Coll::Broadcast)
     coll::broadcast<coll::HostThread>(env, c.team, c.slot, dest, src, c.x.nelems, root, call);
   else
@@ -212,15 +298,6 @@ void need_gpu(Runtime& r, const char* what, const char* blocking, const char* ca
 }
 
 // Reductions: the checks of check() that apply, plus a symmetric source (peers read it).
-std::size_t elem_size(ReduceType type) {
-  switch (type) {
-    case ReduceType::Int8: case ReduceType::Uint8: return 1;
-    case ReduceType::Int16: case ReduceType::Uint16: case ReduceType::Half: case ReduceType::Bfloat16: return 2;
-    case ReduceType::Int32: case ReduceType::Uint32: case ReduceType::Float: return 4;
-    default: return 8;
-  }
-}
-
 struct CheckedReduction {
   TeamValue team;
   int slot;
@@ -261,9 +338,11 @@ CheckedReduction check_reduction(Runtime& r, ReduceOp op, ReduceType type, bool 
 }
 
 template <typename T>
-void reduce_here(Runtime& r, ReduceOp op, bool scatter, const TeamValue& t, int slot, void* dest, const void* src,
-                 std::size_t nelems, const char* call) {
-  CollEnv env{r};
+void reduce_here(Runtime& r, ReduceOp op, ReduceType type, bool scatter, const TeamValue& t, int slot, void* dest,
+                 const void* src, std::size_t nelems, const char* call) {
+  CollEnv env(r, slot,
+              {(scatter ? kFamilyReducescatter : kFamilyReduce) | static_cast<std::uint64_t>(op) << 8 |
+                   static_cast<std::uint64_t>(type) << 16, nelems * sizeof(T), 0, 0});
   T* d = static_cast<T*>(dest);
   const T* s = static_cast<const T*>(src);
   auto go = [&](auto op_c) {
@@ -341,20 +420,22 @@ void run_reduction(Runtime& r, ReduceOp op, ReduceType type, bool scatter, const
                              device_state::current(), c.team, c.slot, dest, src, c.nelems, s, call);
     return;
   }
-  const std::size_t n = c.nelems;
+  auto go = [&](auto tag) {
+    reduce_here<decltype(tag)>(r, op, type, scatter, c.team, c.slot, dest, src, c.nelems, call);
+  };
   switch (type) {
-    case ReduceType::Int8: return reduce_here<std::int8_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Int16: return reduce_here<std::int16_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Int32: return reduce_here<std::int32_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Int64: return reduce_here<std::int64_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Uint8: return reduce_here<std::uint8_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Uint16: return reduce_here<std::uint16_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Uint32: return reduce_here<std::uint32_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Uint64: return reduce_here<std::uint64_t>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Float: return reduce_here<float>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Double: return reduce_here<double>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Half: return reduce_here<Half>(r, op, scatter, c.team, c.slot, dest, src, n, call);
-    case ReduceType::Bfloat16: return reduce_here<Bfloat16>(r, op, scatter, c.team, c.slot, dest, src, n, call);
+    case ReduceType::Int8: return go(std::int8_t{});
+    case ReduceType::Int16: return go(std::int16_t{});
+    case ReduceType::Int32: return go(std::int32_t{});
+    case ReduceType::Int64: return go(std::int64_t{});
+    case ReduceType::Uint8: return go(std::uint8_t{});
+    case ReduceType::Uint16: return go(std::uint16_t{});
+    case ReduceType::Uint32: return go(std::uint32_t{});
+    case ReduceType::Uint64: return go(std::uint64_t{});
+    case ReduceType::Float: return go(float{});
+    case ReduceType::Double: return go(double{});
+    case ReduceType::Half: return go(Half{});
+    case ReduceType::Bfloat16: return go(Bfloat16{});
   }
 }
 }  // namespace

@@ -14,6 +14,9 @@
 // [kCollOffset, kCollEnd), the collective workspace, on CPU and GPU PEs alike:
 //   kCollOffset:      sync flags [kMaxTeams][kMaxRounds] uint64, written by peers
 //   kCollEpochOffset: sync epochs [kMaxTeams] uint64, this PE's own count of collective syncs per team slot
+//   kCollArgsOffset:  call signatures [kMaxTeams] of kCollArgsBytes: what this PE's latest host collective on the
+//                     slot was called with (CPU PEs; written before the entry sync, read by the members after it,
+//                     src/api/collectives.cpp); never needs zeroing
 // Zeroed per slot when a split (re)uses the slot, before the split's closing parent barrier (coll_reset_slot in
 // team/team.cpp); fresh heaps start zeroed (host memfd; GPU PEs zero it at the first publish). The rest of the
 // internal area, up to kHeapInternalBytes, is free.
@@ -36,7 +39,9 @@ inline constexpr std::size_t kDeviceInternalEnd = kDeviceEpochOffset + sizeof(st
 inline constexpr std::size_t kCollOffset = 64 * 1024;
 inline constexpr std::size_t kCollSlotBytes = sizeof(std::uint64_t) * kMaxRounds;
 inline constexpr std::size_t kCollEpochOffset = kCollOffset + kCollSlotBytes * kMaxTeams;
-inline constexpr std::size_t kCollEnd = kCollEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
+inline constexpr std::size_t kCollArgsOffset = kCollEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
+inline constexpr std::size_t kCollArgsBytes = 4 * sizeof(std::uint64_t);
+inline constexpr std::size_t kCollEnd = kCollArgsOffset + kCollArgsBytes * kMaxTeams;
 static_assert(kDeviceInternalEnd <= kCollOffset, "collective workspace overlaps the device-barrier area");
 static_assert(kCollEnd <= kHeapInternalBytes, "collective workspace outgrew kHeapInternalBytes");
 static_assert(kStreamBarrierEnd + 8 <= kDeviceBarrierOffset, "device-barrier flags overlap the stream-barrier area");

@@ -250,6 +250,22 @@ int bad(const std::string& c) {
   } else if (c == "half_bitwise") {
     gshmemi_reduction(GSHMEMI_REDUCE_XOR, GSHMEMI_REDUCE_HALF, 0, GSHMEM_TEAM_WORLD, buf, buf + 32, 4, 0, nullptr,
                       "the test's half xor");
+  } else if (c == "mismatch_nelems") {  // members disagree on the count (n >= 2: every member names both calls)
+    gshmem_int_alltoall(GSHMEM_TEAM_WORLD, buf, buf + 32 * n, gshmem_my_pe() == 0 ? 2 : 3);
+  } else if (c == "mismatch_root") {
+    gshmem_int_broadcast(GSHMEM_TEAM_WORLD, buf, buf + 32, 4, gshmem_my_pe() == 0 ? 0 : 1);
+  } else if (c == "mismatch_kind") {  // one member calls another collective
+    if (gshmem_my_pe() == 0) gshmem_int_fcollect(GSHMEM_TEAM_WORLD, buf, buf + 32 * n, 2);
+    else gshmem_int_alltoall(GSHMEM_TEAM_WORLD, buf, buf + 32 * n, 2);
+  } else if (c == "mismatch_type") {  // same bytes, another element type
+    if (gshmem_my_pe() == 0) gshmem_int_sum_reduce(GSHMEM_TEAM_WORLD, buf, buf + 32, 8);
+    else gshmem_float_sum_reduce(GSHMEM_TEAM_WORLD, reinterpret_cast<float*>(buf), reinterpret_cast<float*>(buf + 32),
+                                 8);
+  } else if (c == "mismatch_in_place") {  // in place the members would sync once per pass: without the check, a hang
+    long* big = static_cast<long*>(gshmem_malloc(5000 * sizeof(long)));
+    gshmem_long_max_reduce(GSHMEM_TEAM_WORLD, big, big, gshmem_my_pe() == n - 1 ? 5000 : 10);
+  } else if (c == "mismatch_alltoalls") {  // strides differ
+    gshmem_int_alltoalls(GSHMEM_TEAM_WORLD, buf, buf + 32 * n, 1, gshmem_my_pe() == 0 ? 1 : 2, 2);
   } else if (c == "on_stream_cpu") {
     gshmemx_int_fcollect_on_stream(GSHMEM_TEAM_WORLD, buf, buf + 32 * n, 1, nullptr);
   } else {

@@ -16,6 +16,7 @@
 //                                         (acquire loads until >= epoch, bounded by GSHMEM_WAIT_TIMEOUT)
 //   T* peer(T* p, int pe)                 PE pe's copy of symmetric address p
 //   copy<Scope>(void* d, const void* s, size_t bytes)   the group copies (d and s do not overlap)
+//   optional: void entered(const TeamValue&, int slot, const char* call)   called after the entry sync (below)
 // Reductions need nothing more: the op is a template argument (ReduceOp below), the group's threads combine in
 // registers, reading peers' sources through peer().
 // Layout of the workspace the flags live in: src/runtime/device_state.hpp ("collective workspace").
@@ -114,6 +115,27 @@ GSHMEM_COLL_FN void team_sync(Env& env, const TeamValue& t, int slot, const char
   Scope::sync();
 }
 
+// After a collective's entry sync: an environment with a member `void entered(const TeamValue&, int slot, const char*
+// call)` checks there that every member called the same collective with the same arguments (host::CollEnv on CPU
+// PEs: each member published its call before the sync). Environments without one (the device ones) skip it, so
+// their code is what it was without the check.
+template <class...>
+struct VoidOf {
+  using type = void;
+};
+template <class Env, class = void>
+struct HasEntered {
+  static constexpr bool value = false;
+};
+template <class Env>
+struct HasEntered<Env, typename VoidOf<decltype(&Env::entered)>::type> {
+  static constexpr bool value = true;
+};
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* call) {
+  if constexpr (HasEntered<Env>::value) env.entered(t, slot, call);
+}
+
 // broadcast: root's `bytes` at src land in dest of every member (the root's too; dest == src on the root is
 // allowed). Root pushes into every member's dest (staggered from the next member), between two syncs: the first
 // makes sure no member still uses its dest, the second that every copy has landed (and the root's src is free).
@@ -135,6 +157,7 @@ GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
                               int root, const char* call) {
   team_sync<Scope>(env, t, slot, call);
+  entered<Scope>(env, t, slot, call);
   broadcast_data<Scope>(env, t, dest, src, bytes, root, Part::whole());
   team_sync<Scope>(env, t, slot, call);
 }
@@ -201,6 +224,7 @@ GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void exchange(Env& env, const TeamValue& t, int slot, void* dest, const void* src, const Exchange& x,
                              const char* call) {
   team_sync<Scope>(env, t, slot, call);
+  entered<Scope>(env, t, slot, call);
   exchange_data<Scope>(env, t, dest, src, x, Part::whole());
   team_sync<Scope>(env, t, slot, call);
 }
@@ -380,6 +404,7 @@ GSHMEM_COLL_FN void reduce_range(Env& env, const TeamValue& t, int slot, T* dest
                                  size_t nelems, const char* call) {
   const bool in_place = static_cast<const T*>(dest) == src;
   team_sync<Scope>(env, t, slot, call);
+  entered<Scope>(env, t, slot, call);
   if (in_place) reduce_in_place<Scope, Op>(env, t, slot, dest, src, first, nelems, call);
   else reduce_data<Scope, Op>(env, t, dest, src, first, nelems, Part::whole());
   team_sync<Scope>(env, t, slot, call);
