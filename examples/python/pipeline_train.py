@@ -1,0 +1,383 @@
+"""Pipeline-parallel training of a small GPT with activations and gradients moved through gshmem, beside the same
+training with torch.distributed send/recv (NCCL on GPUs, gloo on CPU PEs). One stage per PE.
+
+    torchrun --nproc-per-node=2 examples/python/pipeline_train.py                  # one stage per GPU
+    GSHMEM_DEVICE=cpu torchrun --nproc-per-node=2 examples/python/pipeline_train.py --device cpu   # CPU PEs
+
+The model (token + position embedding, `--layers` pre-norm transformer blocks, a tied-free LM head) is built from one
+seed on every PE; PE s keeps stage s: stage 0 the embeddings and the first blocks, the last stage the last blocks,
+the final norm, the head and the loss. Each step feeds `--micro-batches` micro-batches of random tokens (made from
+the step's seed, the same on every PE) through the stages in a GPipe schedule (every forward, then every backward;
+`--schedule 1f1b` interleaves them) and takes one AdamW step per stage.
+
+gshmem transport: every PE holds symmetric receive slots, one per micro-batch, for activations (from the previous
+stage) and gradients (from the next). A sender writes a slot with `put_signal` (data, then the slot's signal word set
+to the use count, in one call on the compute stream); the receiver waits on that word with `signal_wait` on its
+stream, copies the slot out, and returns a credit to the sender with `signal_op` ADD, so a slot is never overwritten
+before it is read. No host synchronisation: on GPUs every call is stream-ordered. On CPU PEs the same calls block.
+
+torch.distributed transport: `isend` / `irecv` of the same tensors in the same order (NCCL: on its own stream, ordered
+after the compute stream; gloo on CPU PEs).
+
+Both transports run in one job from the same seed; the last stage prints each step's loss for both and the tokens/s
+of each, and checks that the losses are bit-identical (deterministic algorithms on); every stage checks that its
+parameters after training are bit-identical under both (a one-ulp error in a moved tensor shows there even where
+the losses round it away). `--reference` also runs the whole model unsplit on the last stage and checks the
+pipeline's losses against it.
+"""
+import argparse
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+
+import gshmem.core as nvshmem
+
+
+# ---- the model ----
+
+class Block(nn.Module):
+    """Pre-norm transformer block: causal self-attention and a 4x GELU MLP, each around a residual."""
+
+    def __init__(self, hidden, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(hidden)
+        self.qkv = nn.Linear(hidden, 3 * hidden)
+        self.proj = nn.Linear(hidden, hidden)
+        self.ln2 = nn.LayerNorm(hidden)
+        self.fc = nn.Linear(hidden, 4 * hidden)
+        self.out = nn.Linear(4 * hidden, hidden)
+
+    def forward(self, x):
+        b, t, h = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(h, dim=2)
+        q, k, v = (y.view(b, t, self.heads, h // self.heads).transpose(1, 2) for y in (q, k, v))
+        # written out (not scaled_dot_product_attention, whose fused GPU backward is not deterministic)
+        s = (q @ k.transpose(-2, -1)) / math.sqrt(h // self.heads)
+        s = s.masked_fill(torch.ones(t, t, dtype=torch.bool, device=x.device).triu(1), float("-inf"))
+        a = s.softmax(dim=-1) @ v
+        x = x + self.proj(a.transpose(1, 2).reshape(b, t, h))
+        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+
+class Stage(nn.Module):
+    """Blocks [first, last) of the model, with the embeddings on the first stage and the head on the last."""
+
+    def __init__(self, cfg, first, last, is_first, is_last, blocks, embed, head):
+        super().__init__()
+        self.is_first, self.is_last = is_first, is_last
+        self.embed = embed if is_first else None
+        self.blocks = nn.ModuleList(blocks[first:last])
+        self.head = head if is_last else None
+
+    def forward(self, x):
+        if self.is_first:
+            tok, pos = self.embed
+            x = tok(x) + pos(torch.arange(x.shape[1], device=x.device))
+        for b in self.blocks:
+            x = b(x)
+        if self.is_last:
+            norm, lin = self.head
+            x = lin(norm(x))
+        return x
+
+
+def build_stages(cfg, n_stages, device):
+    """The whole model from cfg.seed, split into n_stages (blocks as evenly as possible, earlier stages one more)."""
+    torch.manual_seed(cfg.seed)
+    tok = nn.Embedding(cfg.vocab, cfg.hidden)
+    pos = nn.Embedding(cfg.seq, cfg.hidden)
+    blocks = [Block(cfg.hidden, cfg.heads) for _ in range(cfg.layers)]
+    norm, lin = nn.LayerNorm(cfg.hidden), nn.Linear(cfg.hidden, cfg.vocab)
+    embed, head = nn.ModuleList([tok, pos]), nn.ModuleList([norm, lin])
+    bounds = [round(i * cfg.layers / n_stages) for i in range(n_stages + 1)]
+    return [Stage(cfg, bounds[s], bounds[s + 1], s == 0, s == n_stages - 1, blocks, embed, head).to(device)
+            for s in range(n_stages)]
+
+
+def batch(cfg, step, device):
+    """Step `step`'s tokens [micro-batches, micro-batch size, seq + 1], the same on every PE."""
+    g = torch.Generator().manual_seed(cfg.seed * 1000003 + step)
+    return torch.randint(0, cfg.vocab, (cfg.micro_batches, cfg.mb, cfg.seq + 1), generator=g).to(device)
+
+
+# ---- transports: send / receive one micro-batch's activation (forward) or gradient (backward) ----
+
+class GshmemTransport:
+    """Symmetric receive slots per micro-batch and direction; put_signal in, credit back with signal_op."""
+
+    def __init__(self, cfg, me, n, device, dtype):
+        self.me, self.n = me, n
+        self.stream = torch.cuda.current_stream() if device.type == "cuda" else None
+        m, shape = cfg.micro_batches, (cfg.mb, cfg.seq, cfg.hidden)
+        self.slots = {d: nvshmem.tensor((m,) + shape, dtype=dtype) for d in ("act", "grad")}
+        # signal words: "ready" (written by the sender: the slot's use count), "credit" (written by the receiver:
+        # how many uses of the slot it has read). Kept in one int64 tensor per kind so each is symmetric.
+        self.ready = {d: nvshmem.tensor((m,), dtype=torch.int64) for d in ("act", "grad")}
+        self.credit = {d: nvshmem.tensor((m,), dtype=torch.int64) for d in ("act", "grad")}
+        if self.slots["act"].device.type != device.type:
+            raise SystemExit(f"gshmem's PEs are {'GPU' if self.slots['act'].is_cuda else 'CPU'} PEs but the model "
+                             f"runs on {device.type}: pass --device to match (CPU PEs: GSHMEM_DEVICE=cpu and "
+                             "--device cpu)")
+        for t in list(self.ready.values()) + list(self.credit.values()):
+            t.zero_()
+        self.sent = {d: [0] * m for d in ("act", "grad")}
+        self.got = {d: [0] * m for d in ("act", "grad")}
+        nvshmem.barrier_all(stream=self.stream)  # every PE's words are zero before anyone signals
+
+    def _send(self, d, m, x, peer):
+        k = self.sent[d][m] = self.sent[d][m] + 1
+        if k > 1:  # the receiver has read the slot's previous use
+            nvshmem.signal_wait(self.credit[d][m:m + 1], k - 1, nvshmem.ComparisonType.CMP_GE, stream=self.stream)
+        nvshmem.put_signal(self.slots[d][m], x.contiguous(), self.ready[d][m:m + 1], k,
+                           nvshmem.SignalOp.SIGNAL_SET, peer, stream=self.stream)
+
+    def _recv(self, d, m, peer):
+        k = self.got[d][m] = self.got[d][m] + 1
+        nvshmem.signal_wait(self.ready[d][m:m + 1], k, nvshmem.ComparisonType.CMP_GE, stream=self.stream)
+        x = self.slots[d][m].clone()
+        nvshmem.signal_op(self.credit[d][m:m + 1], 1, nvshmem.SignalOp.SIGNAL_ADD, peer, stream=self.stream)
+        return x
+
+    def send_act(self, m, x):
+        self._send("act", m, x, self.me + 1)
+
+    def recv_act(self, m):
+        return self._recv("act", m, self.me - 1)
+
+    def send_grad(self, m, g):
+        self._send("grad", m, g, self.me - 1)
+
+    def recv_grad(self, m):
+        return self._recv("grad", m, self.me + 1)
+
+    def step_done(self):
+        pass
+
+    def close(self):
+        nvshmem.barrier_all(stream=self.stream)
+        if self.stream is not None:
+            self.stream.synchronize()
+        for group in (self.slots, self.ready, self.credit):
+            for t in group.values():
+                nvshmem.free_tensor(t)
+
+
+class TorchTransport:
+    """torch.distributed isend / irecv (NCCL on GPUs, gloo on CPU)."""
+
+    def __init__(self, cfg, me, n, device, dtype):
+        self.me, self.device, self.dtype = me, device, dtype
+        self.shape = (cfg.mb, cfg.seq, cfg.hidden)
+        self.pending = []  # isend handles and the tensors they send, completed at the end of each step
+
+    def _send(self, x, peer):
+        x = x.contiguous()
+        self.pending.append((dist.isend(x, peer), x))
+
+    def _recv(self, peer):
+        x = torch.empty(self.shape, device=self.device, dtype=self.dtype)
+        dist.irecv(x, peer).wait()
+        return x
+
+    def send_act(self, m, x):
+        self._send(x, self.me + 1)
+
+    def recv_act(self, m):
+        return self._recv(self.me - 1)
+
+    def send_grad(self, m, g):
+        self._send(g, self.me - 1)
+
+    def recv_grad(self, m):
+        return self._recv(self.me + 1)
+
+    def step_done(self):
+        for h, _ in self.pending:
+            h.wait()
+        self.pending.clear()
+
+    def close(self):
+        self.step_done()
+
+
+# ---- one training run ----
+
+def schedule(kind, stage, n_stages, m):
+    """The order of ("F", i) / ("B", i) steps of one stage: GPipe, or 1F1B (warm-up forwards, then alternating)."""
+    if kind == "gpipe":
+        return [("F", i) for i in range(m)] + [("B", i) for i in range(m)]
+    warm = min(n_stages - stage - 1, m)
+    order = [("F", i) for i in range(warm)]
+    f, b = warm, 0
+    while b < m:
+        if f < m:
+            order.append(("F", f))
+            f += 1
+        order.append(("B", b))
+        b += 1
+    return order
+
+
+def train(cfg, transport_cls, me, n, device):
+    """Trains cfg.steps steps; returns (losses per step on the last stage else [], tokens/s of the timed steps, this
+    stage's parameters at the end)."""
+    dtype = torch.float32
+    stage = build_stages(cfg, n, device)[me]
+    opt = torch.optim.AdamW(stage.parameters(), lr=cfg.lr)
+    tp = transport_cls(cfg, me, n, device, dtype) if n > 1 else None
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    losses, t0 = [], None
+    for step in range(cfg.steps):
+        if step == cfg.warmup:
+            sync()
+            dist.barrier()
+            t0 = time.perf_counter()
+        tokens = batch(cfg, step, device)
+        inputs, outputs, total = {}, {}, torch.zeros((), device=device)
+        for kind, i in schedule(cfg.schedule, me, n, cfg.micro_batches):
+            if kind == "F":
+                x = tokens[i, :, :-1] if stage.is_first else tp.recv_act(i).requires_grad_()
+                y = stage(x)
+                if stage.is_last:
+                    y = F.cross_entropy(y.reshape(-1, cfg.vocab), tokens[i, :, 1:].reshape(-1)) / cfg.micro_batches
+                    total += y.detach()
+                else:
+                    tp.send_act(i, y.detach())
+                inputs[i], outputs[i] = x, y
+            else:
+                y = outputs.pop(i)
+                if stage.is_last:
+                    y.backward()
+                else:
+                    y.backward(tp.recv_grad(i))
+                x = inputs.pop(i)
+                if not stage.is_first:
+                    tp.send_grad(i, x.grad)
+        if tp:
+            tp.step_done()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        if stage.is_last:
+            losses.append(total.item())
+    sync()
+    dist.barrier()
+    elapsed = time.perf_counter() - t0
+    if tp:
+        tp.close()
+    timed = cfg.steps - cfg.warmup
+    params = [p.detach().cpu() for p in stage.parameters()]
+    return losses, timed * cfg.micro_batches * cfg.mb * cfg.seq / elapsed, params
+
+
+def reference(cfg, device):
+    """The same steps with the whole model in this process (one stage), for --reference."""
+    stage = build_stages(cfg, 1, device)[0]
+    opt = torch.optim.AdamW(stage.parameters(), lr=cfg.lr)
+    losses = []
+    for step in range(cfg.steps):
+        tokens = batch(cfg, step, device)
+        total = torch.zeros((), device=device)
+        outs = []
+        for i in range(cfg.micro_batches):
+            y = stage(tokens[i, :, :-1])
+            y = F.cross_entropy(y.reshape(-1, cfg.vocab), tokens[i, :, 1:].reshape(-1)) / cfg.micro_batches
+            total += y.detach()
+            outs.append(y)
+        for y in outs:
+            y.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        losses.append(total.item())
+    return losses
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--transport", choices=["gshmem", "torch", "both"], default="both",
+                    help="torch: torch.distributed send/recv (NCCL on GPUs, gloo on CPU); both: one after the other")
+    ap.add_argument("--schedule", choices=["gpipe", "1f1b"], default="gpipe")
+    ap.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--seq", type=int, default=64)
+    ap.add_argument("--vocab", type=int, default=1024)
+    ap.add_argument("--micro-batches", type=int, default=8, dest="micro_batches")
+    ap.add_argument("--micro-batch-size", type=int, default=2, dest="mb")
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--warmup", type=int, default=2, help="untimed first steps")
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--reference", action="store_true", help="also train the unsplit model on the last stage")
+    cfg = ap.parse_args()
+    if cfg.hidden % cfg.heads or cfg.steps <= cfg.warmup:
+        ap.error("--hidden must be a multiple of --heads, and --steps larger than --warmup")
+
+    os.environ.setdefault("NCCL_NVLS_ENABLE", "0")  # no NVLink multicast (shared machines)
+    use_cuda = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available()
+                                        and os.environ.get("GSHMEM_DEVICE") != "cpu")
+    if use_cuda:
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic cuBLAS
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    dist.init_process_group("nccl" if use_cuda else "gloo")
+    nvshmem.init()  # torchrun's environment; the next free port after torch's store
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    device = torch.device("cuda", torch.cuda.current_device()) if use_cuda else torch.device("cpu")
+    if n > cfg.layers:
+        raise SystemExit(f"{n} stages need at least {n} layers (--layers)")
+
+    runs = {"gshmem": GshmemTransport, "torch": TorchTransport}
+    names = list(runs) if cfg.transport == "both" else [cfg.transport]
+    results = {}
+    for name in names:
+        results[name] = train(cfg, runs[name], me, n, device)
+
+    ok = True
+    label = {"gshmem": "gshmem", "torch": "nccl" if use_cuda else "gloo"}
+    if len(results) == 2:  # every stage: its trained parameters, bit for bit (stricter than the losses)
+        same = all(torch.equal(a, b) for a, b in zip(results["gshmem"][2], results["torch"][2]))
+        ok &= same
+        print(f"stage {me}: parameters after training {'bit-identical' if same else 'DIFFER'} between gshmem and "
+              f"{label['torch']}", flush=True)
+        dist.barrier()
+    if me == n - 1:
+        print(f"pipeline: {n} stages on {'GPUs' if use_cuda else 'CPU PEs'}, {cfg.schedule}, {cfg.layers} layers, "
+              f"hidden {cfg.hidden}, {cfg.micro_batches} micro-batches of {cfg.mb} x {cfg.seq} tokens", flush=True)
+        for step in range(cfg.steps):
+            print(f"  step {step}: " + "  ".join(f"{label[k]} loss {v[0][step]:.6f}" for k, v in results.items()))
+        for k, v in results.items():
+            print(f"  {label[k]}: {v[1]:.0f} tokens/s over steps {cfg.warmup}..{cfg.steps - 1}")
+        if len(results) == 2:
+            a, b = results["gshmem"][0], results["torch"][0]
+            same = a == b
+            ok &= same
+            print(f"  losses {'bit-identical' if same else 'DIFFER'} between gshmem and {label['torch']}")
+            ratio = results["gshmem"][1] / results["torch"][1]
+            print(f"  tokens/s gshmem / {label['torch']}: {ratio:.2f}")
+        if cfg.reference:
+            ref = reference(cfg, device)
+            for k, v in results.items():
+                worst = max(abs(x - y) for x, y in zip(v[0], ref))
+                good = v[0] == ref
+                ok &= good
+                verdict = "bit-identical" if good else f"DIFFER (max {worst:.3g})"
+                print(f"  {label[k]} vs the unsplit model: {verdict}")
+        if not all(math.isfinite(x) for v in results.values() for x in v[0]):
+            ok = False
+            print("  a loss is not finite")
+        print(f"pipeline: {'ok' if ok else 'FAILED'}", flush=True)
+    nvshmem.finalize()
+    dist.destroy_process_group()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
