@@ -26,7 +26,6 @@ from worker import Cupy, Numpy, Torch, data
 
 SEED = int(os.environ["GSHMEM_TEST_SEED"])
 LIB = os.environ.get("GSHMEM_TEST_LIB", "numpy")
-NV = "NVIDIA/nvshmem"  # the repository most patterns come from (nvshmem4py/test, nvshmem4py/examples)
 
 
 def raises(exc, fn, *args, **kw):
@@ -88,6 +87,12 @@ class Lib:
     def host(self, a):
         self.xp.sync()
         return self.xp.host(a)
+
+    def barrier_now(self):
+        """barrier_all, waited for on the host too (GPU PEs: the barrier is on the stream; host calls such as the
+        AMOs that follow must not overtake it)."""
+        nvshmem.barrier_all()
+        self.xp.sync()
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -268,12 +273,14 @@ def check_collectives(lib, me, n):
 
 def check_shapes(lib, me, n):
     """How programs pass shapes and orders: array(1024) / tensor(1024) (an int, default float32; memory_test.py),
-    array((1, 2, 3, 4), dtype="float32"), (256, 1), morder="F" (memory_test.py: cupy.isfortran holds) used in put
-    and reduce as nvshmem4py moves its bytes, bytearray."""
+    array((1, 2, 3, 4), dtype="float32"), (256, 1), a list, morder="F" (memory_test.py: cupy.isfortran holds) used
+    in put and reduce as nvshmem4py moves its bytes, bytearray."""
     a = lib.new(1024, "float32") if LIB != "torch" else nvshmem.tensor(1024)
     assert tuple(a.shape) == (1024,) and lib.xp.dtype_ok(a, "float32")
     b = lib.new((1, 2, 3, 4), "float32")
     c = lib.new((256, 1), "float32")
+    d = lib.new([2, 3, 4], "int16")  # a list (cutlass examples: tensor([PING_PONG_SIZE, world_size, M, N], ...))
+    assert tuple(d.shape) == (2, 3, 4)
     f = lib.new((3, 4), "int32", morder="F")
     assert tuple(f.shape) == (3, 4)
     if LIB == "numpy":
@@ -300,7 +307,7 @@ def check_shapes(lib, me, n):
         ba = nvshmem.bytearray((2, 3), dtype="float64")
         assert ba.nbytes == 48
         lib.free(ba)
-    for x in (g, f, c, b, a):
+    for x in (g, f, d, c, b, a):
         lib.free(x)
 
 
@@ -468,6 +475,7 @@ def check_rma(lib, me, n):
         assert nvshmem.signal_fetch(buf_sig) == 2 + 5 * n
     nvshmem.barrier_all()
     nvshmem.signal_op(buf_sig, 7, nvshmem.SignalOp.SIGNAL_SET, remote_pe=me)
+    lib.xp.sync()  # GPU PEs: the signal op is on the stream, signal_fetch reads now
     assert nvshmem.signal_fetch(buf_sig) == 7
     # bad input: the classes programs catch
     raises(nvshmem.NvshmemInvalid, nvshmem.put, dst, src, remote_pe=n)
@@ -489,14 +497,14 @@ def check_amo(lib, me, n):
     lib.set(ints, np.array([10], np.int32))
     lib.set(uints, np.array([0b1010], np.uint32 if LIB != "torch" else np.int64))
     lib.set(floats, np.array([1.25], np.float32))
-    nvshmem.barrier_all()
+    lib.barrier_now()
     for pe in (me, nxt):  # own copy, then the next PE's (every PE does the same to its next one)
         if pe == nxt:
-            nvshmem.barrier_all()
+            lib.barrier_now()
             lib.set(ints, np.array([10], np.int32))
             lib.set(uints, np.array([0b1010], np.uint32 if LIB != "torch" else np.int64))
             lib.set(floats, np.array([1.25], np.float32))
-            nvshmem.barrier_all()
+            lib.barrier_now()
         assert nvshmem.atomic_fetch(ints, pe) == 10
         nvshmem.atomic_set(ints, 12, pe)
         assert nvshmem.atomic_fetch_add(ints, 4, pe) == 12
@@ -518,22 +526,22 @@ def check_amo(lib, me, n):
         assert nvshmem.atomic_fetch_add(floats, 0.5, pe) == 1.5
         nvshmem.atomic_add(floats, 0.25, pe)
         assert nvshmem.atomic_swap(floats, -3.5, pe) == 2.25 and nvshmem.atomic_fetch(floats, pe) == -3.5
-    nvshmem.barrier_all()
+    lib.barrier_now()
     same(lib.host(ints), np.array([-15], np.int32), "int32 AMOs from the previous PE")
     # every PE adds to PE 0's counters at offsets: exact totals
     counters = lib.new((4,), "int64")
     lib.set(counters, np.zeros(4, np.int64))
-    nvshmem.barrier_all()
+    lib.barrier_now()
     for k in range(4):
         nvshmem.atomic_add(counters, (me + 1) * (k + 1), 0, offset=k)
-    nvshmem.barrier_all()
+    lib.barrier_now()
     if me == 0:
         same(lib.host(counters), np.array([(k + 1) * n * (n + 1) // 2 for k in range(4)], np.int64),
              "atomic_add(offset=) from every PE")
     buf, _, _ = (nvshmem.array_get_buffer if LIB != "torch" else nvshmem.tensor_get_buffer)(counters)
-    nvshmem.barrier_all()
+    lib.barrier_now()
     assert nvshmem.atomic_fetch(buf, me, offset=1, dtype="int64") == (2 * n * (n + 1) // 2 if me == 0 else 0)
-    nvshmem.barrier_all()
+    lib.barrier_now()
     raises(nvshmem.NvshmemInvalid, nvshmem.atomic_fetch, buf, me)  # a Buffer needs dtype=
     raises(nvshmem.NvshmemInvalid, nvshmem.atomic_fetch, counters, me, offset=4)
     raises(nvshmem.NvshmemInvalid, nvshmem.atomic_fetch, counters, me, offset=-1)
@@ -545,7 +553,7 @@ def check_amo(lib, me, n):
     raises(nvshmem.NvshmemInvalid, nvshmem.atomic_fetch, lib.xp.local((1,), "int32"), me)  # not symmetric
     i16 = lib.new((2,), "int16")
     raises(nvshmem.NvshmemInvalid, nvshmem.atomic_fetch, i16, me)  # no 16-bit atomics
-    nvshmem.barrier_all()
+    lib.barrier_now()
     for a in (i16, counters, floats, uints, ints):
         lib.free(a)
 
