@@ -62,6 +62,7 @@ NB_MODULE(_gshmem, m) {
     } catch (const gshmem::Error& e) {
       nb::object exc = error_type(nb::str(e.what()));
       exc.attr("status") = e.status();
+      exc.attr("msg") = nb::str(e.what());  // nvshmem4py's exceptions carry .msg
       PyErr_SetObject(error_type.ptr(), exc.ptr());
     }
   });
@@ -187,8 +188,19 @@ NB_MODULE(_gshmem, m) {
                             std::uint64_t value, int op, int pe, const char* call) {
     host::putmem_signal(addr(d), addr(s), n, word(sig), value, op, pe, false, call);
   }, nogil());
+  m.def("putmem_signal_nbi", [](std::uintptr_t d, std::uintptr_t s, std::size_t n, std::uintptr_t sig,
+                                std::uint64_t value, int op, int pe, const char* call) {
+    host::putmem_signal(addr(d), addr(s), n, word(sig), value, op, pe, true, call);
+  }, nogil());
   m.def("signal_op", [](std::uintptr_t sig, std::uint64_t value, int op, int pe, const char* call) {
     host::signal_op(word(sig), value, op, pe, call);
+  }, nogil());
+  m.def("signal_fetch", [](std::uintptr_t sig) { return host::signal_fetch(word(sig)); }, nogil());
+  // One atomic of `bytes` (4 or 8) at dest on pe; op is gshmem::host::Amo's order (Fetch, Set, Swap, CompareSwap,
+  // FetchAdd, FetchAnd, FetchOr, FetchXor); values are the bit patterns; returns the old bits where the op fetches.
+  m.def("atomic", [](std::uintptr_t d, int bytes, int op, std::uint64_t value, std::uint64_t cond, int pe,
+                     const char* call) {
+    return host::atomic(addr(d), bytes, static_cast<host::Amo>(op), value, cond, pe, call);
   }, nogil());
   m.def("signal_wait_until", [](std::uintptr_t sig, int cmp, std::uint64_t value) {
     return host::signal_wait_until(word(sig), cmp, value);

@@ -3,8 +3,9 @@
 No hard dependency: torch and CuPy are looked at only if the program imported them (sys.modules), and each array
 type's reader is found once and cached by type, so a call costs a dict lookup and a few attribute reads.
 
-A reader returns (address, bytes, elements, dtype name, library) for a C-contiguous array: a torch tensor, a CuPy
-array, a NumPy array, or any other DLPack producer (read through nanobind). gshmem.core.memory adds its Buffer.
+A reader returns (address, bytes, elements, dtype name, library) for a dense array (C order, or Fortran order as
+array/tensor(morder="F") make; nvshmem4py moves the bytes either way): a torch tensor, a CuPy array, a NumPy array,
+or any other DLPack producer (read through nanobind, C order). gshmem.core.memory adds its Buffer.
 Dtype names are NumPy's ("float32", "int64", "bool", ...; "bfloat16" for torch.bfloat16).
 """
 import sys
@@ -27,8 +28,19 @@ _DLPACK_NAMES = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32", (0, 64): "i
 
 
 def _not_contiguous(call, what):
-    return GshmemInvalid(f"{call}: {what} is not C-contiguous. Fix: pass a contiguous array or tensor (a slice along "
-                         "the first axis, or the whole array), or .contiguous() / .copy() it first")
+    return GshmemInvalid(f"{call}: {what} is not contiguous (in C or Fortran order). Fix: pass a contiguous array or "
+                         "tensor (a slice along the first axis, or the whole array), or .contiguous() / .copy() it "
+                         "first")
+
+
+def _torch_f_dense(x):
+    """A torch tensor whose elements fill one block in Fortran order (tensor(morder="F"), a transposed matrix)."""
+    step = 1
+    for extent, stride in zip(x.shape, x.stride()):
+        if extent != 1 and stride != step:
+            return False
+        step *= extent
+    return True
 
 
 class _Names(dict):
@@ -46,19 +58,19 @@ _torch_names = _Names()
 
 
 def _numpy(x, call, what):
-    if not x.flags.c_contiguous:
+    if not x.flags.c_contiguous and not x.flags.f_contiguous:
         raise _not_contiguous(call, what)
     return x.__array_interface__["data"][0], x.nbytes, x.size, _np_names[x.dtype], "numpy"
 
 
 def _torch(x, call, what):
-    if not x.is_contiguous():
+    if not x.is_contiguous() and not _torch_f_dense(x):
         raise _not_contiguous(call, what)
     return x.data_ptr(), x.nbytes, x.numel(), _torch_names[x.dtype], "torch"
 
 
 def _cupy(x, call, what):
-    if not x.flags.c_contiguous:
+    if not x.flags.c_contiguous and not x.flags.f_contiguous:
         raise _not_contiguous(call, what)
     return x.data.ptr, x.nbytes, x.size, _np_names[x.dtype], "cupy"
 
@@ -139,22 +151,29 @@ def torch_dtype(torch, dtype):
     return t
 
 
-def make_array(library, p, nbytes, shape, dtype, device):
+def make_array(library, p, nbytes, shape, dtype, device, order="C"):
     """An array of `library` ("torch", "cupy", "numpy") over `nbytes` at address p, viewed as `shape` and `dtype`
-    (no copy). device: (DLPack device type, id) of the memory."""
+    (no copy) in `order` ("C", or "F": column-major). device: (DLPack device type, id) of the memory."""
     if library == "torch":
         import torch
         flat = _gshmem.wrap(_TORCH, p, nbytes, *device)
-        return flat.view(torch_dtype(torch, dtype)).view(shape)
+        t = flat.view(torch_dtype(torch, dtype))
+        if order == "F" and len(shape) > 1:
+            strides, step = [], 1
+            for extent in shape:
+                strides.append(step)
+                step *= extent
+            return t.as_strided(tuple(shape), strides)
+        return t.view(shape)
     if library == "cupy":
         flat = _gshmem.wrap(_CUPY, p, nbytes, *device)
-        return flat.view(dtype).reshape(shape)
+        return flat.view(dtype).reshape(shape, order=order)
     # NumPy (CPU PEs): through a ctypes buffer of the memory, which NumPy keeps writable.
     import ctypes
     dtype = np.dtype(dtype)
     raw = (ctypes.c_char * max(nbytes, 1)).from_address(p)
     count = nbytes // dtype.itemsize if dtype.itemsize else 0
-    return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape)
+    return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape, order=order)
 
 
 def _current_stream():

@@ -1,34 +1,73 @@
 """init, finalize, unique ids and the PE queries."""
 import sys
 
+import numpy as np
+
 from gshmem import _gshmem
 from gshmem.core import memory
 from gshmem.core._interop import DLPACK_CPU, DLPACK_CUDA
-from gshmem.core.types import GshmemInvalid, require_init, state
+from gshmem.core.types import GshmemInvalid, Version, require_init, state
 
 __all__ = ["UniqueID", "get_unique_id", "init", "finalize", "my_pe", "n_pes", "team_my_pe", "team_n_pes",
            "get_version"]
 
 
-class UniqueID:
-    """The 128 bytes that UID-based init shares between processes (bytes(uid) to send them, UniqueID(b) back)."""
+# nvshmem4py's unique id (nvshmemx_uniqueid_v1): a one-element NumPy record array, so the programs' ways of moving
+# it work unchanged: comm.Bcast(uid._data.view(np.int8), root=0) into an empty one, uid._data.view(np.uint8)[:] =
+# received bytes, uid._data[:] = received.view(uid._data.dtype), pickling (torch's broadcast_object_list).
+UNIQUEID_DTYPE = np.dtype([("version", np.int32), ("internal", np.int8, (124,))], align=True)
 
-    __slots__ = ("_data",)
+
+class UniqueID:
+    """The 128 bytes that UID-based init shares between processes: ._data (a NumPy record array, written in place
+    by MPI broadcasts), .ptr, .version; bytes(uid) and UniqueID(b) (gshmem's additions)."""
+
+    __slots__ = ("_arr",)
 
     def __init__(self, data=None):
-        data = bytes(_gshmem.UNIQUEID_BYTES) if data is None else bytes(data)
-        if len(data) != _gshmem.UNIQUEID_BYTES:
-            raise GshmemInvalid(f"UniqueID: {len(data)} bytes, a unique id is {_gshmem.UNIQUEID_BYTES}")
-        self._data = data
+        self._arr = np.zeros(1, UNIQUEID_DTYPE).view(np.recarray)
+        if data is not None:
+            raw = bytes(data)
+            if len(raw) != _gshmem.UNIQUEID_BYTES:
+                raise GshmemInvalid(f"UniqueID: {len(raw)} bytes, a unique id is {_gshmem.UNIQUEID_BYTES}")
+            self._arr.view(np.uint8)[:] = np.frombuffer(raw, np.uint8)
+
+    @property
+    def _data(self):
+        return self._arr
+
+    @_data.setter
+    def _data(self, value):  # nvshmem4py's examples assign a received array back (uid._data = t.numpy())
+        a = np.ascontiguousarray(value)
+        if a.nbytes != UNIQUEID_DTYPE.itemsize:
+            raise GshmemInvalid(f"UniqueID._data: {a.nbytes} bytes, a unique id is {UNIQUEID_DTYPE.itemsize}")
+        self._arr = a.reshape(-1).view(np.uint8).view(UNIQUEID_DTYPE).view(np.recarray)
+
+    @property
+    def ptr(self):
+        return self._arr.ctypes.data
+
+    @property
+    def version(self):
+        return int(self._arr.version[0])
+
+    def __len__(self):
+        return 1
 
     def __bytes__(self):
-        return self._data
+        return self._arr.tobytes()
 
     def __eq__(self, other):
-        return isinstance(other, UniqueID) and other._data == self._data
+        return isinstance(other, UniqueID) and bytes(other) == bytes(self)
+
+    def __hash__(self):
+        return hash(bytes(self))
 
     def __reduce__(self):  # picklable, e.g. for torch.distributed.broadcast_object_list
-        return (UniqueID, (self._data,))
+        return (UniqueID, (bytes(self),))
+
+    def __repr__(self):
+        return f"<gshmem.core.UniqueID version={self.version}>"
 
 
 def get_unique_id(empty=False):
@@ -52,9 +91,18 @@ def _select_device(device):
 
 
 def _init_mpi(mpi_comm):
-    """nvshmem4py's MPI start over an mpi4py communicator: PE i is rank i of mpi_comm. Rank 0's unique id goes to
-    the others by MPI broadcast, then every rank starts from it (any MPI that mpi4py runs on)."""
-    if mpi_comm is None or not hasattr(mpi_comm, "bcast") or not hasattr(mpi_comm, "Get_rank"):
+    """nvshmem4py's MPI start over an mpi4py communicator (None: MPI.COMM_WORLD, as nvshmem4py): PE i is rank i of
+    mpi_comm. Rank 0's unique id goes to the others by MPI broadcast, then every rank starts from it (any MPI that
+    mpi4py runs on)."""
+    if mpi_comm is None:
+        try:
+            from mpi4py import MPI
+        except ImportError:
+            raise GshmemInvalid("init: initializer_method=\"mpi\" without mpi_comm uses MPI.COMM_WORLD, and mpi4py "
+                                "is not installed. Fix: pip install mpi4py, or use initializer_method=\"uid\""
+                                ) from None
+        mpi_comm = MPI.COMM_WORLD
+    if not hasattr(mpi_comm, "bcast") or not hasattr(mpi_comm, "Get_rank"):
         raise GshmemInvalid(f"init: initializer_method=\"mpi\" needs mpi_comm=<an mpi4py communicator>, got "
                             f"{mpi_comm!r}. Fix: init(mpi_comm=MPI.COMM_WORLD, initializer_method=\"mpi\")")
     rank, nranks = mpi_comm.Get_rank(), mpi_comm.Get_size()
@@ -72,8 +120,9 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     it the GPU current at init, else the one of this PE's local rank. On GPU PEs torch's current device (when the
     program imported torch) is set to the PE's GPU, so tensors it makes are beside the symmetric heap.
     """
-    if state.initialized:
-        raise GshmemInvalid("init: gshmem is already initialized. Fix: call finalize() before init() again")
+    if state.initialized:  # nvshmem4py (NVSHMEM) counts nested init calls: each needs its finalize()
+        state.init_count += 1
+        return
     if initializer_method in ("", None):
         if uid is not None or mpi_comm is not None:
             raise GshmemInvalid("init: uid or mpi_comm given without initializer_method. "
@@ -99,14 +148,19 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     state.device = (DLPACK_CPU, 0) if state.cpu_pes else (DLPACK_CUDA, ordinal)
     state.n_pes = _gshmem.n_pes()
     state.initialized = True
+    state.init_count = 1
     torch = sys.modules.get("torch")
     if not state.cpu_pes and torch is not None and torch.cuda.is_available():
         torch.cuda.set_device(ordinal)
 
 
 def finalize():
-    """Frees what gshmem.core still tracks (buffers, arrays, tensors, registered regions) and ends this PE."""
+    """Frees what gshmem.core still tracks (buffers, arrays, tensors, registered regions) and ends this PE. After a
+    nested init() (init called again while initialized), only the last finalize() ends it."""
     require_init("finalize")
+    state.init_count -= 1
+    if state.init_count > 0:
+        return
     memory._free_all()
     state.initialized = False
     _gshmem.finalize()
@@ -129,7 +183,10 @@ def team_n_pes(team):
 
 
 def get_version():
-    return ".".join(str(v) for v in _gshmem.VERSION)
+    """A Version with nvshmem4py's attributes (libnvshmem_version: gshmem's version; str() gives it too)."""
+    v = ".".join(str(x) for x in _gshmem.VERSION)
+    # openshmem_spec_version: the OpenSHMEM API level gshmem's names follow (teams, signals: 1.5)
+    return Version(openshmem_spec_version="1.5", nvshmem4py_version=v, libnvshmem_version=v)
 
 
 def _check_team(team, call):

@@ -5,22 +5,27 @@ and external buffers registered symmetric (register_external_*). A call checks i
 one, and finalize() frees what is left. An array's memory is the heap itself (no copy): torch and CuPy see it
 through DLPack, NumPy through a ctypes buffer. As in nvshmem4py, the memory belongs to the table, not to the array
 objects: free_tensor / free_array release it (collectively) and views of it must not be used after that.
+
+Peer views (get_peer_buffer / get_peer_array / get_peer_tensor of another PE) are remembered too, so that freeing
+one is what it is in nvshmem4py: a local no-op (programs free the views of their peers before the allocation).
 """
 import bisect
+import warnings
 
 import numpy as np
 
 from gshmem import _gshmem
 from gshmem.core._interop import address, describe, make_array, readers, torch_dtype
-from gshmem.core.types import GshmemInvalid, require_init, state
+from gshmem.core.types import GshmemInvalid, NvshmemWarning, require_init, state
 
 __all__ = ["Buffer", "buffer", "free", "get_peer_buffer", "get_multicast_buffer", "register_external_buffer",
-           "unregister_external_buffer", "array", "bytearray", "free_array", "get_peer_array", "tensor",
-           "bytetensor", "free_tensor", "get_peer_tensor", "get_multicast_tensor", "register_external_tensor",
-           "unregister_external_tensor"]
+           "unregister_external_buffer", "array", "bytearray", "free_array", "get_peer_array", "get_multicast_array",
+           "array_get_buffer", "tensor", "bytetensor", "free_tensor", "get_peer_tensor", "get_multicast_tensor",
+           "tensor_get_buffer", "register_external_tensor", "unregister_external_tensor"]
 
 _allocs = {}  # start address -> (bytes, external) of gshmem.core's live symmetric regions
 _bases = []   # their start addresses, sorted
+_peers = {}   # address of a live peer view of another PE -> (bytes, pe, start of the allocation it views)
 
 
 class Buffer:
@@ -43,6 +48,19 @@ class Buffer:
 
     def __dlpack_device__(self):
         return state.device
+
+    # cuda.core Buffer's queries that programs read
+    @property
+    def device_id(self):
+        return state.device[1] if not state.cpu_pes else -1
+
+    @property
+    def is_device_accessible(self):
+        return not state.cpu_pes
+
+    @property
+    def is_host_accessible(self):
+        return state.cpu_pes
 
 
 readers[Buffer] = lambda b, call, what: (b.handle, b.size, b.size, None, "buffer")
@@ -91,6 +109,16 @@ def _alloc(size, call):
     return p
 
 
+def _not_initialized(call):
+    """free* before init or after finalize: nvshmem4py logs and returns (finalize freed everything); so do we,
+    with an NvshmemWarning."""
+    if state.initialized:
+        return False
+    warnings.warn(NvshmemWarning(f"{call}: gshmem is not initialized (finalize() frees what is left); nothing "
+                                 "freed"), stacklevel=3)
+    return True
+
+
 def _release(p, call, what):
     require_init(call)
     entry = _allocs.get(p)
@@ -99,10 +127,13 @@ def _release(p, call, what):
             "freed twice, a peer view, or not allocated by gshmem.core"
         raise GshmemInvalid(f"{call}: {what} (address 0x{p:x}) is not a live allocation of gshmem.core ({why})")
     _untrack(p)
+    for q in [q for q, (_, _, base) in _peers.items() if base == p]:
+        del _peers[q]
     _gshmem.free(p)
 
 
 def _free_all():
+    _peers.clear()
     for p in list(_bases):
         size, external = _allocs[p]
         _untrack(p)
@@ -110,6 +141,12 @@ def _free_all():
             _gshmem.unregister_symmetric(p, size)
         else:
             _gshmem.free(p)
+
+
+def _note_peer(p, q, n, pe):
+    """Remembers q, the view of PE pe's copy of the allocation holding p (nothing to remember for this PE's own)."""
+    if q != p:
+        _peers[q] = (n, pe, symmetric_base(p, n, "get_peer", "the array"))
 
 
 def _peer_ptr(p, pe, call):
@@ -140,18 +177,26 @@ def buffer(size, release=False, except_on_del=True):
 
 
 def free(buf):
-    """Frees a buffer() (collective)."""
-    if not isinstance(buf, Buffer) or buf.peer is not None:
+    """Frees a buffer() (collective). A peer buffer (get_peer_buffer) is only forgotten: a local no-op, as in
+    nvshmem4py."""
+    if _not_initialized("free"):
+        return
+    if not isinstance(buf, Buffer):
         raise GshmemInvalid(f"free: {buf!r} is not a buffer from gshmem.core.buffer()")
+    if buf.peer is not None or buf.handle in _peers:  # a peer view (this PE's own too): nothing to free
+        _peers.pop(buf.handle, None)
+        return
     _release(buf.handle, "free", "the buffer")
 
 
 def get_peer_buffer(buf, pe):
-    """`buf`'s copy on PE `pe`, mapped into this process (PEs of one node)."""
+    """`buf`'s copy on PE `pe`, mapped into this process (PEs of one node). Freeing it is a local no-op."""
     require_init("get_peer_buffer")
     p, n, _, _, _ = describe(buf, "get_peer_buffer", "buffer")
     symmetric_base(p, n, "get_peer_buffer", "buffer")
-    return Buffer(_peer_ptr(p, pe, "get_peer_buffer"), n, peer=int(pe))
+    q = _peer_ptr(p, pe, "get_peer_buffer")
+    _note_peer(p, q, n, int(pe))
+    return Buffer(q, n, peer=int(pe))
 
 
 def get_multicast_buffer(team, buf):
@@ -224,23 +269,31 @@ def _array_library(call):
     return "cupy"
 
 
-def _new(library, shape, dtype, itemsize, call):
+def _new(library, shape, dtype, itemsize, call, order="C"):
     require_init(call)
     shape = _shape(shape)
     nbytes = _count(shape) * itemsize
     p = _alloc(nbytes, call)
-    return make_array(library, p, nbytes, shape, dtype, state.device)
+    return make_array(library, p, nbytes, shape, dtype, state.device, order)
 
 
-def array(shape, dtype="float32", device_id=None):
-    """An array of `shape` and `dtype` on the symmetric heap (collective): CuPy on GPU PEs, NumPy on CPU PEs.
-    device_id: unused (the PE's own GPU)."""
+def _check_morder(morder, call):
+    if morder not in ("C", "F"):
+        raise GshmemInvalid(f"{call}: morder={morder!r}; valid: \"C\" (row-major), \"F\" (column-major)")
+
+
+def array(shape, dtype="float32", release=False, morder="C", device_id=None):
+    """An array of `shape` (a tuple or an int) and `dtype` on the symmetric heap (collective): CuPy on GPU PEs,
+    NumPy on CPU PEs. morder "F": Fortran order. release, device_id: accepted, not used (gshmem.core tracks every
+    allocation; the PE's own GPU)."""
+    _check_morder(morder, "array")
     library = _array_library("array")
-    return _new(library, shape, np.dtype(dtype), np.dtype(dtype).itemsize, "array")
+    return _new(library, shape, np.dtype(dtype), np.dtype(dtype).itemsize, "array", morder)
 
 
-def bytearray(shape, dtype="float32", device_id=None):
+def bytearray(shape, dtype="float32", release=False, device_id=None, morder="C"):
     """A flat uint8 array (CuPy / NumPy) of the bytes an array(shape, dtype) takes, on the symmetric heap."""
+    _check_morder(morder, "bytearray")
     library = _array_library("bytearray")
     nbytes = _count(_shape(shape)) * np.dtype(dtype).itemsize
     return _new(library, (nbytes,), np.dtype("uint8"), 1, "bytearray")
@@ -256,20 +309,13 @@ def _import_torch(call):
 
 
 def tensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
-    """A torch tensor of `shape` and `dtype` (default torch.float32) on the symmetric heap (collective): on the PE's
-    GPU, or in host memory on CPU PEs. morder "F": column-major strides over the same memory."""
+    """A torch tensor of `shape` (a tuple or an int) and `dtype` (default: torch's default dtype, float32 unless
+    changed) on the symmetric heap (collective): on the PE's GPU, or in host memory on CPU PEs. morder "F":
+    column-major strides over the same memory."""
     torch = _import_torch("tensor")
-    if morder not in ("C", "F"):
-        raise GshmemInvalid(f"tensor: morder={morder!r}; valid: \"C\", \"F\"")
-    dtype = torch_dtype(torch, dtype)
-    t = _new("torch", shape, dtype, dtype.itemsize, "tensor")
-    if morder == "F" and t.dim() > 1:
-        strides, step = [], 1
-        for extent in t.shape:
-            strides.append(step)
-            step *= extent
-        t = t.as_strided(t.shape, strides)
-    return t
+    _check_morder(morder, "tensor")
+    dtype = torch_dtype(torch, torch.get_default_dtype() if dtype is None else dtype)
+    return _new("torch", shape, dtype, dtype.itemsize, "tensor", morder)
 
 
 def bytetensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
@@ -278,25 +324,41 @@ def bytetensor(shape, dtype=None, release=False, morder="C", except_on_del=True)
     return tensor(shape, dtype=torch.uint8, release=release, morder=morder)
 
 
-def _start_of(x, call):
-    """x's address, checked to be where a tensor()/array() of gshmem.core starts."""
-    require_init(call)
-    p = address(x, call, "the array")
-    base = symmetric_base(p, 1, call, "the array")
+def _free_view(x, call, what):
+    """Frees the allocation array / tensor x starts (collective), or forgets x if it is a peer view (local)."""
+    if _not_initialized(call):
+        return
+    p = address(x, call, what)
+    if p in _peers:
+        del _peers[p]
+        return
+    base = symmetric_base(p, 1, call, what)
     if base != p:
-        raise GshmemInvalid(f"{call}: the array is a view into an allocation (offset {p - base}), not the array "
+        raise GshmemInvalid(f"{call}: {what} is a view into an allocation (offset {p - base}), not the one "
                             "gshmem.core returned")
-    return p
+    _release(p, call, what)
 
 
 def free_array(arr):
-    """Frees an array() (collective); pass the array array() returned."""
-    _release(_start_of(arr, "free_array"), "free_array", "the array")
+    """Frees an array() (collective); pass the array array() returned (or one over the same memory, e.g.
+    from_dlpack of a buffer()). A peer array (get_peer_array of another PE) is only forgotten (local no-op)."""
+    _free_view(arr, "free_array", "the array")
 
 
 def free_tensor(tensor):  # noqa: F811 (nvshmem4py's names)
-    """Frees a tensor() / bytetensor() (collective)."""
-    _release(_start_of(tensor, "free_tensor"), "free_tensor", "the tensor")
+    """Frees a tensor() / bytetensor() (collective). A peer tensor of another PE is only forgotten (local
+    no-op)."""
+    _free_view(tensor, "free_tensor", "the tensor")
+
+
+def _order(x):
+    """"F" for a multi-dimensional array in Fortran order (array/tensor(morder="F")), else "C"."""
+    if len(x.shape) < 2:
+        return "C"
+    flags = getattr(x, "flags", None)
+    if flags is not None:
+        return "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+    return "C" if x.is_contiguous() else "F"  # torch (describe() accepted it: C or F dense)
 
 
 def _peer_view(x, pe, call):
@@ -304,11 +366,39 @@ def _peer_view(x, pe, call):
     p, n, _, _, library = describe(x, call, "the array")
     symmetric_base(p, n, call, "the array")
     q = _peer_ptr(p, pe, call)
-    return make_array(library, q, n, tuple(x.shape), x.dtype, state.device)
+    _note_peer(p, q, n, int(pe))
+    return make_array(library, q, n, tuple(x.shape), x.dtype, state.device, _order(x))
+
+
+def _get_buffer(x, call):
+    """(Buffer, bytes, dtype as the library prints it) of a symmetric array / tensor or a peer view."""
+    require_init(call)
+    p, n, _, _, _ = describe(x, call, "the array")
+    peer = _peers.get(p)
+    if peer is None:
+        symmetric_base(p, n, call, "the array")
+    return Buffer(p, n, peer=peer[1] if peer else None), n, str(x.dtype)
+
+
+def array_get_buffer(array):  # noqa: F811
+    """nvshmem4py's (Buffer, size in bytes, dtype string) of a symmetric array: the Buffer is what put_signal /
+    signal_op / signal_wait and the AMOs take."""
+    return _get_buffer(array, "array_get_buffer")
+
+
+def tensor_get_buffer(tensor):  # noqa: F811
+    """nvshmem4py's (Buffer, size in bytes, str(dtype)) of a symmetric tensor."""
+    return _get_buffer(tensor, "tensor_get_buffer")
+
+
+def get_multicast_array(team, array):  # noqa: F811
+    """Not available: raises (multicast is off; see the message)."""
+    _no_multicast("get_multicast_array")
 
 
 def get_peer_array(arr, peer_pe=None):
-    """An array over PE `peer_pe`'s copy of the symmetric `arr` (loads and stores go straight to it)."""
+    """An array over PE `peer_pe`'s copy of the symmetric `arr` (loads and stores go straight to it). Freeing it is
+    a local no-op."""
     return _peer_view(arr, peer_pe, "get_peer_array")
 
 

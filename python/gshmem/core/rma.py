@@ -11,8 +11,8 @@ from gshmem.core._interop import describe, stream_handle
 from gshmem.core.memory import symmetric_base
 from gshmem.core.types import GshmemInvalid, require_init, require_no_stream, state
 
-__all__ = ["put", "get", "put_nbi", "get_nbi", "put_signal", "signal_op", "signal_wait", "quiet", "SignalOp",
-           "ComparisonType"]
+__all__ = ["put", "get", "put_nbi", "get_nbi", "put_signal", "put_signal_nbi", "signal_op", "signal_wait",
+           "signal_fetch", "quiet", "flush", "SignalOp", "ComparisonType"]
 
 
 class SignalOp(IntEnum):
@@ -130,16 +130,25 @@ def get_nbi(dst, src, remote_pe=-1, stream=None):
     _rma("get_nbi", dst, src, remote_pe, stream, False, True)
 
 
+def _put_signal(call, dst, src, signal_var, signal_val, signal_op, remote_pe, stream, nbi):
+    d, s, n, pe = _putget_args(call, dst, src, remote_pe, True)
+    sig = _signal_word(signal_var, call)
+    op = _enum(SignalOp, signal_op, call, "signal_op")
+    h = _stream(stream, call)
+    if h is None:
+        (_gshmem.putmem_signal_nbi if nbi else _gshmem.putmem_signal)(d, s, n, sig, int(signal_val), op, pe, call)
+    else:
+        _gshmem.putmem_signal_on_stream(d, s, n, sig, int(signal_val), op, pe, h, call)
+
+
 def put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe=-1, stream=None):
     """put, then update remote_pe's signal word signal_var (SignalOp) once the data is there."""
-    d, s, n, pe = _putget_args("put_signal", dst, src, remote_pe, True)
-    sig = _signal_word(signal_var, "put_signal")
-    op = _enum(SignalOp, signal_op, "put_signal", "signal_op")
-    h = _stream(stream, "put_signal")
-    if h is None:
-        _gshmem.putmem_signal(d, s, n, sig, int(signal_val), op, pe, "put_signal")
-    else:
-        _gshmem.putmem_signal_on_stream(d, s, n, sig, int(signal_val), op, pe, h, "put_signal")
+    _put_signal("put_signal", dst, src, signal_var, signal_val, signal_op, remote_pe, stream, False)
+
+
+def put_signal_nbi(dst, src, signal_var, signal_val, signal_op, remote_pe=-1, stream=None):
+    """put_signal that may return before it is done (complete after quiet(); GPU PEs: in stream order)."""
+    _put_signal("put_signal_nbi", dst, src, signal_var, signal_val, signal_op, remote_pe, stream, True)
 
 
 def signal_op(signal_var, signal_val, signal_op, remote_pe=-1, stream=None):  # noqa: F811 (nvshmem4py's names)
@@ -166,6 +175,22 @@ def signal_wait(signal_var, signal_val, signal_op, stream=None):  # noqa: F811
         return _gshmem.signal_wait_until(sig, cmp, int(signal_val))
     _gshmem.signal_wait_until_on_stream(sig, cmp, int(signal_val), h)
     return None
+
+
+def signal_fetch(signal_var):
+    """The value of this PE's signal word signal_var, read now (a blocking host read on GPU PEs too)."""
+    require_init("signal_fetch")
+    return _gshmem.signal_fetch(_signal_word(signal_var, "signal_fetch"))
+
+
+def flush(stream=None):
+    """nvshmem4py's flush (the sources of earlier put_nbi may be reused): gshmem completes them, as quiet()."""
+    require_init("flush")
+    h = _stream(stream, "flush")
+    if h is None:
+        _gshmem.quiet()
+    else:
+        _gshmem.quiet_on_stream(h)
 
 
 def quiet(stream=None):

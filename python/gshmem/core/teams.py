@@ -1,21 +1,50 @@
-"""Team management: team_split_strided, team_split_2d, team_translate_pe, team_destroy (nvshmem4py's names)."""
+"""Team management: team_split_strided, team_split_2d, team_init, team_translate_pe, team_destroy (nvshmem4py's
+names)."""
+import os
+
 from gshmem import _gshmem
 from gshmem.core.types import PREDEFINED_TEAMS, GshmemInvalid, Teams, require_init
 
 _PREDEFINED_HANDLES = frozenset(int(Teams[name]) for name in PREDEFINED_TEAMS)
 
-__all__ = ["TeamConfig", "team_split_strided", "team_split_2d", "team_translate_pe", "team_destroy"]
+__all__ = ["TeamConfig", "TeamUniqueId", "get_team_unique_id", "team_split_strided", "team_split_2d", "team_init",
+           "team_translate_pe", "team_destroy"]
+
+_CONFIG_MASK_ALL = 0x1 | 0x2  # NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS | _UNIQUEID
 
 
 class TeamConfig:
-    """nvshmem_team_config_t's fields. gshmem teams have no communication contexts, so a config (or None) is
-    accepted and num_contexts is not used."""
+    """nvshmem_team_config_t's fields (version, num_contexts, uniqueid), set as attributes as nvshmem4py's programs
+    do. gshmem teams have no communication contexts, so a config (or None) is accepted and its fields not used."""
 
-    __slots__ = ("version", "num_contexts")
+    __slots__ = ("version", "num_contexts", "uniqueid")
 
     def __init__(self, num_contexts=0):
         self.version = 0
         self.num_contexts = num_contexts
+        self.uniqueid = 0
+
+
+class TeamUniqueId:
+    """nvshmem4py's team unique id (.value): what team_init's PEs share through TeamConfig.uniqueid."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value=0):
+        self.value = int(value)
+
+    def __repr__(self):
+        return f"<TeamUniqueId 0x{self.value:x}>"
+
+
+def get_team_unique_id():
+    """A new TeamUniqueId (random 64 bits)."""
+    return TeamUniqueId(int.from_bytes(os.urandom(8), "little"))
+
+
+def _check_mask(mask, call, what="config_mask"):
+    if not isinstance(mask, int) or mask < 0 or mask & ~_CONFIG_MASK_ALL:
+        raise GshmemInvalid(f"{call}: {what}={mask!r}; valid: 0 or NVSHMEM_TEAM_CONFIG_MASK_* bits (1, 2)")
 
 
 def _team_arg(team, call, what="parent_team"):
@@ -39,7 +68,14 @@ def team_split_strided(parent_team, start, stride, size, config=None, config_mas
     """Every member of parent_team calls: the new team is parent members start, start + stride, ... (size of them).
     Returns the new team (registered in Teams as new_team_name, default TEAM_<handle>), or None on a PE that is
     not in it."""
-    parent = _team_arg(parent_team, "team_split_strided")
+    call = "team_split_strided"
+    parent = _team_arg(parent_team, call)
+    # Checked before the collective, as nvshmem4py does, so every PE raises the same way.
+    n = _gshmem.team_n_pes(parent)
+    if int(size) <= 0 or int(stride) < 1 or int(start) < 0 or int(start) + (int(size) - 1) * int(stride) >= n:
+        raise GshmemInvalid(f"{call}: start={start}, stride={stride}, size={size} do not name members of the parent "
+                            f"team (0..{n - 1}): size > 0, stride >= 1, start >= 0 and the last member in range")
+    _check_mask(config_mask, call)
     handle = _gshmem.team_split_strided(parent, int(start), int(stride), int(size))
     return _register(handle, new_team_name or f"TEAM_{handle}")
 
@@ -51,10 +87,31 @@ def team_split_2d(parent_team, xrange, xaxis_config=None, xaxis_mask=0, yaxis_co
     parent = _team_arg(parent_team, "team_split_2d")
     if int(xrange) < 1:
         raise GshmemInvalid(f"team_split_2d: xrange={xrange} must be at least 1")
+    _check_mask(xaxis_mask, "team_split_2d", "xaxis_mask")
+    _check_mask(yaxis_mask, "team_split_2d", "yaxis_mask")
     x, y = _gshmem.team_split_2d(parent, int(xrange))
     xname = f"{new_team_name}_X" if new_team_name else f"TEAM_X_{x}"
     yname = f"{new_team_name}_Y" if new_team_name else f"TEAM_Y_{y}"
     return _register(x, xname), _register(y, yname)
+
+
+def team_init(team_config, config_mask, npes, pe_idx_in_team, new_team_name=None):
+    """nvshmem4py's team_init: the PEs of the new team call it with one config (its uniqueid shared), npes and
+    their index. gshmem supports the team of every PE in their world order (npes = n_pes(), pe_idx_in_team =
+    my_pe(), all PEs calling), the case nvshmem4py's tests use; any other set raises NvshmemError (use
+    team_split_strided / team_split_2d)."""
+    call = "team_init"
+    require_init(call)
+    _check_mask(config_mask, call)
+    n, me = _gshmem.n_pes(), _gshmem.my_pe()
+    if int(npes) != n or int(pe_idx_in_team) != me:
+        raise GshmemInvalid(f"{call}: npes={npes}, pe_idx_in_team={pe_idx_in_team}: gshmem makes teams of arbitrary "
+                            f"PE sets only by splitting; team_init supports all {n} PEs in world order (npes="
+                            f"n_pes(), pe_idx_in_team=my_pe()). Fix: use team_split_strided or team_split_2d")
+    handle = _gshmem.team_split_strided(int(Teams.TEAM_WORLD), 0, 1, n)
+    if handle < 0:
+        raise GshmemInvalid(f"{call}: the team could not be made")
+    return _register(handle, new_team_name or f"TEAM_{handle}")
 
 
 def team_translate_pe(src_team, src_pe, dest_team):

@@ -1,7 +1,11 @@
-"""Teams, exceptions and state shared by gshmem.core's modules."""
+"""Teams, exceptions, nvshmem4py's small types (Version, NvshmemStream, BufferTypes, NvshmemKernelObject) and
+the state shared by gshmem.core's modules."""
+from enum import IntEnum
+
 from gshmem import _gshmem
 
-__all__ = ["Teams", "NvshmemError", "NvshmemInvalid", "GshmemError", "GshmemInvalid"]
+__all__ = ["Teams", "NvshmemError", "NvshmemInvalid", "NvshmemWarning", "GshmemError", "GshmemInvalid", "Version",
+           "NvshmemStream", "NvshmemStreamsType", "BufferTypes", "NvshmemKernelObject"]
 
 # gshmem's own errors come from the library with its message (the call, the cause and the fix) and .status.
 GshmemError = _gshmem.GshmemError
@@ -16,9 +20,20 @@ class GshmemInvalid(GshmemError, ValueError):
         self.status = 1  # GSHMEM_ERROR_INVALID_VALUE
 
 
-# nvshmem4py's names, so `except nvshmem.NvshmemError` keeps working after changing the import.
+# nvshmem4py's names, so `except nvshmem.NvshmemError` keeps working after changing the import. (nvshmem4py's two
+# classes are unrelated Exceptions; here NvshmemInvalid is also an NvshmemError and a ValueError, so a program that
+# catches either one still catches what it caught there.) Both carry .msg, as nvshmem4py's do.
 NvshmemError = GshmemError
 NvshmemInvalid = GshmemInvalid
+
+
+class NvshmemWarning(UserWarning):
+    """nvshmem4py's warning class (gshmem.core warns with it where nvshmem4py only logs, e.g. free after
+    finalize)."""
+
+    def __init__(self, msg):
+        super().__init__(msg)
+        self.msg = msg
 
 
 class Team(int):
@@ -46,17 +61,31 @@ class _TeamsMeta(type):
             return teams[name]
         raise AttributeError(f"Teams has no team {name!r}")
 
-    def __iter__(cls):
-        return iter(list(cls._teams.values()))
+    def __iter__(cls):  # the names, as nvshmem4py's MutableEnum
+        return iter(list(cls._teams))
 
-    def __contains__(cls, item):
+    def __contains__(cls, item):  # a name (nvshmem4py's test), or a handle (gshmem's addition)
         return item in cls._teams or any(int(t) == item for t in cls._teams.values())
+
+    def keys(cls):
+        return cls._teams.keys()
+
+    def values(cls):
+        return cls._teams.values()
+
+    def items(cls):
+        return cls._teams.items()
+
+    def __repr__(cls):
+        return "<Teams " + ", ".join(f"{k}={int(v)}" for k, v in cls._teams.items()) + ">"
 
 
 class Teams(metaclass=_TeamsMeta):
     """The teams by name, as nvshmem4py's Teams: the predefined ones (TEAM_WORLD, TEAM_SHARED, TEAM_NODE,
-    TEAM_SAME_MYPE_NODE and their *_INDEX aliases, TEAM_INVALID) and those team_split_* added (add / remove /
-    remove_by_value). Members are ints (Team), so they pass wherever a team handle does."""
+    TEAM_SAME_MYPE_NODE and their *_INDEX aliases, TEAM_INVALID) and those team_split_* / team_init added (add /
+    remove / remove_by_value; keys / values / items; iterating gives the names). Members are ints (Team), so they
+    pass wherever a team handle does. NVSHMEM's TEAM_SAME_GPU and TEAM_GPU_LEADERS are not there (gshmem has no
+    such teams: one PE per GPU)."""
 
     _teams = {}
 
@@ -83,6 +112,7 @@ PREDEFINED_TEAMS = frozenset(Teams._teams)
 
 class _State:
     initialized = False
+    init_count = 0  # init() calls not yet matched by finalize() (nvshmem4py allows nested init / finalize)
     cpu_pes = True
     n_pes = 0
     device = (1, 0)  # (DLPack device type, id) of the symmetric heap: (1, 0) CPU PEs, (2, ordinal) GPU PEs
@@ -102,3 +132,82 @@ def require_no_stream(stream, call):
         raise GshmemInvalid(
             f"{call}: stream={stream!r} but this PE is a CPU PE (no GPU, or GSHMEM_DEVICE=cpu), where calls are "
             "blocking host calls. Fix: pass stream=None (or leave it out)")
+
+
+class Version:
+    """What get_version() returns, with nvshmem4py's attributes; str() is gshmem's version ("0.x.y")."""
+
+    def __init__(self, openshmem_spec_version="", nvshmem4py_version="", libnvshmem_version=""):
+        self.openshmem_spec_version = openshmem_spec_version
+        self.nvshmem4py_version = nvshmem4py_version
+        self.libnvshmem_version = libnvshmem_version
+
+    def __str__(self):
+        return self.libnvshmem_version
+
+    def __repr__(self):
+        return (f"<gshmem Version: library {self.libnvshmem_version}, OpenSHMEM spec "
+                f"{self.openshmem_spec_version}, gshmem.core {self.nvshmem4py_version}>")
+
+
+class NvshmemStream:
+    """nvshmem4py's wrapper of a torch stream for the CUDA stream protocol: .handle and __cuda_stream__()."""
+
+    def __init__(self, pt_stream):
+        self.pt_stream = pt_stream
+        self.handle = pt_stream.cuda_stream
+
+    def __cuda_stream__(self):
+        return (0, self.pt_stream.cuda_stream)
+
+
+NvshmemStreamsType = object  # nvshmem4py: Union[torch Stream, NvshmemStream, cuda.core Stream]; any stream here
+
+
+class BufferTypes(IntEnum):
+    """nvshmem4py's kinds of tracked memory."""
+
+    NORMAL = 0
+    PEER = 1
+    MULTIMEM = 2
+    EXTERNAL = 3
+
+
+class NvshmemKernelObject:
+    """nvshmem4py's handle of loaded device code for module_init / library_init: NvshmemKernelObject.from_handle(h)
+    (a CUmodule or CUlibrary as an int), from_obj (cuda.core ObjectCode), from_triton, from_cuda_bindings,
+    from_obj_bytes (a cubin, loaded through cuda.core)."""
+
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError("NvshmemKernelObject: use NvshmemKernelObject.from_handle / from_obj / from_triton / "
+                           "from_cuda_bindings / from_obj_bytes")
+
+    @classmethod
+    def _make(cls, handle):
+        self = object.__new__(cls)
+        self.handle = int(handle)
+        return self
+
+    @staticmethod
+    def from_handle(handle=None):
+        return NvshmemKernelObject._make(handle)
+
+    @staticmethod
+    def from_obj(obj):
+        return NvshmemKernelObject._make(int(obj.handle))
+
+    @staticmethod
+    def from_obj_bytes(obj_bytes):
+        try:
+            from cuda.core import ObjectCode
+        except ImportError:
+            from cuda.core.experimental import ObjectCode
+        return NvshmemKernelObject._make(int(ObjectCode.from_cubin(obj_bytes).handle))
+
+    @staticmethod
+    def from_triton(triton_kernel):
+        return NvshmemKernelObject._make(int(triton_kernel.handle))
+
+    @staticmethod
+    def from_cuda_bindings(cuda_kernel):
+        return NvshmemKernelObject._make(int(cuda_kernel))

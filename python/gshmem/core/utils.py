@@ -1,0 +1,50 @@
+"""nvshmem4py's nvshmem.core.utils: get_size(shape, dtype) and dtype_nbytes(nvshmem_type_name), which programs use
+to size buffers for collective_on_buffer, and _configure_logging (gshmem.core logs to the "gshmem" logger)."""
+import logging
+import sys
+
+import numpy as np
+
+from gshmem.core.types import GshmemInvalid
+
+__all__ = ["get_size", "dtype_nbytes"]
+
+_NVSHMEM_NBYTES = {"half": 2, "fp16": 2, "bfloat16": 2, "float": 4, "double": 8, "char": 1, "schar": 1, "int8": 1,
+                   "uint8": 1, "int16": 2, "uint16": 2, "int": 4, "int32": 4, "int32_t": 4, "uint32": 4,
+                   "uint32_t": 4, "long": 8, "longlong": 8, "ulonglong": 8, "int64": 8, "int64_t": 8, "uint64": 8,
+                   "uint64_t": 8, "ptrdiff": 8, "size": 8}
+
+
+def get_size(shape, dtype):
+    """Bytes of an array of `shape` (a tuple, list or int) and `dtype` (a NumPy dtype or name, a torch dtype, or
+    "bfloat16"). As nvshmem4py, a name means NumPy's type of that name ("float" is float64 there)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(dtype, torch.dtype):
+        itemsize = dtype.itemsize
+    elif isinstance(dtype, str) and dtype == "bfloat16":
+        itemsize = 2
+    else:
+        try:
+            itemsize = np.dtype(dtype).itemsize
+        except TypeError:
+            raise GshmemInvalid(f"get_size: dtype={dtype!r} is not a dtype") from None
+    count = 1
+    for extent in ((shape,) if np.isscalar(shape) else shape):
+        count *= int(extent)
+    return int(count * itemsize)
+
+
+def dtype_nbytes(dtype):
+    """Bytes of one element of NVSHMEM's type `dtype` ("float", "int64", "half", ...); ValueError if unknown."""
+    try:
+        return _NVSHMEM_NBYTES[dtype]
+    except (KeyError, TypeError):
+        raise ValueError(f"Unsupported NVSHMEM dtype: {dtype}") from None
+
+
+def _configure_logging(level="WARNING", logfile=None, mype=None):
+    """Sets the level of gshmem.core's Python logger (the library's own logging: GSHMEM_DEBUG)."""
+    logger = logging.getLogger("gshmem")
+    logger.setLevel(getattr(logging, str(level).upper(), logging.WARNING))
+    if logfile:
+        logger.addHandler(logging.FileHandler(logfile))

@@ -1,0 +1,77 @@
+"""Programs we did not write: nvshmem4py's calling patterns, as public programs use `nvshmem.core` (NVIDIA/nvshmem's
+nvshmem4py tests, examples and perftests; pplx-kernels; triton-distributed, cutlass and other users), run on
+gshmem.core by nvshmem4py_worker.py. The list of patterns and their sources is in python/README.md.
+
+CPU PEs (always; CI): NumPy arrays at 2 and 3 PEs under gshmemrun; the unique-id and init patterns with plain
+processes (MPI-style broadcasts through files); torch CPU tensors where torch is installed. GPU PEs (where a GPU is
+visible): torch tensors and CuPy arrays, with the streams programs pass.
+"""
+import random
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from test_core import GPU_PES, HERE, env, gshmemrun, have, needs_gpu, run
+
+WORKER = HERE / "nvshmem4py_worker.py"
+
+
+def check(r, seed, n):
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, f"seed {seed}:\n{out}"
+    for pe in range(n):
+        assert f"PASS pe {pe}/{n}" in out, f"seed {seed}:\n{out}"
+
+
+def launch(n, lib, device):
+    seed = random.randrange(1 << 30)
+    r = run([gshmemrun(), "-n", str(n), "--", sys.executable, str(WORKER)], env(seed, lib, device))
+    check(r, seed, n)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_numpy_patterns(n):
+    launch(n, "numpy", "cpu")
+
+
+def test_init_patterns():
+    """get_unique_id(empty=True) + comm.Bcast(uid._data.view(np.int8)), the other ways programs move the id, nested
+    init / finalize, "emulated_mpi" and "mpi" over a communicator; 2 plain processes."""
+    seed = random.randrange(1 << 30)
+    n = 2
+    build = HERE.parents[1] / "build"
+    with tempfile.TemporaryDirectory(prefix="nvshmem4py-comm-", dir=build if build.is_dir() else None) as folder:
+        procs = []
+        for rank in range(n):
+            e = env(seed)
+            e.update(GSHMEM_TEST_RANK=str(rank), GSHMEM_TEST_NRANKS=str(n), GSHMEM_TEST_COMM_DIR=folder)
+            procs.append(subprocess.Popen([sys.executable, str(WORKER), "init"], env=e, stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT, text=True))
+        outs = []
+        for p in procs:
+            try:
+                out, _ = p.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                for q in procs:
+                    q.kill()
+                raise
+            outs.append(out)
+        for p, out in zip(procs, outs):
+            assert p.returncode == 0, f"seed {seed}:\n" + "\n".join(outs)
+    for pe in range(n):
+        assert f"PASS pe {pe}/{n}" in "".join(outs), outs
+
+
+@pytest.mark.skipif(not have("torch"), reason="torch is not installed")
+def test_torch_cpu_patterns():
+    launch(2, "torch", "cpu")
+
+
+@needs_gpu
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_gpu_patterns(lib):
+    if not have(lib):
+        pytest.skip(f"{lib} is not installed")
+    launch(GPU_PES, lib, "gpu")
