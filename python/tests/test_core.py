@@ -193,3 +193,13 @@ def test_example_exchange():
     assert r.returncode == 0, out
     for pe in range(3):
         assert f"PE {pe} of 3: peer write, allreduce and alltoall ok" in out, out
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_collective_mismatch(n):
+    """Members calling a collective with different arguments: NvshmemError (status MISMATCH) on every PE, and the
+    job goes on (CPU PEs; the library compares every member's call after the entry sync)."""
+    seed = random.randrange(1 << 30)
+    r = run([gshmemrun(), "-n", str(n), "--", sys.executable, str(HERE / "mismatch_worker.py")], env(seed),
+            timeout=120)
+    check(r, seed, n)
