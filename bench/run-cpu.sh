@@ -63,10 +63,19 @@ run_osh() {
     exit 1
   fi
 }
+# oshrun binds each PE to a core of its own where there are enough cores (2 PEs here: rank r on core r) and leaves
+# them unbound when oversubscribed; gshmemrun binds nothing, and an unbound pair of PEs sometimes shares one core
+# for a whole run (every collective then ~35 us: bench/NOTES.md). BIND=1 (default) gives gshmem's PEs oshrun's
+# policy: PE r on core r (taskset) where the PEs fit the cores.
+ncores=$(nproc)
 run_g() {  # run_g NP JSON BENCH ARGS...
-  local np=$1 json=$2
+  local np=$1 json=$2 pin=()
   shift 2
-  "$build/bin/gshmemrun" -n "$np" -- "$build/bin/gshmem-bench" "$@" --json "$json"
+  if [[ ${BIND:-1} == 1 && $np -le $ncores ]] && command -v taskset >/dev/null; then
+    # shellcheck disable=SC2016  # expanded by the PE's shell, where gshmemrun has set GSHMEM_LOCAL_RANK
+    pin=(sh -c 'exec taskset -c "$GSHMEM_LOCAL_RANK" "$@"' pin)
+  fi
+  "$build/bin/gshmemrun" -n "$np" -- "${pin[@]}" "$build/bin/gshmem-bench" "$@" --json "$json"
 }
 
 g_files=() o_files=() b_files=()
