@@ -1,8 +1,11 @@
 // Maps the NVSHMEM names of gshmem-bench's host rows onto OpenSHMEM (Open MPI's OSHMEM), so the host rows of the
 // same source build against it as the CPU reference (standalone build, BENCH_BACKEND=oshmem). Host rows only: no
-// CUDA, no unique-id bootstrap (oshrun starts and connects the PEs).
+// CUDA, no unique-id bootstrap (oshrun starts and connects the PEs). The host collectives of the coll suite are
+// adapters onto OpenSHMEM 1.4's active-set routines (oshmem_coll.hpp).
 #pragma once
 #include <shmem.h>
+
+#include "oshmem_coll.hpp"
 
 #define NVSHMEM_CMP_EQ SHMEM_CMP_EQ
 #define NVSHMEM_CMP_GE SHMEM_CMP_GE

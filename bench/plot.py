@@ -51,9 +51,16 @@ def main():
             continue
         fam, _, variant = r["name"].partition("/")
         series[(r["unit"], fam, variant)].append(r)
+    pes_panels = sorted(k for k, v in by_pes.items() if len({p for (_, _, p, _) in v}) >= 2)
+    # Rows of one PE count only (run-cpu.sh's collective rows at 4 PEs beside unnamed 2-PE ones): no PE-count panel;
+    # drawn against size like the others, "pes=<n>" in the variant.
+    for key, v in by_pes.items():
+        if key not in pes_panels:
+            for base, _, pes, r in v:
+                fam, _, variant = base.partition("/")
+                series[(r["unit"], fam, f"{variant} pes={pes}".strip())].append(r)
     curves = {k: sorted(v, key=lambda r: r["bytes"]) for k, v in series.items() if len(v) >= 2}
     singles = [v[0] for k, v in series.items() if len(v) == 1]
-    pes_panels = sorted(k for k, v in by_pes.items() if len({p for (_, _, p, _) in v}) >= 2)
 
     fams = sorted({(u, fam) for (u, fam, _) in curves})
     npanels = len(fams) + (1 if singles else 0) + len(pes_panels)

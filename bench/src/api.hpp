@@ -5,9 +5,14 @@
 //   BENCH_BACKEND_OSHMEM  Open MPI's OSHMEM, host rows only (bench/oshmem_names.hpp)
 // Feature macros (0/1): BENCH_HAVE_CUDA (device and stream rows), BENCH_HAVE_UID (unique-id bootstrap),
 // BENCH_HOST_WAIT (host wait_until: host ping-pong), BENCH_HOST_AMO (host atomics), BENCH_HOST_SIGNAL (host
-// putmem_signal), BENCH_HOST_COLL (host collectives on CPU PEs: gshmem only, as NVSHMEM has no CPU PEs and Open MPI
-// 4.1's OSHMEM has only OpenSHMEM 1.4's active-set collectives with pSync, not the team forms). NVSHMEM has p/g on the host but wait_until and atomics only in device code, so its build has no
-// host ping-pong or host atomic rows; the host put-with-signal row is gshmem's only.
+// putmem_signal), BENCH_HOST_COLL (host collectives on CPU PEs: gshmem, and OSHMEM through adapters onto OpenSHMEM
+// 1.4's active-set routines, bench/oshmem_coll.hpp), BENCH_HOST_REDUCESCATTER (the host reducescatter row: not in
+// the OSHMEM build, 1.4 has no such routine), BENCH_HOST_COLL_MEM_GRAIN (the *mem collectives move whole words of
+// this many bytes: OSHMEM 4, its 32/64-bit routines; a row whose call count is not a multiple is left out of that
+// build), BENCH_HOST_COLL_PREPARE(bytes) / BENCH_HOST_COLL_RELEASE() (collective set-up and tear-down around the
+// host coll rows: OSHMEM's symmetric pSync/pWrk arrays). NVSHMEM has p/g on the host but wait_until and atomics
+// only in device code, so its build has no host ping-pong or host atomic rows; the host put-with-signal row is
+// gshmem's only.
 #pragma once
 
 #if defined(BENCH_BACKEND_GSHMEM)
@@ -47,6 +52,11 @@ inline bool bench_pe_is_gpu() { return true; }
 #define BENCH_HAVE_UID 0
 #define BENCH_HOST_WAIT 1
 #define BENCH_HOST_AMO 1
+#define BENCH_HOST_COLL 1
+#define BENCH_HOST_REDUCESCATTER 0
+#define BENCH_HOST_COLL_MEM_GRAIN 4
+#define BENCH_HOST_COLL_PREPARE(bytes) bench::oshmem_coll::prepare(bytes)
+#define BENCH_HOST_COLL_RELEASE() bench::oshmem_coll::release()
 inline bool bench_want_gpu_pes() { return false; }
 inline bool bench_pe_is_gpu() { return false; }
 
@@ -59,6 +69,16 @@ inline bool bench_pe_is_gpu() { return false; }
 #endif
 #ifndef BENCH_HOST_COLL
 #define BENCH_HOST_COLL 0
+#endif
+#ifndef BENCH_HOST_REDUCESCATTER
+#define BENCH_HOST_REDUCESCATTER 1
+#endif
+#ifndef BENCH_HOST_COLL_MEM_GRAIN
+#define BENCH_HOST_COLL_MEM_GRAIN 1
+#endif
+#ifndef BENCH_HOST_COLL_PREPARE
+#define BENCH_HOST_COLL_PREPARE(bytes) true
+#define BENCH_HOST_COLL_RELEASE() ((void)0)
 #endif
 #ifndef BENCH_HAVE_CUDA
 #define BENCH_HAVE_CUDA 0

@@ -235,8 +235,12 @@ void host_coll_call(coll::Kind k, void* d, const void* s, std::uint64_t count) {
       rc = nvshmem_int_sum_reduce(NVSHMEM_TEAM_WORLD, static_cast<int*>(d), static_cast<const int*>(s), count);
       break;
     case Kind::ReducescatterFloat:
+#if BENCH_HOST_REDUCESCATTER
       rc = nvshmem_float_sum_reducescatter(NVSHMEM_TEAM_WORLD, static_cast<float*>(d), static_cast<const float*>(s),
                                            count);
+#else
+      rc = -1;  // not reached: host_coll_skip leaves the row out
+#endif
       break;
     case Kind::Broadcast: rc = nvshmem_broadcastmem(NVSHMEM_TEAM_WORLD, d, s, count, coll::kRoot); break;
     case Kind::Fcollect: rc = nvshmem_fcollectmem(NVSHMEM_TEAM_WORLD, d, s, count); break;
@@ -245,35 +249,61 @@ void host_coll_call(coll::Kind k, void* d, const void* s, std::uint64_t count) {
   if (rc != 0) throw std::runtime_error(fmt::format("host {} returned {}", coll::row_name(k, "host"), rc));
 }
 
+// Why this build has no row for kind k at shape sh (empty: it has one). OSHMEM (OpenSHMEM 1.4) has no
+// reduce-scatter, and its broadcast, fcollect and alltoall move 32- or 64-bit words only (oshmem_coll.hpp).
+std::string host_coll_skip(coll::Kind k, const coll::Shape& sh) {
+  if (k == coll::Kind::ReducescatterFloat && !BENCH_HOST_REDUCESCATTER)
+    return fmt::format("no reducescatter in {} (OpenSHMEM 1.4 has none)", BENCH_LIBRARY);
+  if (coll::elem_size(k) == 1 && sh.count % BENCH_HOST_COLL_MEM_GRAIN)
+    return fmt::format("{} B per call is not a multiple of {} B, the word of {}'s routines", sh.count,
+                       BENCH_HOST_COLL_MEM_GRAIN, BENCH_LIBRARY);
+  return {};
+}
+
+// The call, and in the OSHMEM build what the adapter (oshmem_coll.hpp) runs for it.
+#if defined(BENCH_BACKEND_OSHMEM)
+#define BENCH_VIA(routine) " (adapter: OpenSHMEM 1.4 " routine " over all PEs, pSync sets alternated)"
+#else
+#define BENCH_VIA(routine) ""
+#endif
 const char* host_call_name(coll::Kind k) {
   switch (k) {
-    case coll::Kind::ReduceFloat: return "nvshmem_float_sum_reduce";
-    case coll::Kind::ReduceInt: return "nvshmem_int_sum_reduce";
+    case coll::Kind::ReduceFloat: return "nvshmem_float_sum_reduce" BENCH_VIA("shmem_float_sum_to_all");
+    case coll::Kind::ReduceInt: return "nvshmem_int_sum_reduce" BENCH_VIA("shmem_int_sum_to_all");
     case coll::Kind::ReducescatterFloat: return "nvshmem_float_sum_reducescatter";
-    case coll::Kind::Broadcast: return "nvshmem_broadcastmem (root 0)";
-    case coll::Kind::Fcollect: return "nvshmem_fcollectmem";
-    case coll::Kind::Alltoall: return "nvshmem_alltoallmem";
+    case coll::Kind::Broadcast:
+      return "nvshmem_broadcastmem (root 0)" BENCH_VIA("shmem_broadcast64/32, then the root copies locally");
+    case coll::Kind::Fcollect: return "nvshmem_fcollectmem" BENCH_VIA("shmem_fcollect64/32");
+    case coll::Kind::Alltoall: return "nvshmem_alltoallmem" BENCH_VIA("shmem_alltoall64/32");
   }
   return "?";
 }
+#undef BENCH_VIA
 #endif
 
 }  // namespace
 
 // Host collectives on CPU PEs: per kind and size, fill the source with the PE's known values and the destination
 // with other ones, time `it` calls per sample, then check every element of this PE's result (a wrong result ends
-// the run: a broken collective must not post a figure).
+// the run: a broken collective must not post a figure). A row the build's library cannot run (host_coll_skip) is
+// left out, with a line on stderr from PE 0.
 void host_coll_suite(const Options& o, Rows& out) {
 #if BENCH_HOST_COLL
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   const std::uint64_t maxb = coll::max_buffer_bytes(o.coll_sizes, npes);
   Sym src(maxb), dst(maxb);
+  if (!BENCH_HOST_COLL_PREPARE(maxb))
+    throw std::runtime_error(fmt::format("{}: no symmetric memory for the collectives' work arrays", BENCH_LIBRARY));
   const std::uint64_t cap = std::min<std::uint64_t>(o.lat_iters, 200);
   for (const coll::Kind k : coll::kKinds) {
     const std::string name = coll::row_name(k, "host");
     for (const std::uint64_t size : o.coll_sizes) {
       const coll::Shape sh = coll::shape(k, size, npes);
       if (!sh.ok()) continue;  // smaller than one element per block: the same on every PE
+      if (const std::string why = host_coll_skip(k, sh); !why.empty()) {  // the same on every PE
+        if (me == 0) fmt::print(stderr, "gshmem-bench: {} at {} B left out: {}\n", name, sh.bytes, why);
+        continue;
+      }
       for (std::uint64_t i = 0; i < sh.src_elems; ++i) coll::store(k, src.p, i, coll::source_value(k, me, i));
       std::memset(dst.p, 0xee, sh.dst_elems * coll::elem_size(k));
       const std::uint64_t it = coll::iters(o.iters, o.bw_target_bytes, cap, sh.bytes);
@@ -291,6 +321,7 @@ void host_coll_suite(const Options& o, Rows& out) {
                                  host_call_name(k), sh.count, it));
     }
   }
+  BENCH_HOST_COLL_RELEASE();
 #else
   (void)o;
   (void)out;
