@@ -1,5 +1,6 @@
 #include "runtime/runtime.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -26,6 +27,21 @@ std::mutex g_init_mutex;
 void leave_at_exit(int status, void*) {
   std::unique_lock<std::mutex> lock(g_init_mutex, std::try_to_lock);  // exit() during init: nothing to tell
   if (lock.owns_lock() && g_runtime) g_runtime->leave(fmt::format("its process exited with status {}", status));
+}
+
+// Pauses a host wait spins before it yields (GSHMEM_WAIT_SPINS; -1: auto). Auto: 512, enough to catch a peer on
+// another core without a system call; 16 where this node's PEs outnumber the cores this process may run on (a
+// process pinned to one core counts the machine's online cores: the launcher pinned the PEs apart), since PEs then
+// take turns on a core and a waiter spinning out its time slice delays the PE it waits for (CPU PEs, 2 cores, 4
+// PEs: an 8-byte broadcast took 103 us with 512, 14.5 us with 16; bench/NOTES.md entry 19).
+std::uint64_t wait_spins_for(int local_pes) {
+  const long long set = config::get().wait_spins;
+  if (set >= 0) return static_cast<std::uint64_t>(set);
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  long cores = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : 0;
+  if (cores <= 1) cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return local_pes > cores ? 16 : 512;
 }
 
 std::uint64_t host_hash() {
@@ -145,6 +161,9 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
            "gshmem version runs PEs of one node only (NVLink / shared memory). Fix: run every PE on one node",
            rt->local_pes.size(), rt->n_pes);
 
+    rt->wait_spins = wait_spins_for(static_cast<int>(rt->local_pes.size()));
+    log::info("host waits spin {} pauses before yielding ({} PEs on this node)", rt->wait_spins,
+              rt->local_pes.size());
     phase("gather");
     // ---- device ----
     const int local_me = rt->local_index[static_cast<size_t>(rt->my_pe)];

@@ -57,6 +57,7 @@ class Runtime {
   std::unique_ptr<Watchdog> watchdog;  // started last in init, stopped first in finalize
   gpu::Context* gpu = nullptr;
   double init_ms = 0;
+  std::uint64_t wait_spins = 512;  // pauses before a host wait yields (GSHMEM_WAIT_SPINS; set at init)
   std::string cpu_reason;      // why this PE is a CPU PE (for error messages), empty on GPU PEs
   bool finalize_boot = true;   // false after an abort or leave: the bootstrap must not run its collective finalize
   bool finalized = false;      // gshmem_finalize reached the end (else ~Runtime runs at exit: leave)

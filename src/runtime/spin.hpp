@@ -1,5 +1,5 @@
 // Spinner: the one way host code waits for memory another PE writes. Spins briefly (low latency when cores are
-// free), then yields (PEs may outnumber cores), and every few hundred steps asks the runtime whether a PE died
+// free; Runtime::wait_spins pauses, fewer where PEs outnumber cores), then yields, and every few hundred steps asks the runtime whether a PE died
 // or GSHMEM_WAIT_TIMEOUT passed, so no wait hangs forever. Such an error is thrown from the next pause(), after
 // the caller checked its condition once more: a wait that a PE satisfied just before it died or left returns.
 #pragma once
@@ -19,7 +19,7 @@ class Spinner {
   void pause() {
     if (failed_) std::rethrow_exception(failed_);
     ++iter_;
-    if (iter_ < 512) {
+    if (iter_ < rt_.wait_spins) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #elif defined(__aarch64__)
@@ -27,7 +27,7 @@ class Spinner {
 #endif
       return;
     }
-    if (iter_ == 512) start_ = now_ns();
+    if (start_ == 0) start_ = now_ns();
     sched_yield();
     if ((iter_ & 255) == 0) {
       try {

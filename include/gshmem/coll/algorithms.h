@@ -37,8 +37,10 @@
 #define GSHMEM_COLL_SCOPE_TEMPLATE _Pragma("nv_exec_check_disable") template <class Scope>
 #define GSHMEM_COLL_REDUCE_TEMPLATE \
   _Pragma("nv_exec_check_disable") template <class Scope, ReduceOp Op, class T, class Env>
+#define GSHMEM_COLL_STORE_TEMPLATE _Pragma("nv_exec_check_disable") template <class Scope, class T, int K>
 #define GSHMEM_COLL_FN __host__ __device__ __forceinline__
 #else
+#define GSHMEM_COLL_STORE_TEMPLATE template <class Scope, class T, int K>
 #define GSHMEM_COLL_TEMPLATE template <class Scope, class Env>
 #define GSHMEM_COLL_SCOPE_TEMPLATE template <class Scope>
 #define GSHMEM_COLL_REDUCE_TEMPLATE template <class Scope, ReduceOp Op, class T, class Env>
@@ -324,16 +326,33 @@ struct Combine<ReduceOp::MaxLoc> {
 };
 
 // Elements each thread of a group combines in registers per pass (a pass covers Scope::size() * this many).
+// kBounded: the pass's loops run to the end of the data instead of over all K slots with a test in each — for
+// HostThread, whose K (1024) is a cache-sized block rather than registers: a reduce of 2 elements then costs 2
+// steps per member, not 1024 (CPU PEs, 8 bytes: 3.1 -> 0.4 us; bench/NOTES.md entry 19). The device scopes keep
+// the fixed K (unrolled, in registers).
 template <class Scope>
 struct ReducePass {
   static constexpr int kPerThread = 8;
+  static constexpr bool kBounded = false;
 };
 #if !defined(__CUDACC_RTC__)
 template <>
 struct ReducePass<HostThread> {
   static constexpr int kPerThread = 1024;
+  static constexpr bool kBounded = true;
 };
 #endif
+
+// acc[j] = p[j] (first) or Combine(acc[j], p[j]), j < n: the bounded passes' loop (inlined where n is a constant,
+// so the compiler vectorises it at -O2 too).
+template <ReduceOp Op, class T>
+GSHMEM_COLL_FN void combine_run(T* acc, const T* p, size_t n, bool first) {
+  if (first) {
+    for (size_t j = 0; j < n; ++j) acc[j] = p[j];
+  } else {
+    for (size_t j = 0; j < n; ++j) acc[j] = Combine<Op>::apply(acc[j], p[j]);
+  }
+}
 
 // One combining pass of the reductions, elements [base, hi) up to Scope::size() * K of them: thread r of the group
 // takes base + r, base + r + size, ... (K in registers) and combines every member's source in team-index order.
@@ -341,6 +360,15 @@ GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reduce_pass(Env& env, const TeamValue& t, const T* src, size_t first, size_t base, size_t hi,
                                 T (&acc)[ReducePass<Scope>::kPerThread]) {
   constexpr int K = ReducePass<Scope>::kPerThread;
+  if constexpr (ReducePass<Scope>::kBounded) {  // one thread: elements [base, base + n) in order, acc[i - base]
+    const size_t n = hi - base < static_cast<size_t>(K) ? hi - base : static_cast<size_t>(K);
+    for (int r = 0; r < t.size; ++r) {
+      const T* p = env.peer(const_cast<T*>(src), team_world_pe(t, r)) + first + base;
+      if (n == static_cast<size_t>(K)) combine_run<Op>(acc, p, static_cast<size_t>(K), r == 0);  // count known:
+      else combine_run<Op>(acc, p, n, r == 0);                                                  // vectorised
+    }
+    return;
+  }
   const size_t step = static_cast<size_t>(Scope::size());
   const size_t mine = base + static_cast<size_t>(Scope::rank());
   for (int r = 0; r < t.size; ++r) {
@@ -349,6 +377,21 @@ GSHMEM_COLL_FN void reduce_pass(Env& env, const TeamValue& t, const T* src, size
       const size_t i = mine + static_cast<size_t>(k) * step;
       if (i < hi) acc[k] = r == 0 ? p[i] : Combine<Op>::apply(acc[k], p[i]);
     }
+  }
+}
+// Writes a pass's combined elements (reduce_pass's layout) to dest, those below hi.
+GSHMEM_COLL_STORE_TEMPLATE
+GSHMEM_COLL_FN void store_pass(T* dest, const T (&acc)[K], size_t base, size_t hi) {
+  if constexpr (ReducePass<Scope>::kBounded) {
+    const size_t end = hi - base < static_cast<size_t>(K) ? hi : base + static_cast<size_t>(K);
+    for (size_t i = base; i < end; ++i) dest[i] = acc[i - base];
+    return;
+  }
+  const size_t step = static_cast<size_t>(Scope::size());
+  const size_t mine = base + static_cast<size_t>(Scope::rank());
+  for (int k = 0; k < K; ++k) {
+    const size_t i = mine + static_cast<size_t>(k) * step;
+    if (i < hi) dest[i] = acc[k];
   }
 }
 // The data phase of a reduction with dest != src: `part` of the nelems output elements.
@@ -362,11 +405,7 @@ GSHMEM_COLL_FN void reduce_data(Env& env, const TeamValue& t, T* dest, const T* 
   for (size_t base = lo; base < hi; base += step * K) {
     T acc[K] = {};
     reduce_pass<Scope, Op>(env, t, src, first, base, hi, acc);
-    const size_t mine = base + static_cast<size_t>(Scope::rank());
-    for (int k = 0; k < K; ++k) {
-      const size_t i = mine + static_cast<size_t>(k) * step;
-      if (i < hi) dest[i] = acc[k];
-    }
+    store_pass<Scope>(dest, acc, base, hi);
   }
 }
 // In place (dest == src): each pass is combined into registers, then a team sync (every member has read the pass's
@@ -380,11 +419,7 @@ GSHMEM_COLL_FN void reduce_in_place(Env& env, const TeamValue& t, int slot, T* d
     T acc[K] = {};
     reduce_pass<Scope, Op>(env, t, src, first, base, nelems, acc);
     team_sync<Scope>(env, t, slot, call);
-    const size_t mine = base + static_cast<size_t>(Scope::rank());
-    for (int k = 0; k < K; ++k) {
-      const size_t i = mine + static_cast<size_t>(k) * step;
-      if (i < nelems) dest[i] = acc[k];
-    }
+    store_pass<Scope>(dest, acc, base, nelems);
   }
 }
 
