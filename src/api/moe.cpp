@@ -38,6 +38,12 @@ const char* type_name(ReduceType t) {
   }
 }
 
+std::string describe(const MoeConfig& c) {
+  return fmt::format("max_num_tokens={} num_experts={} experts_per_token={} hidden_dim={} hidden_dim_bytes={} "
+                     "hidden_dim_scale_bytes={} dp_size={}", c.max_num_tokens, c.num_experts, c.experts_per_token,
+                     c.hidden_dim, c.hidden_dim_bytes, c.hidden_dim_scale_bytes, c.dp_size);
+}
+
 void check_config(const MoeConfig& c, int world, const char* call) {
   if (c.max_num_tokens == 0 || c.max_num_tokens > (1u << 24))
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: max_num_tokens={} must be 1..{}. Fix: pass the largest number of tokens "
@@ -130,11 +136,23 @@ MoeState* moe_create(const MoeConfig& config, const char* call) {
   s->plan = moe::make_plan(config.max_num_tokens, config.num_experts, config.experts_per_token, config.hidden_dim,
                            config.hidden_dim_bytes, config.hidden_dim_scale_bytes, config.dp_size, r.my_pe, r.n_pes);
   try {
-    s->ws = static_cast<char*>(host::malloc(s->plan.bytes, 16, true, call));  // collective; checks sizes agree
+    // The workspace, then this PE's configuration (read by the others once, below). malloc is collective and
+    // checks that the sizes agree.
+    s->ws = static_cast<char*>(host::malloc(s->plan.bytes + sizeof(MoeConfig), 16, true, call));
     if (!s->ws)
       fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: the symmetric workspace of {} bytes could not be allocated. Fix: "
            "lower max_num_tokens or raise GSHMEM_MAX_HEAP_SIZE", call, s->plan.bytes);
+    std::memcpy(s->ws + s->plan.bytes, &config, sizeof config);
     barrier(GSHMEM_TEAM_WORLD, true, call);  // every PE zeroed its workspace before any PE writes into it
+    // Every PE compares its configuration with every other's, so all of them fail where two differ.
+    for (int pe = 0; pe < r.n_pes; ++pe) {
+      MoeConfig other;
+      std::memcpy(&other, static_cast<const char*>(r.peer(s->ws + s->plan.bytes, pe)), sizeof other);
+      if (std::memcmp(&other, &config, sizeof config) != 0)
+        fail(GSHMEM_ERROR_MISMATCH, "{}: the PEs created the MoE all-to-all with different configurations: this PE "
+             "(PE {}) with {}, PE {} with {}. Fix: pass the same MoeConfig on every PE", call, r.my_pe,
+             describe(config), pe, describe(other));
+    }
   } catch (...) {
     delete s;
     throw;

@@ -287,6 +287,10 @@ int bad(const std::string& c) {
     if (c == "bad_dp") cfg.dp_size = n + 1;
     if (c == "bad_bytes") cfg.hidden_dim_bytes = 24;
     if (c == "topk_too_large") cfg.experts_per_token = cfg.num_experts + 1;
+    if (c == "config_mismatch") {  // the same workspace size (48-byte rows) from other row splits
+      cfg.hidden_dim_scale_bytes = 16;
+      if (gshmem_my_pe() == 1) cfg = {4, cfg.num_experts, 2, 4, 32, 0, 1, 0};
+    }
     gshmem::MoeAllToAll ata(cfg);
     std::vector<std::int32_t> counts(2);
     std::vector<std::uint8_t> ex(2 * 4 * n * 16), x(8 * 16);
