@@ -7,19 +7,63 @@
 // to one expert, empty experts and groups with no tokens, 1 token, max tokens, bound_m < max_num_tokens,
 // experts_per_token 1..8, no scales, float / half / bfloat16 expert outputs and combined tokens in every pairing.
 //
+// `group_scope` instantiates the algorithm here over 4 threads per PE (the device scopes' shape).
+//
 // `moe_bad CASE` (argv) makes one bad call instead; tests/mp/CMakeLists.txt expects the job to end with a message
 // naming the call and the cause.
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gshmem/gshmem.hpp"
+#include "gshmem/moe/dispatch_combine.h"
 #include "harness.hpp"
+
+// The test's 16-bit storage types, with the test's own conversions as their coll::Float16 arithmetic (for the
+// group-scope runs below, which instantiate the algorithm here).
+struct TestHalf {
+  std::uint16_t bits;
+};
+struct TestBf16 {
+  std::uint16_t bits;
+};
+namespace {
+std::uint16_t bf16_of(float f);
+float float_of_bf16(std::uint16_t b);
+}  // namespace
+template <>
+struct gshmem::coll::Float16<TestHalf> {
+  static constexpr bool value = true;
+  static float to_float(TestHalf v) {
+    _Float16 h;
+    std::memcpy(&h, &v.bits, 2);
+    return static_cast<float>(h);
+  }
+  static TestHalf from_float(float f) {
+    const _Float16 h = static_cast<_Float16>(f);
+    TestHalf v;
+    std::memcpy(&v.bits, &h, 2);
+    return v;
+  }
+};
+template <>
+struct gshmem::coll::Float16<TestBf16> {
+  static constexpr bool value = true;
+  static float to_float(TestBf16 v) { return float_of_bf16(v.bits); }
+  static TestBf16 from_float(float f) { return TestBf16{bf16_of(f)}; }
+};
 
 namespace {
 
@@ -146,14 +190,171 @@ float y_value(std::uint64_t tag, int call, std::uint64_t e, int g, std::uint64_t
   return static_cast<float>(static_cast<int>(r % 255) - 127) / 8.0f;
 }
 
-void run_scenario(const Scenario& s, int dp, std::uint64_t tag) {
+// How a scenario reaches dispatch / combine: the library (gshmem::MoeAllToAll, this thread) or the algorithm
+// instantiated here over a group of threads (GroupScope below).
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual void dispatch(std::int32_t* counts, void* ex, void* es, const void* x, const void* xs,
+                        const std::uint32_t* idx, std::size_t m) = 0;
+  virtual void combine(void* out, ReduceType to, const std::uint32_t* idx, const float* w, const void* y,
+                       ReduceType ty, std::size_t m) = 0;
+};
+
+class LibraryBackend : public Backend {
+ public:
+  explicit LibraryBackend(const gshmem::host::MoeConfig& cfg) : ata_(cfg) {}
+  void dispatch(std::int32_t* counts, void* ex, void* es, const void* x, const void* xs, const std::uint32_t* idx,
+                std::size_t m) override {
+    ata_.dispatch(counts, ex, es, x, xs, idx, m);
+  }
+  void combine(void* out, ReduceType to, const std::uint32_t* idx, const float* w, const void* y, ReduceType ty,
+               std::size_t m) override {
+    ata_.combine(out, to, idx, w, y, ty, m);
+  }
+
+ private:
+  gshmem::MoeAllToAll ata_;
+};
+
+// A cooperation scope of kGroup threads of this PE, the shape of the device's warp / block scope: the algorithm's
+// group-parallel paths (threads splitting experts, rows and elements; syncs; one thread polling) run with real
+// concurrency on CPU PEs, where the GPU form cannot run yet.
+constexpr int kGroup = 4;
+class GroupBarrier {
+ public:
+  void wait() {
+    std::unique_lock<std::mutex> lock(m_);
+    const unsigned long gen = gen_;
+    if (++waiting_ == kGroup) {
+      waiting_ = 0;
+      ++gen_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(lock, [&] { return gen_ != gen; });
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int waiting_ = 0;
+  unsigned long gen_ = 0;
+};
+struct GroupScope {
+  static thread_local int my_rank;
+  static GroupBarrier* barrier;
+  static int rank() { return my_rank; }
+  static int size() { return kGroup; }
+  static void sync() { barrier->wait(); }
+};
+thread_local int GroupScope::my_rank = 0;
+GroupBarrier* GroupScope::barrier = nullptr;
+
+// The environment over the public API only: gshmem_ptr for peers, C++ atomics, a bounded poll, and a copy split
+// among the group's threads as the device's cooperative copy is.
+struct TestEnv {
+  void release_fence() const { std::atomic_thread_fence(std::memory_order_seq_cst); }
+  void store_relaxed(std::uint64_t* p, std::uint64_t v) const { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+  void wait_flag(const std::uint64_t* f, std::uint64_t v, const char* call) const {
+    const double t0 = mpt::now_s();
+    while (__atomic_load_n(f, __ATOMIC_ACQUIRE) < v) {
+      sched_yield();
+      if (mpt::now_s() - t0 > 60) {
+        std::fprintf(stderr, "[PE %d] FATAL: %s waited 60 s for a flag to reach %llu\n", mpt::me(), call,
+                     static_cast<unsigned long long>(v));
+        gshmem_global_exit(1);
+      }
+    }
+  }
+  template <typename T>
+  T* peer(T* p, int pe) const {
+    return static_cast<T*>(gshmem_ptr(p, pe));
+  }
+  template <typename Scope>
+  void copy(void* d, const void* s, std::size_t n) const {
+    const std::size_t size = static_cast<std::size_t>(Scope::size());
+    const std::size_t per = (n + size - 1) / size;
+    const std::size_t lo = per * static_cast<std::size_t>(Scope::rank());
+    if (lo < n) std::memcpy(static_cast<char*>(d) + lo, static_cast<const char*>(s) + lo, std::min(per, n - lo));
+  }
+};
+
+class GroupBackend : public Backend {
+ public:
+  explicit GroupBackend(const gshmem::host::MoeConfig& c)
+      : plan_(gshmem::moe::make_plan(c.max_num_tokens, c.num_experts, c.experts_per_token, c.hidden_dim,
+                                     c.hidden_dim_bytes, c.hidden_dim_scale_bytes, c.dp_size, mpt::me(),
+                                     mpt::npes())) {
+    ws_ = static_cast<char*>(gshmem_calloc(1, plan_.bytes));
+    mpt::require(ws_ != nullptr, "gshmem_calloc of the MoE workspace");
+    gshmem_barrier_all();  // every PE zeroed its workspace before any PE writes into it
+  }
+  ~GroupBackend() override {
+    gshmem_barrier_all();
+    gshmem_free(ws_);
+  }
+  void dispatch(std::int32_t* counts, void* ex, void* es, const void* x, const void* xs, const std::uint32_t* idx,
+                std::size_t m) override {
+    ++calls_;
+    run([&] {
+      TestEnv env;
+      gshmem::moe::dispatch<GroupScope>(env, plan_, ws_, calls_, counts, static_cast<char*>(ex),
+                                        static_cast<char*>(es), static_cast<const char*>(x),
+                                        static_cast<const char*>(xs), idx, m, "the test's group dispatch");
+    });
+  }
+  void combine(void* out, ReduceType to, const std::uint32_t* idx, const float* w, const void* y, ReduceType ty,
+               std::size_t m) override {
+    if (ty == ReduceType::Float) combine_y<float>(out, to, idx, w, y, m);
+    else if (ty == ReduceType::Half) combine_y<TestHalf>(out, to, idx, w, y, m);
+    else combine_y<TestBf16>(out, to, idx, w, y, m);
+  }
+
+ private:
+  template <typename TY>
+  void combine_y(void* out, ReduceType to, const std::uint32_t* idx, const float* w, const void* y, std::size_t m) {
+    if (to == ReduceType::Float) combine_as<TY, float>(out, idx, w, y, m);
+    else if (to == ReduceType::Half) combine_as<TY, TestHalf>(out, idx, w, y, m);
+    else combine_as<TY, TestBf16>(out, idx, w, y, m);
+  }
+  template <typename TY, typename TO>
+  void combine_as(void* out, const std::uint32_t* idx, const float* w, const void* y, std::size_t m) {
+    run([&] {
+      TestEnv env;
+      gshmem::moe::combine<GroupScope, TY, TO>(env, plan_, ws_, calls_, static_cast<TO*>(out), idx, w,
+                                               static_cast<const TY*>(y), m, "the test's group combine");
+    });
+  }
+  // Runs fn on kGroup threads, GroupScope::rank() 0..kGroup-1.
+  template <typename Fn>
+  void run(Fn fn) {
+    GroupBarrier barrier;
+    GroupScope::barrier = &barrier;
+    std::vector<std::thread> threads;
+    for (int r = 0; r < kGroup; ++r)
+      threads.emplace_back([&fn, r] {
+        GroupScope::my_rank = r;
+        fn();
+      });
+    for (auto& t : threads) t.join();
+  }
+
+  gshmem::moe::Plan plan_;
+  char* ws_ = nullptr;
+  std::uint64_t calls_ = 0;
+};
+
+void run_scenario(const Scenario& s, int dp, std::uint64_t tag, bool group) {
   const int W = mpt::npes(), me = mpt::me(), G = W / dp, my_group = me / dp;
   const std::uint64_t T = s.max_tokens, K = s.topk, E = s.experts, H = s.hidden;
   const std::uint64_t L = (E + static_cast<std::uint64_t>(W) - 1) / static_cast<std::uint64_t>(W);
   const std::uint64_t rows = L * static_cast<std::uint64_t>(G) * T;
-  const std::string where = std::string(s.name) + " dp_size=" + std::to_string(dp);
+  const std::string where = std::string(s.name) + " dp_size=" + std::to_string(dp) + (group ? " (group scope)" : "");
   gshmem::host::MoeConfig cfg{T, E, K, H, s.x_bytes, s.scale_bytes, dp, 0};
-  gshmem::MoeAllToAll ata(cfg);
+  std::unique_ptr<Backend> ata;
+  if (group) ata = std::make_unique<GroupBackend>(cfg);
+  else ata = std::make_unique<LibraryBackend>(cfg);
   std::vector<std::int32_t> counts(L);
   std::vector<std::uint8_t> ex(rows * s.x_bytes), es(rows * s.scale_bytes);
   for (int call = 1; call <= s.rounds; ++call) {
@@ -169,7 +370,7 @@ void run_scenario(const Scenario& s, int dp, std::uint64_t tag) {
     std::fill(counts.begin(), counts.end(), -7);
     std::fill(ex.begin(), ex.end(), kPoison);
     std::fill(es.begin(), es.end(), kPoison);
-    ata.dispatch(counts.data(), ex.data(), s.scale_bytes ? es.data() : nullptr, mine.x.data(),
+    ata->dispatch(counts.data(), ex.data(), s.scale_bytes ? es.data() : nullptr, mine.x.data(),
                  s.scale_bytes ? mine.scale.data() : nullptr, mine.indices.data(), mine.m);
     // Reference: expert e = me * L + l receives group 0's tokens in order, then group 1's, ...
     std::vector<std::vector<std::pair<int, std::uint64_t>>> from(L);
@@ -208,7 +409,7 @@ void run_scenario(const Scenario& s, int dp, std::uint64_t tag) {
                    &y[((l * G * T + p) * H + j) * yb]);
     // ---- combine ----
     std::vector<std::uint8_t> out((T + 1) * H * ob, kPoison), want((T + 1) * H * ob, kPoison);
-    ata.combine(out.data(), to, mine.indices.data(), mine.weights.data(), y.data(), ty, mine.m);
+    ata->combine(out.data(), to, mine.indices.data(), mine.weights.data(), y.data(), ty, mine.m);
     for (std::uint64_t i = 0; i < mine.m; ++i)
       for (std::uint64_t j = 0; j < H; ++j) {
         float acc = 0.0f;
@@ -231,8 +432,8 @@ std::vector<int> dp_sizes() {
   return v;
 }
 
-void run_all(const Scenario& s, std::uint64_t tag) {
-  for (int dp : dp_sizes()) run_scenario(s, dp, tag + static_cast<std::uint64_t>(dp) * 1000);
+void run_all(const Scenario& s, std::uint64_t tag, bool group = false) {
+  for (int dp : dp_sizes()) run_scenario(s, dp, tag + static_cast<std::uint64_t>(dp) * 1000, group);
 }
 
 std::uint64_t n_pes() { return static_cast<std::uint64_t>(mpt::npes()); }
@@ -275,6 +476,14 @@ MPT_CASE(many_calls) { run_all({"many_calls", 7, 2 * n_pes() + 2, 2, 6, 32, 16, 
 MPT_CASE(wide_rows) {
   run_all({"wide_bf16", 8, 4 * n_pes(), 4, 1024, 2048, 0, Routing::Random, 0, 2}, 11);
   run_all({"wide_fp8_scales", 8, 4 * n_pes(), 4, 512, 512, 16, Routing::Random, 0, 2}, 12);
+}
+
+// The algorithm over a group of 4 threads per PE (the device scopes' shape), through the test's own environment.
+MPT_CASE(group_scope) {
+  run_all({"group_random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 5}, 20, true);
+  run_all({"group_hot_empty", 5, 4 * n_pes() + 1, 2, 5, 16, 0, Routing::Hot, 0, 4}, 21, true);
+  run_all({"group_max", 16, 8 * n_pes(), 8, 37, 48, 16, Routing::Random, 1, 3}, 22, true);
+  run_all({"group_many_calls", 6, 2 * n_pes() + 2, 2, 6, 32, 16, Routing::Random, 0, 12}, 23, true);
 }
 
 namespace {
