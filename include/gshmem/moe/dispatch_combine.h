@@ -1,8 +1,9 @@
 // gshmem MoE dispatch / combine (pplx-kernels' semantics; docs/moe.md): written once over a cooperation scope and
 // an environment, as the collectives are (gshmem/coll/algorithms.h).
 //
-// Instantiated by CPU PEs' host calls (scope coll::HostThread, environment host::HostPeerEnv in src/api/moe.cpp)
-// and, compiled but NOT yet run, by the device API (dev::Block over dev::detail::CollEnv: device/impl/moe.cuh).
+// Instantiated by CPU PEs' host calls (scope coll::HostThread, environment host::HostPeerEnv of src/api/host_env.hpp,
+// in src/api/moe.cpp) and, compiled but NOT yet run on a GPU, by the device entry (dev::Block or dev::Warp over
+// dev::detail::CollEnv: gshmem/moe/device.cuh). tests/mp/moe.cpp also runs it over a group of host threads.
 // Peers are reached only through the environment: peer(), copy<Scope>(), release_fence(), store_relaxed() and
 // wait_flag() (the subset of algorithms.h's environment without the team flags).
 //
