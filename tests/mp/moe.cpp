@@ -253,6 +253,9 @@ GroupBarrier* GroupScope::barrier = nullptr;
 
 // The environment over the public API only: gshmem_ptr for peers, C++ atomics, a bounded poll, and a copy split
 // among the group's threads as the device's cooperative copy is.
+// skew_copies: odd PEs sleep up to 200 us in some copies (the slow readers a fast PE must not overtake).
+std::atomic<bool> skew_copies{false};
+std::atomic<std::uint64_t> copies{0};
 struct TestEnv {
   void release_fence() const { std::atomic_thread_fence(std::memory_order_seq_cst); }
   void store_relaxed(std::uint64_t* p, std::uint64_t v) const { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
@@ -277,6 +280,10 @@ struct TestEnv {
     const std::size_t per = (n + size - 1) / size;
     const std::size_t lo = per * static_cast<std::size_t>(Scope::rank());
     if (lo < n) std::memcpy(static_cast<char*>(d) + lo, static_cast<const char*>(s) + lo, std::min(per, n - lo));
+    if (skew_copies && mpt::me() % 2 == 1) {
+      const std::uint64_t r = mpt::rnd(31, copies.fetch_add(1), static_cast<std::uint64_t>(mpt::me()));
+      if (r % 4 == 0) usleep(static_cast<useconds_t>(r >> 8) % 200);
+    }
   }
 };
 
@@ -484,6 +491,14 @@ MPT_CASE(group_scope) {
   run_all({"group_hot_empty", 5, 4 * n_pes() + 1, 2, 5, 16, 0, Routing::Hot, 0, 4}, 21, true);
   run_all({"group_max", 16, 8 * n_pes(), 8, 37, 48, 16, Routing::Random, 1, 3}, 22, true);
   run_all({"group_many_calls", 6, 2 * n_pes() + 2, 2, 6, 32, 16, Routing::Random, 0, 12}, 23, true);
+  // Few tokens over many experts (so PEs often exchange nothing in a call: no implicit ordering through the data)
+  // with slow readers on odd PEs: fast PEs reach the next calls while slow ones still read; the done flags must
+  // hold them back from staging still being read.
+  skew_copies = true;
+  run_all({"group_skewed", 2, 4 * n_pes(), 1, 4, 16, 16, Routing::Random, 0, 30}, 24, true);
+  // W + 1 experts: from 4 PEs on, the last PEs hold none, so nothing they receive orders them after the others.
+  run_all({"group_skewed_idle_pes", 3, n_pes() + 1, 1, 4, 16, 16, Routing::Random, 0, 30}, 25, true);
+  skew_copies = false;
 }
 
 namespace {
