@@ -137,6 +137,38 @@ GSHMEM_API void reduction(ReduceOp op, ReduceType type, bool scatter, gshmem_tea
 GSHMEM_API void reduction_on_stream(ReduceOp op, ReduceType type, bool scatter, gshmem_team_t team, void* dest,
                                     const void* src, std::size_t nelems, gshmem_stream_t s, const char* call);
 
+// MoE dispatch / combine with pplx-kernels' semantics (gshmem/moe/dispatch_combine.h, docs/moe.md). The
+// configuration is pplx's AllToAll constructor's, less rank and world size (this PE and the world's). Every PE
+// creates one with the same configuration (collective: it allocates a symmetric workspace), then calls dispatch
+// and combine alternately, each on every PE. CPU PEs today (blocking calls); GPU PEs are not yet provided.
+struct MoeConfig {
+  std::uint64_t max_num_tokens;          // tokens per data-parallel group and call, at most
+  std::uint64_t num_experts;             // E over all PEs; PE p holds experts [p * L, p * L + L), L = ceil(E / W)
+  std::uint64_t experts_per_token;       // K: columns of indices and weights (1..64)
+  std::uint64_t hidden_dim;              // elements of an expert output row (combine)
+  std::uint64_t hidden_dim_bytes;        // bytes of a token row (dispatch), a multiple of 16
+  std::uint64_t hidden_dim_scale_bytes;  // bytes of a token's scale row (0: no scales), a multiple of 16
+  std::int32_t dp_size;                  // PEs per data-parallel group (they hold the same tokens); divides W
+  std::int32_t reserved;                 // 0
+};
+static_assert(sizeof(MoeConfig) == 56, "MoeConfig is plain data");
+class MoeState;
+GSHMEM_API MoeState* moe_create(const MoeConfig& config, const char* call);
+GSHMEM_API void moe_destroy(MoeState* s, const char* call);
+// dispatch: dp_x [num_tokens][hidden_dim_bytes] (+ dp_x_scale [num_tokens][hidden_dim_scale_bytes]) and indices
+// [num_tokens][K] (expert ids) in; out_expert_num_tokens [L], out_expert_x [L][max_num_tokens * G]
+// [hidden_dim_bytes] (+ out_expert_x_scale likewise) out, G = W / dp_size. num_tokens is pplx's bound_m.
+GSHMEM_API void moe_dispatch(MoeState* s, std::int32_t* out_expert_num_tokens, void* out_expert_x,
+                             void* out_expert_x_scale, const void* dp_x, const void* dp_x_scale,
+                             const std::uint32_t* indices, std::size_t num_tokens, const char* call);
+// combine: expert_y [L][max_num_tokens * G][hidden_dim] of y_type in (the rows of the last dispatch's out_expert_x,
+// same order); out_tokens [num_tokens][hidden_dim] of out_type = the weighted sum over each token's experts
+// (weights [num_tokens][K], fp32, summed in float in k order with fused multiply-adds). Types: Float, Half,
+// Bfloat16. indices and num_tokens: the last dispatch's.
+GSHMEM_API void moe_combine(MoeState* s, void* out_tokens, ReduceType out_type, const std::uint32_t* indices,
+                            const float* weights, const void* expert_y, ReduceType y_type, std::size_t num_tokens,
+                            const char* call);
+
 GSHMEM_API void* realloc(void* p, std::size_t bytes);
 // Thread level provided at init (GSHMEM_THREAD_*), and the level to report for the next init.
 GSHMEM_API int thread_level();
@@ -338,6 +370,38 @@ class Buffer {
   }
   T* p_ = nullptr;
   std::size_t n_ = 0;
+};
+
+// MoE all-to-all (pplx-kernels' AllToAll): created collectively, dispatch and combine alternately on every PE.
+//   gshmem::MoeAllToAll ata({max_tokens, experts, topk, hidden, hidden * 2, 0, dp_size, 0});
+//   ata.dispatch(counts, expert_x, nullptr, x, nullptr, indices, m);
+//   ata.combine(out, host::ReduceType::Bfloat16, indices, weights, expert_y, host::ReduceType::Bfloat16, m);
+class MoeAllToAll {
+ public:
+  explicit MoeAllToAll(const host::MoeConfig& config) : s_(host::moe_create(config, "gshmem::MoeAllToAll")) {}
+  MoeAllToAll(const MoeAllToAll&) = delete;
+  MoeAllToAll& operator=(const MoeAllToAll&) = delete;
+  ~MoeAllToAll() {
+    if (s_ && host::initialized()) {
+      try {
+        host::moe_destroy(s_, "gshmem::MoeAllToAll::~MoeAllToAll");
+      } catch (...) {
+      }
+    }
+  }
+  void dispatch(std::int32_t* out_expert_num_tokens, void* out_expert_x, void* out_expert_x_scale, const void* dp_x,
+                const void* dp_x_scale, const std::uint32_t* indices, std::size_t num_tokens) const {
+    host::moe_dispatch(s_, out_expert_num_tokens, out_expert_x, out_expert_x_scale, dp_x, dp_x_scale, indices,
+                       num_tokens, "gshmem::MoeAllToAll::dispatch");
+  }
+  void combine(void* out_tokens, host::ReduceType out_type, const std::uint32_t* indices, const float* weights,
+               const void* expert_y, host::ReduceType y_type, std::size_t num_tokens) const {
+    host::moe_combine(s_, out_tokens, out_type, indices, weights, expert_y, y_type, num_tokens,
+                      "gshmem::MoeAllToAll::combine");
+  }
+
+ private:
+  host::MoeState* s_;
 };
 
 // Atomics on a symmetric T (4 or 8 bytes) at pe.

@@ -9,6 +9,8 @@
 #include <string>
 #include <type_traits>
 
+#include "api/host_env.hpp"
+#include "api/host_float16.hpp"
 #include "gshmem/coll/algorithms.h"
 #include "gshmem/gshmem.hpp"
 #include "runtime/device_state.hpp"
@@ -19,54 +21,6 @@
 #include "transport/gpu.hpp"
 
 namespace gshmem {
-namespace host {
-namespace {
-// CPU PEs' storage for CUDA's __half and __nv_bfloat16 (the same 16 bits; this file does not need CUDA).
-struct Half {
-  std::uint16_t bits;
-};
-struct Bfloat16 {
-  std::uint16_t bits;
-};
-}  // namespace
-}  // namespace host
-
-// Their arithmetic for the reductions (algorithms.h, Float16): IEEE binary16 through the compiler's _Float16;
-// bfloat16 is a float's upper 16 bits, rounded to nearest even (NaN stays a quiet NaN). Both match CUDA's
-// __half2float / __float2half_rn and __bfloat162float / __float2bfloat16_rn, so CPU and GPU PEs agree bit for bit.
-template <>
-struct coll::Float16<host::Half> {
-  static constexpr bool value = true;
-  static float to_float(host::Half v) {
-    _Float16 h;
-    std::memcpy(&h, &v.bits, sizeof h);
-    return static_cast<float>(h);
-  }
-  static host::Half from_float(float f) {
-    const _Float16 h = static_cast<_Float16>(f);
-    host::Half v;
-    std::memcpy(&v.bits, &h, sizeof h);
-    return v;
-  }
-};
-template <>
-struct coll::Float16<host::Bfloat16> {
-  static constexpr bool value = true;
-  static float to_float(host::Bfloat16 v) {
-    const std::uint32_t u = static_cast<std::uint32_t>(v.bits) << 16;
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return f;
-  }
-  static host::Bfloat16 from_float(float f) {
-    std::uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return {static_cast<std::uint16_t>((u >> 16) | 0x40u)};  // NaN: quiet
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return {static_cast<std::uint16_t>(u >> 16)};
-  }
-};
-
 namespace host {
 namespace {
 
@@ -134,13 +88,12 @@ std::string describe(const CallSignature& c) {
   return fmt::format("{} of {} bytes per member", kFamilies[family], c.bytes);
 }
 
-// The environment of gshmem/coll/algorithms.h on a CPU PE: flags in the collective workspace of each PE's heap
-// (mapped here), C++ atomics, waits through Spinner (yields, notices dead peers, GSHMEM_WAIT_TIMEOUT); this PE's
-// call signature, published before the entry sync and compared after it (entered).
-struct CollEnv {
-  Runtime& r;
+// The environment of gshmem/coll/algorithms.h on a CPU PE: host_env.hpp's peers, fences and waits, plus the sync
+// flags in the collective workspace of each PE's heap (mapped here) and this PE's call signature, published before
+// the entry sync and compared after it (entered).
+struct CollEnv : HostPeerEnv {
   CallSignature sig;
-  CollEnv(Runtime& rt, int slot, const CallSignature& s) : r(rt), sig(s) {
+  CollEnv(Runtime& rt, int slot, const CallSignature& s) : HostPeerEnv{rt}, sig(s) {
     *args(rt.my_pe, slot) = sig;  // ordered before the entry sync's flag stores by its release fence
   }
   CallSignature* args(int pe, int slot) const {
@@ -165,22 +118,6 @@ struct CollEnv {
   }
   std::uint64_t* epoch(int slot) const {
     return reinterpret_cast<std::uint64_t*>(r.heap->base() + device_state::kCollEpochOffset) + slot;
-  }
-  void release_fence() const { std::atomic_thread_fence(std::memory_order_seq_cst); }
-  void store_relaxed(std::uint64_t* p, std::uint64_t v) const { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-  void store_release(std::uint64_t* p, std::uint64_t v) const { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-  void wait_flag(const std::uint64_t* f, std::uint64_t epoch, const char* call) const {
-    if (__atomic_load_n(f, __ATOMIC_ACQUIRE) >= epoch) return;
-    Spinner spin(r, call);
-    while (__atomic_load_n(f, __ATOMIC_ACQUIRE) < epoch) spin.pause();
-  }
-  template <typename T>
-  T* peer(T* p, int pe) const {
-    return static_cast<T*>(r.peer(p, pe));
-  }
-  template <typename Scope>
-  void copy(void* d, const void* s, std::size_t bytes) const {
-    std::memcpy(d, s, bytes);
   }
 };
 

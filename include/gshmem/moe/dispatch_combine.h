@@ -1,0 +1,306 @@
+// gshmem MoE dispatch / combine (pplx-kernels' semantics; docs/moe.md): written once over a cooperation scope and
+// an environment, as the collectives are (gshmem/coll/algorithms.h).
+//
+// Instantiated by CPU PEs' host calls (scope coll::HostThread, environment host::HostPeerEnv of src/api/host_env.hpp,
+// in src/api/moe.cpp) and, compiled but NOT yet run on a GPU, by the device entry (dev::Block or dev::Warp over
+// dev::detail::CollEnv: gshmem/moe/device.cuh). tests/mp/moe.cpp also runs it over a group of host threads.
+// Peers are reached only through the environment: peer(), copy<Scope>(), release_fence(), store_relaxed() and
+// wait_flag() (the subset of algorithms.h's environment without the team flags).
+//
+// Symbols (docs/moe.md has the whole protocol): W PEs (world), E experts, L = ceil(E / W) local experts per PE
+// (expert e lives on PE e / L as its local expert e % L; with E not a multiple of W the last PEs hold fewer),
+// D = dp_size PEs per data-parallel group (PE r is in group r / D, group rank r % D; members of a group hold the
+// same tokens), G = W / D groups, T = max tokens per group and call, K = experts per token, m = live tokens.
+//
+// Every call number c (1, 2, ...: dispatch c then combine c) uses half h = c & 1 of each staging area, and every
+// signal value carries c, so nothing is reset between calls. A PE writes half h of a peer only after every PE
+// reported call c - 2 finished (done flags), which is off the critical path.
+#pragma once
+#if !defined(__CUDACC_RTC__)
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#endif
+
+#include "gshmem/coll/algorithms.h"
+
+#if defined(__CUDACC__)
+#define GSHMEM_MOE_TEMPLATE(...) _Pragma("nv_exec_check_disable") template <__VA_ARGS__>
+#else
+#define GSHMEM_MOE_TEMPLATE(...) template <__VA_ARGS__>
+#endif
+
+namespace gshmem {
+namespace moe {
+
+// Bytes of the meta words at the end of a dispatch staging row: the source token index and its expert slot k.
+inline constexpr uint64_t kMetaBytes = 8;
+// Largest experts_per_token accepted (pplx-kernels' configurations use up to 8).
+inline constexpr uint64_t kMaxExpertsPerToken = 64;
+
+// Everything the routines need to know, computed once (make_plan) from the configuration and this PE's place:
+// plain data, the same on host and device; offsets are into the symmetric workspace (the same on every PE).
+struct Plan {
+  uint64_t max_tokens;         // T
+  uint64_t num_experts;        // E
+  uint64_t experts_per_token;  // K
+  uint64_t hidden_dim;         // elements of an expert output row (combine)
+  uint64_t x_bytes;            // bytes of a token row (dispatch), a multiple of 16
+  uint64_t scale_bytes;        // bytes of its scale row (0: no scales), a multiple of 16
+  uint64_t row_stride;         // dispatch staging row: x, scale, meta; rounded up to 16
+  uint64_t y_stride;           // combine staging row: hidden_dim elements of up to 4 bytes; rounded up to 16
+  uint64_t recv_off;           // [2][L][G * T] dispatch staging rows (written by senders)
+  uint64_t row_flag_off;       // [2][L][G * T] uint64: c once the row landed
+  uint64_t count_off;          // [2][L][G] uint64: c << 32 | tokens group g sends local expert l
+  uint64_t comb_off;           // [2][T][K] combine staging rows (written by the experts' PEs)
+  uint64_t comb_flag_off;      // [2][T][K] uint64: c once the row landed
+  uint64_t done_off;           // [W] uint64: c once PE p finished call c (combine)
+  uint64_t slot_off;           // [T * K] uint32, this PE's own scratch: staging index of (token, k)
+  uint64_t expert_count_off;   // [E] uint32, this PE's own scratch: tokens per expert this call
+  uint64_t bytes;              // workspace size
+  int32_t rank;                // this PE (world)
+  int32_t world;               // W
+  int32_t dp_size;             // D
+  int32_t local_experts;       // L
+  int32_t groups;              // G
+  int32_t my_local_experts;    // experts this PE holds: min(L, max(0, E - rank * L))
+};
+static_assert(sizeof(Plan) == 17 * 8 + 6 * 4, "Plan is plain data crossing host and device");
+
+GSHMEM_HD uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
+
+// The plan of PE `rank` of `world`; the caller has checked the arguments (src/api/moe.cpp: moe_create).
+GSHMEM_HD Plan make_plan(uint64_t max_tokens, uint64_t num_experts, uint64_t experts_per_token, uint64_t hidden_dim,
+                         uint64_t x_bytes, uint64_t scale_bytes, int dp_size, int rank, int world) {
+  Plan p{};
+  p.max_tokens = max_tokens;
+  p.num_experts = num_experts;
+  p.experts_per_token = experts_per_token;
+  p.hidden_dim = hidden_dim;
+  p.x_bytes = x_bytes;
+  p.scale_bytes = scale_bytes;
+  p.rank = rank;
+  p.world = world;
+  p.dp_size = dp_size;
+  const uint64_t w = static_cast<uint64_t>(world);
+  p.local_experts = static_cast<int32_t>((num_experts + w - 1) / w);
+  p.groups = world / dp_size;
+  const int64_t left = static_cast<int64_t>(num_experts) - static_cast<int64_t>(rank) * p.local_experts;
+  p.my_local_experts = static_cast<int32_t>(left < 0 ? 0 : left > p.local_experts ? p.local_experts : left);
+  p.row_stride = round16(x_bytes + scale_bytes + kMetaBytes);
+  p.y_stride = round16(hidden_dim * 4);
+  const uint64_t rows = 2 * static_cast<uint64_t>(p.local_experts) * static_cast<uint64_t>(p.groups) * max_tokens;
+  const uint64_t comb_rows = 2 * max_tokens * experts_per_token;
+  uint64_t off = 0;
+  p.recv_off = off;
+  off += rows * p.row_stride;
+  p.row_flag_off = off;
+  off += rows * 8;
+  p.count_off = off;
+  off += 2 * static_cast<uint64_t>(p.local_experts) * static_cast<uint64_t>(p.groups) * 8;
+  p.comb_off = off;
+  off += comb_rows * p.y_stride;
+  p.comb_flag_off = off;
+  off += comb_rows * 8;
+  p.done_off = off;
+  off += static_cast<uint64_t>(world) * 8;
+  p.slot_off = off;
+  off += round16(max_tokens * experts_per_token * 4);
+  p.expert_count_off = off;
+  off += round16(num_experts * 4);
+  p.bytes = off;
+  return p;
+}
+
+// Addresses in the workspace `ws` (this PE's copy; env.peer() translates to another PE's).
+GSHMEM_HD uint64_t row_index(const Plan& p, uint64_t h, uint64_t l, uint64_t g, uint64_t idx) {
+  return (h * static_cast<uint64_t>(p.local_experts) + l) * static_cast<uint64_t>(p.groups) * p.max_tokens +
+         g * p.max_tokens + idx;
+}
+GSHMEM_HD char* recv_row(const Plan& p, char* ws, uint64_t h, uint64_t l, uint64_t g, uint64_t idx) {
+  return ws + p.recv_off + row_index(p, h, l, g, idx) * p.row_stride;
+}
+GSHMEM_HD uint64_t* row_flag(const Plan& p, char* ws, uint64_t h, uint64_t l, uint64_t g, uint64_t idx) {
+  return reinterpret_cast<uint64_t*>(ws + p.row_flag_off) + row_index(p, h, l, g, idx);
+}
+GSHMEM_HD uint64_t* count_word(const Plan& p, char* ws, uint64_t h, uint64_t l, uint64_t g) {
+  return reinterpret_cast<uint64_t*>(ws + p.count_off) +
+         (h * static_cast<uint64_t>(p.local_experts) + l) * static_cast<uint64_t>(p.groups) + g;
+}
+GSHMEM_HD char* comb_row(const Plan& p, char* ws, uint64_t h, uint64_t i, uint64_t k) {
+  return ws + p.comb_off + ((h * p.max_tokens + i) * p.experts_per_token + k) * p.y_stride;
+}
+GSHMEM_HD uint64_t* comb_flag(const Plan& p, char* ws, uint64_t h, uint64_t i, uint64_t k) {
+  return reinterpret_cast<uint64_t*>(ws + p.comb_flag_off) + (h * p.max_tokens + i) * p.experts_per_token + k;
+}
+GSHMEM_HD uint64_t* done_flag(const Plan& p, char* ws, int pe) {
+  return reinterpret_cast<uint64_t*>(ws + p.done_off) + pe;
+}
+
+// The group waits until *f >= v (one thread polls; the sync orders the others' later reads after its acquire).
+GSHMEM_MOE_TEMPLATE(class Scope, class Env)
+GSHMEM_COLL_FN void wait_group(Env& env, const uint64_t* f, uint64_t v, const char* call) {
+  if (Scope::rank() == 0) env.wait_flag(f, v, call);
+  Scope::sync();
+}
+
+// Put with signal: the group copies `bytes` to `to` (a peer's address), then one thread makes the copies visible
+// and stores `value` into the peer's flag `sig` (release: a reader that acquires the flag sees the row).
+GSHMEM_MOE_TEMPLATE(class Scope, class Env)
+GSHMEM_COLL_FN void put_signal(Env& env, char* to, const char* from, uint64_t bytes, uint64_t* sig, uint64_t value) {
+  if (bytes != 0) env.template copy<Scope>(to, from, bytes);
+  Scope::sync();
+  if (Scope::rank() == 0) {
+    env.release_fence();
+    env.store_relaxed(sig, value);
+  }
+}
+
+// dispatch, call number c (>= 1): this PE's `m` tokens (rows of x_bytes at x, of scale_bytes at x_scale; indices
+// [m][K]: experts) go to the experts' PEs; this PE receives its local experts' tokens:
+//   out_num_tokens[l]            tokens local expert l received (0 for l >= my_local_experts), l < L
+//   out_x [L][G * T][x_bytes]    expert l's rows 0 .. out_num_tokens[l] - 1: group 0's tokens in token order, then
+//                                group 1's, ... (deterministic); later rows are not written
+//   out_scale [L][G * T][scale_bytes]   likewise (scale_bytes > 0)
+// Members of a group hold the same tokens and indices: group rank d sends the tokens i with i % D == d and the
+// count words of the experts e with e % D == d, so each expert receives one copy of each token.
+// Requirements (checked by the host entry): m <= T, indices < E, no expert twice in one token's row.
+GSHMEM_MOE_TEMPLATE(class Scope, class Env)
+GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int32_t* out_num_tokens, char* out_x,
+                             char* out_scale, const char* x, const char* x_scale, const uint32_t* indices, uint64_t m,
+                             const char* call) {
+  const uint64_t h = c & 1, K = p.experts_per_token, L = static_cast<uint64_t>(p.local_experts);
+  const uint64_t D = static_cast<uint64_t>(p.dp_size), my_group = static_cast<uint64_t>(p.rank) / D,
+                 my_d = static_cast<uint64_t>(p.rank) % D;
+  // 1. Half h is free on every PE: each finished call c - 2 (normally long ago).
+  if (c > 2) {
+    for (int q = Scope::rank(); q < p.world; q += Scope::size()) env.wait_flag(done_flag(p, ws, q), c - 2, call);
+    Scope::sync();
+  }
+  // 2. Staging index of each (token, k): the running count of its expert over the group's tokens in row-major
+  //    order (the same on every member of the group), and the tokens per expert.
+  uint32_t* slot = reinterpret_cast<uint32_t*>(ws + p.slot_off);
+  uint32_t* per_expert = reinterpret_cast<uint32_t*>(ws + p.expert_count_off);
+  if (Scope::rank() == 0) {
+    for (uint64_t e = 0; e < p.num_experts; ++e) per_expert[e] = 0;
+    for (uint64_t n = 0; n < m * K; ++n) slot[n] = per_expert[indices[n]]++;
+  }
+  Scope::sync();
+  // 3. Counts first (they tell a receiver how many rows to wait for, zero included): expert e's word goes to its
+  //    PE from group rank e % D.
+  for (uint64_t e = my_d + D * static_cast<uint64_t>(Scope::rank()); e < p.num_experts;
+       e += D * static_cast<uint64_t>(Scope::size())) {
+    const int dst = static_cast<int>(e / L);
+    env.store_relaxed(env.peer(count_word(p, ws, h, e % L, my_group), dst), c << 32 | per_expert[e]);
+  }
+  // 4. Tokens: one put-with-signal per (token, k) into slot (group, staging index) of the expert's PE; the meta
+  //    words (token index, k) travel in the row, for combine.
+  for (uint64_t i = my_d; i < m; i += D) {
+    for (uint64_t k = 0; k < K; ++k) {
+      const uint64_t e = indices[i * K + k], l = e % L, idx = slot[i * K + k];
+      const int dst = static_cast<int>(e / L);
+      char* to = env.peer(recv_row(p, ws, h, l, my_group, idx), dst);
+      if (p.scale_bytes != 0) env.template copy<Scope>(to + p.x_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
+      if (Scope::rank() == 0) {
+        uint32_t* meta = reinterpret_cast<uint32_t*>(to + p.x_bytes + p.scale_bytes);
+        meta[0] = static_cast<uint32_t>(i);
+        meta[1] = static_cast<uint32_t>(k);
+      }
+      put_signal<Scope>(env, to, x + i * p.x_bytes, p.x_bytes, env.peer(row_flag(p, ws, h, l, my_group, idx), dst),
+                        c);
+    }
+  }
+  // 5. Receive: per local expert, group by group, wait for the count, then for each row, and copy it out.
+  const uint64_t GT = static_cast<uint64_t>(p.groups) * p.max_tokens;
+  for (uint64_t l = 0; l < L; ++l) {
+    uint64_t total = 0;
+    if (l < static_cast<uint64_t>(p.my_local_experts)) {
+      for (uint64_t g = 0; g < static_cast<uint64_t>(p.groups); ++g) {
+        const uint64_t* cw = count_word(p, ws, h, l, g);
+        wait_group<Scope>(env, cw, c << 32, call);
+        const uint64_t n = *cw & 0xffffffffu;
+        for (uint64_t idx = 0; idx < n; ++idx) {
+          wait_group<Scope>(env, row_flag(p, ws, h, l, g, idx), c, call);
+          const char* row = recv_row(p, ws, h, l, g, idx);
+          env.template copy<Scope>(out_x + (l * GT + total + idx) * p.x_bytes, row, p.x_bytes);
+          if (p.scale_bytes != 0)
+            env.template copy<Scope>(out_scale + (l * GT + total + idx) * p.scale_bytes, row + p.x_bytes,
+                                     p.scale_bytes);
+        }
+        total += n;
+      }
+    }
+    if (Scope::rank() == 0) out_num_tokens[l] = static_cast<int32_t>(total);
+  }
+  Scope::sync();
+}
+
+// 16-bit floats through coll::Float16 (their arithmetic is float), float as is.
+template <class T>
+GSHMEM_HD float to_float(T v) {
+  if constexpr (coll::Float16<T>::value) return coll::Float16<T>::to_float(v);
+  else return static_cast<float>(v);
+}
+template <class T>
+GSHMEM_HD T from_float(float f) {
+  if constexpr (coll::Float16<T>::value) return coll::Float16<T>::from_float(f);
+  else return static_cast<T>(f);
+}
+
+// combine, call number c (after dispatch c): the experts' outputs go back to the tokens' groups, and each token's
+// output is the weighted sum over its experts:
+//   expert_y [L][G * T][hidden_dim] of TY: the output row of each row dispatch c delivered to out_x (same order)
+//   out [m][hidden_dim] of TO: out[i][j] = TO(acc) with acc = 0.0f; acc = fmaf(weights[i][k], float(y_k[j]), acc)
+//                                for k = 0, 1, ..., K - 1 (y_k: expert indices[i][k]'s output for token i)
+// Every member of the group receives every row (its expert's PE sends D copies), so every member gets the whole
+// out. indices, weights [m][K] (fp32) and m are dispatch c's. Each (token, k) has its own staging row, so the sum
+// order is fixed and the result bit-identical on every member and between host and device (fmaf is exact IEEE
+// fused multiply-add on both).
+GSHMEM_MOE_TEMPLATE(class Scope, class TY, class TO, class Env)
+GSHMEM_COLL_FN void combine(Env& env, const Plan& p, char* ws, uint64_t c, TO* out, const uint32_t* indices,
+                            const float* weights, const TY* expert_y, uint64_t m, const char* call) {
+  const uint64_t h = c & 1, K = p.experts_per_token, D = static_cast<uint64_t>(p.dp_size);
+  const uint64_t GT = static_cast<uint64_t>(p.groups) * p.max_tokens, H = p.hidden_dim;
+  // 1. Send: each row this PE's experts computed goes to staging row (token, k) of every member of its group.
+  for (uint64_t l = 0; l < static_cast<uint64_t>(p.my_local_experts); ++l) {
+    uint64_t pos = 0;
+    for (uint64_t g = 0; g < static_cast<uint64_t>(p.groups); ++g) {
+      const uint64_t n = *count_word(p, ws, h, l, g) & 0xffffffffu;  // acquired in dispatch c
+      for (uint64_t idx = 0; idx < n; ++idx, ++pos) {
+        const uint32_t* meta = reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes +
+                                                                 p.scale_bytes);
+        const uint64_t i = meta[0], k = meta[1];
+        const char* y = reinterpret_cast<const char*>(expert_y + (l * GT + pos) * H);
+        for (uint64_t d = 0; d < D; ++d) {
+          const int dst = static_cast<int>(g * D + d);
+          put_signal<Scope>(env, env.peer(comb_row(p, ws, h, i, k), dst), y, H * sizeof(TY),
+                            env.peer(comb_flag(p, ws, h, i, k), dst), c);
+        }
+      }
+    }
+  }
+  // 2. Receive and sum: token by token, once its K rows landed.
+  for (uint64_t i = 0; i < m; ++i) {
+    for (uint64_t k = 0; k < K; ++k) wait_group<Scope>(env, comb_flag(p, ws, h, i, k), c, call);
+    for (uint64_t j = static_cast<uint64_t>(Scope::rank()); j < H; j += static_cast<uint64_t>(Scope::size())) {
+      float acc = 0.0f;
+      for (uint64_t k = 0; k < K; ++k) {
+        const TY* y = reinterpret_cast<const TY*>(comb_row(p, ws, h, i, k));
+        acc = fmaf(weights[i * K + k], to_float(y[j]), acc);
+      }
+      out[i * H + j] = from_float<TO>(acc);
+    }
+  }
+  (void)indices;  // the (token, k) staging rows make the expert ids unnecessary here; kept for pplx's signature
+  // 3. Done with call c's halves (its staging rows, counts, meta): tell every PE, which may then reuse them in
+  //    call c + 2. The fence orders this PE's reads above before the flags.
+  Scope::sync();
+  if (Scope::rank() == 0) {
+    env.release_fence();
+    for (int q = 0; q < p.world; ++q) env.store_relaxed(env.peer(done_flag(p, ws, p.rank), q), c);
+  }
+  Scope::sync();
+}
+
+}  // namespace moe
+}  // namespace gshmem

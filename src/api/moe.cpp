@@ -1,0 +1,229 @@
+// gshmem::host MoE dispatch / combine (docs/moe.md): configuration and argument checks, the symmetric workspace,
+// then the one implementation (gshmem/moe/dispatch_combine.h) run by this thread on CPU PEs (scope HostThread,
+// environment HostPeerEnv). GPU PEs: the device instantiation compiles (device/impl/moe.cuh) but has not run, so
+// the host entry refuses them for now.
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "api/host_env.hpp"
+#include "api/host_float16.hpp"
+#include "gshmem/coll/algorithms.h"
+#include "gshmem/gshmem.hpp"
+#include "gshmem/moe/dispatch_combine.h"
+#include "runtime/error.hpp"
+#include "runtime/runtime.hpp"
+
+namespace gshmem {
+namespace host {
+
+// One MoE all-to-all: its plan, its symmetric workspace, and where it is in the dispatch / combine alternation.
+class MoeState {
+ public:
+  moe::Plan plan{};
+  char* ws = nullptr;
+  std::uint64_t calls = 0;        // dispatches made (the call number c of the last one)
+  bool dispatched = false;        // a dispatch waits for its combine
+  std::uint64_t last_tokens = 0;  // the last dispatch's num_tokens
+};
+
+namespace {
+
+const char* type_name(ReduceType t) {
+  switch (t) {
+    case ReduceType::Float: return "float";
+    case ReduceType::Half: return "half";
+    case ReduceType::Bfloat16: return "bfloat16";
+    default: return "an unsupported type";
+  }
+}
+
+std::string describe(const MoeConfig& c) {
+  return fmt::format("max_num_tokens={} num_experts={} experts_per_token={} hidden_dim={} hidden_dim_bytes={} "
+                     "hidden_dim_scale_bytes={} dp_size={}", c.max_num_tokens, c.num_experts, c.experts_per_token,
+                     c.hidden_dim, c.hidden_dim_bytes, c.hidden_dim_scale_bytes, c.dp_size);
+}
+
+void check_config(const MoeConfig& c, int world, const char* call) {
+  if (c.max_num_tokens == 0 || c.max_num_tokens > (1u << 24))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: max_num_tokens={} must be 1..{}. Fix: pass the largest number of tokens "
+         "one data-parallel group dispatches in one call", call, c.max_num_tokens, 1u << 24);
+  if (c.num_experts == 0 || c.num_experts > (1u << 24))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: num_experts={} must be 1..{}. Fix: pass the number of experts over all "
+         "PEs", call, c.num_experts, 1u << 24);
+  if (c.experts_per_token == 0 || c.experts_per_token > moe::kMaxExpertsPerToken ||
+      c.experts_per_token > c.num_experts)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: experts_per_token={} must be 1..min(num_experts={}, {}). Fix: pass the "
+         "router's top-k", call, c.experts_per_token, c.num_experts, moe::kMaxExpertsPerToken);
+  if (c.hidden_dim_bytes == 0 || c.hidden_dim_bytes % 16 != 0 || c.hidden_dim_scale_bytes % 16 != 0)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: hidden_dim_bytes={} and hidden_dim_scale_bytes={} must be multiples of 16 "
+         "(hidden_dim_bytes at least 16), as pplx-kernels requires (rows move as 16-byte vectors on GPUs). Fix: pad "
+         "the rows", call, c.hidden_dim_bytes, c.hidden_dim_scale_bytes);
+  if (c.hidden_dim == 0 || c.hidden_dim > (std::uint64_t{1} << 32))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: hidden_dim={} must be 1..2^32 elements. Fix: pass the expert output row's "
+         "length in elements", call, c.hidden_dim);
+  if (c.dp_size < 1 || world % c.dp_size != 0)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: dp_size={} must divide the number of PEs ({}). Fix: pass the size of a "
+         "data-parallel group (PEs that hold the same tokens), 1 for none", call, c.dp_size, world);
+  if (c.reserved != 0)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: MoeConfig::reserved={} must be 0. Fix: value-initialise the struct",
+         call, c.reserved);
+}
+
+MoeState& live(MoeState* s, const char* call) {
+  if (!s || !s->ws)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the MoE all-to-all is null or destroyed. Fix: create it with "
+         "gshmem::host::moe_create (gshmem::MoeAllToAll) on every PE first", call);
+  return *s;
+}
+
+// Every check one PE can make alone (a failure ends the job, so no PE waits for this one).
+void check_tokens(const MoeState& s, const std::uint32_t* indices, std::size_t m, const char* call) {
+  const moe::Plan& p = s.plan;
+  if (m > p.max_tokens)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: num_tokens (bound_m)={} is more than max_num_tokens={}. Fix: dispatch at "
+         "most max_num_tokens tokens per call, or create the all-to-all with a larger max_num_tokens", call, m,
+         p.max_tokens);
+  if (m != 0 && !indices)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: indices is NULL for {} tokens. Fix: pass indices [num_tokens][{}]", call,
+         m, p.experts_per_token);
+  const std::uint64_t K = p.experts_per_token;
+  for (std::uint64_t i = 0; i < m; ++i)
+    for (std::uint64_t k = 0; k < K; ++k) {
+      const std::uint32_t e = indices[i * K + k];
+      if (e >= p.num_experts)
+        fail(GSHMEM_ERROR_INVALID_VALUE, "{}: indices[{}][{}]={} is not an expert (0..{}). Fix: pass expert ids "
+             "below num_experts", call, i, k, e, p.num_experts - 1);
+      for (std::uint64_t k2 = 0; k2 < k; ++k2)
+        if (indices[i * K + k2] == e)
+          fail(GSHMEM_ERROR_INVALID_VALUE, "{}: token {} names expert {} twice (indices[{}][{}] and [{}][{}]). "
+               "Fix: route each token to distinct experts (a top-k does)", call, i, e, i, k2, i, k);
+    }
+}
+
+template <typename TY, typename TO>
+void combine_as(MoeState& s, void* out, const std::uint32_t* indices, const float* weights, const void* y,
+                std::size_t m, const char* call) {
+  HostPeerEnv env{Runtime::get(call)};
+  moe::combine<coll::HostThread, TY, TO>(env, s.plan, s.ws, s.calls, static_cast<TO*>(out), indices, weights,
+                                         static_cast<const TY*>(y), m, call);
+}
+
+template <typename TY>
+void combine_y(MoeState& s, ReduceType out_type, void* out, const std::uint32_t* indices, const float* weights,
+               const void* y, std::size_t m, const char* call) {
+  switch (out_type) {
+    case ReduceType::Float: return combine_as<TY, float>(s, out, indices, weights, y, m, call);
+    case ReduceType::Half: return combine_as<TY, Half>(s, out, indices, weights, y, m, call);
+    default: return combine_as<TY, Bfloat16>(s, out, indices, weights, y, m, call);
+  }
+}
+
+bool combine_type(ReduceType t) {
+  return t == ReduceType::Float || t == ReduceType::Half || t == ReduceType::Bfloat16;
+}
+
+}  // namespace
+
+MoeState* moe_create(const MoeConfig& config, const char* call) {
+  Runtime& r = Runtime::get(call);
+  if (r.mode == Mode::Gpu)
+    fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: MoE dispatch / combine runs on CPU PEs only so far; its GPU form "
+         "(gshmem/device/impl/moe.cuh) compiles but has not been run. Fix: run with GSHMEM_DEVICE=cpu, or wait for "
+         "the GPU form (docs/moe.md, pending)", call);
+  check_config(config, r.n_pes, call);
+  MoeState* s = new MoeState;
+  s->plan = moe::make_plan(config.max_num_tokens, config.num_experts, config.experts_per_token, config.hidden_dim,
+                           config.hidden_dim_bytes, config.hidden_dim_scale_bytes, config.dp_size, r.my_pe, r.n_pes);
+  try {
+    // The workspace, then this PE's configuration (read by the others once, below). malloc is collective and
+    // checks that the sizes agree.
+    s->ws = static_cast<char*>(host::malloc(s->plan.bytes + sizeof(MoeConfig), 16, true, call));
+    if (!s->ws)
+      fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: the symmetric workspace of {} bytes could not be allocated. Fix: "
+           "lower max_num_tokens or raise GSHMEM_MAX_HEAP_SIZE", call, s->plan.bytes);
+    std::memcpy(s->ws + s->plan.bytes, &config, sizeof config);
+    barrier(GSHMEM_TEAM_WORLD, true, call);  // every PE zeroed its workspace before any PE writes into it
+    // Every PE compares its configuration with every other's, so all of them fail where two differ.
+    for (int pe = 0; pe < r.n_pes; ++pe) {
+      MoeConfig other;
+      std::memcpy(&other, static_cast<const char*>(r.peer(s->ws + s->plan.bytes, pe)), sizeof other);
+      if (std::memcmp(&other, &config, sizeof config) != 0)
+        fail(GSHMEM_ERROR_MISMATCH, "{}: the PEs created the MoE all-to-all with different configurations: this PE "
+             "(PE {}) with {}, PE {} with {}. Fix: pass the same MoeConfig on every PE", call, r.my_pe,
+             describe(config), pe, describe(other));
+    }
+  } catch (...) {
+    delete s;
+    throw;
+  }
+  return s;
+}
+
+void moe_destroy(MoeState* s, const char* call) {
+  MoeState& st = live(s, call);
+  barrier(GSHMEM_TEAM_WORLD, true, call);  // no PE still writes into another's workspace (done flags included)
+  host::free(st.ws);
+  st.ws = nullptr;
+  delete s;
+}
+
+void moe_dispatch(MoeState* s, std::int32_t* out_expert_num_tokens, void* out_expert_x, void* out_expert_x_scale,
+                  const void* dp_x, const void* dp_x_scale, const std::uint32_t* indices, std::size_t num_tokens,
+                  const char* call) {
+  MoeState& st = live(s, call);
+  const moe::Plan& p = st.plan;
+  if (st.dispatched)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: dispatch called twice without a combine between (call {}). Fix: call "
+         "combine after each dispatch: the two share staging buffers", call, st.calls);
+  check_tokens(st, indices, num_tokens, call);
+  if (!out_expert_num_tokens || !out_expert_x || (num_tokens != 0 && !dp_x))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: out_expert_num_tokens, out_expert_x and (with tokens) dp_x must not be "
+         "NULL. Fix: pass the buffers", call);
+  if ((p.scale_bytes != 0) != (out_expert_x_scale != nullptr) ||
+      (num_tokens != 0 && (p.scale_bytes != 0) != (dp_x_scale != nullptr)))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: hidden_dim_scale_bytes={} but dp_x_scale={} and out_expert_x_scale={}. "
+         "Fix: pass both scale buffers exactly when the all-to-all was created with scales", call, p.scale_bytes,
+         dp_x_scale, out_expert_x_scale);
+  Runtime& r = Runtime::get(call);
+  HostPeerEnv env{r};
+  ++st.calls;
+  st.dispatched = true;
+  st.last_tokens = num_tokens;
+  moe::dispatch<coll::HostThread>(env, p, st.ws, st.calls, out_expert_num_tokens, static_cast<char*>(out_expert_x),
+                                  static_cast<char*>(out_expert_x_scale), static_cast<const char*>(dp_x),
+                                  static_cast<const char*>(dp_x_scale), indices, num_tokens, call);
+}
+
+void moe_combine(MoeState* s, void* out_tokens, ReduceType out_type, const std::uint32_t* indices,
+                 const float* weights, const void* expert_y, ReduceType y_type, std::size_t num_tokens,
+                 const char* call) {
+  MoeState& st = live(s, call);
+  if (!st.dispatched)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: combine without a dispatch before it. Fix: call dispatch, then combine "
+         "with the experts' outputs", call);
+  if (num_tokens != st.last_tokens)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: num_tokens (bound_m)={} but the dispatch before had {}. Fix: combine "
+         "the tokens that were dispatched (same bound_m, indices)", call, num_tokens, st.last_tokens);
+  if (!combine_type(out_type) || !combine_type(y_type))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: out_tokens is {} and expert_y is {}; combine takes float, half or "
+         "bfloat16. Fix: pass ReduceType::Float, Half or Bfloat16", call, type_name(out_type), type_name(y_type));
+  check_tokens(st, indices, num_tokens, call);
+  if (num_tokens != 0 && (!out_tokens || !weights))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: out_tokens and weights must not be NULL for {} tokens. Fix: pass them",
+         call, num_tokens);
+  if (!expert_y && st.plan.my_local_experts > 0)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: expert_y is NULL. Fix: pass the experts' outputs [{}][{}][{}]", call,
+         st.plan.local_experts, st.plan.groups * st.plan.max_tokens, st.plan.hidden_dim);
+  st.dispatched = false;
+  switch (y_type) {
+    case ReduceType::Float: return combine_y<float>(st, out_type, out_tokens, indices, weights, expert_y,
+                                                    num_tokens, call);
+    case ReduceType::Half: return combine_y<Half>(st, out_type, out_tokens, indices, weights, expert_y,
+                                                  num_tokens, call);
+    default: return combine_y<Bfloat16>(st, out_type, out_tokens, indices, weights, expert_y, num_tokens, call);
+  }
+}
+
+}  // namespace host
+}  // namespace gshmem

@@ -1,0 +1,546 @@
+// mp_moe: MoE dispatch / combine (gshmem::MoeAllToAll, docs/moe.md) on CPU PEs, for every dp_size that divides the
+// PE count. Every PE derives every data-parallel group's tokens, routing, scales and weights from the shared seed,
+// so it computes what it must receive (dispatch: counts, rows and scales in the documented order, rows past the
+// count untouched) and what combine must give (the same fmaf chain in k order: exact, bitwise). Outputs are
+// poisoned before each call; several calls follow each other with no barrier between (staging halves and signal
+// values carry the call number). Scenarios: random routings, num_experts not a multiple of the PE count, all tokens
+// to one expert, empty experts and groups with no tokens, 1 token, max tokens, bound_m < max_num_tokens,
+// experts_per_token 1..8, no scales, float / half / bfloat16 expert outputs and combined tokens in every pairing.
+//
+// `group_scope` instantiates the algorithm here over 4 threads per PE (the device scopes' shape).
+//
+// `moe_bad CASE` (argv) makes one bad call instead; tests/mp/CMakeLists.txt expects the job to end with a message
+// naming the call and the cause.
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gshmem/gshmem.hpp"
+#include "gshmem/moe/dispatch_combine.h"
+#include "harness.hpp"
+
+// The test's 16-bit storage types, with the test's own conversions as their coll::Float16 arithmetic (for the
+// group-scope runs below, which instantiate the algorithm here).
+struct TestHalf {
+  std::uint16_t bits;
+};
+struct TestBf16 {
+  std::uint16_t bits;
+};
+namespace {
+std::uint16_t bf16_of(float f);
+float float_of_bf16(std::uint16_t b);
+}  // namespace
+template <>
+struct gshmem::coll::Float16<TestHalf> {
+  static constexpr bool value = true;
+  static float to_float(TestHalf v) {
+    _Float16 h;
+    std::memcpy(&h, &v.bits, 2);
+    return static_cast<float>(h);
+  }
+  static TestHalf from_float(float f) {
+    const _Float16 h = static_cast<_Float16>(f);
+    TestHalf v;
+    std::memcpy(&v.bits, &h, 2);
+    return v;
+  }
+};
+template <>
+struct gshmem::coll::Float16<TestBf16> {
+  static constexpr bool value = true;
+  static float to_float(TestBf16 v) { return float_of_bf16(v.bits); }
+  static TestBf16 from_float(float f) { return TestBf16{bf16_of(f)}; }
+};
+
+namespace {
+
+using gshmem::host::ReduceType;
+
+// The test's own 16-bit conversions (an independent reference): half through _Float16, bfloat16 rounded to nearest
+// even by hand (the test's values are finite).
+std::uint16_t bf16_of(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  const std::uint32_t lsb = (u >> 16) & 1;
+  return static_cast<std::uint16_t>((u + 0x7fff + lsb) >> 16);
+}
+float float_of_bf16(std::uint16_t b) {
+  const std::uint32_t u = std::uint32_t{b} << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+std::size_t type_bytes(ReduceType t) { return t == ReduceType::Float ? 4 : 2; }
+const char* type_name(ReduceType t) {
+  return t == ReduceType::Float ? "float" : t == ReduceType::Half ? "half" : "bfloat16";
+}
+// Stores f as type t at p (rounded to nearest even), and reads it back.
+void store_as(ReduceType t, float f, void* p) {
+  if (t == ReduceType::Float) {
+    std::memcpy(p, &f, 4);
+  } else if (t == ReduceType::Half) {
+    const _Float16 h = static_cast<_Float16>(f);
+    std::memcpy(p, &h, 2);
+  } else {
+    const std::uint16_t b = bf16_of(f);
+    std::memcpy(p, &b, 2);
+  }
+}
+float load_as(ReduceType t, const void* p) {
+  if (t == ReduceType::Float) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  std::uint16_t b;
+  std::memcpy(&b, p, 2);
+  if (t == ReduceType::Bfloat16) return float_of_bf16(b);
+  _Float16 h;
+  std::memcpy(&h, &b, 2);
+  return static_cast<float>(h);
+}
+
+enum class Routing { Random, Hot, Few };
+
+struct Scenario {
+  const char* name;
+  std::uint64_t max_tokens, experts, topk, hidden, x_bytes, scale_bytes;
+  Routing routing;
+  int tokens_mode;  // 0: random 0..T, 1: exactly T, 2: random 1..T-1 (bound_m < T), 3: exactly 1
+  int rounds;
+};
+
+constexpr std::uint8_t kPoison = 0xEE;
+const ReduceType kTypes[3] = {ReduceType::Float, ReduceType::Half, ReduceType::Bfloat16};
+
+// Everything about one group's tokens in one call: a pure function of (seed, scenario tag, call, group).
+struct GroupTokens {
+  std::uint64_t m = 0;
+  std::vector<std::uint32_t> indices;  // [m][K]
+  std::vector<std::uint8_t> x, scale;  // [m][x_bytes], [m][scale_bytes]
+  std::vector<float> weights;          // [m][K]
+};
+
+GroupTokens tokens_of(const Scenario& s, std::uint64_t tag, int call, int g) {
+  GroupTokens t;
+  const std::uint64_t T = s.max_tokens, K = s.topk, E = s.experts;
+  const std::uint64_t r = mpt::rnd(tag, 1, static_cast<std::uint64_t>(call), static_cast<std::uint64_t>(g));
+  switch (s.tokens_mode) {
+    case 1: t.m = T; break;
+    case 2: t.m = T > 1 ? 1 + r % (T - 1) : 1; break;
+    case 3: t.m = 1; break;
+    default: t.m = r % (T + 1);
+  }
+  t.indices.resize(t.m * K);
+  const std::uint64_t hot = mpt::rnd(tag, 2, static_cast<std::uint64_t>(call)) % E;
+  const std::uint64_t few = E < 3 ? E : 3;  // Few: only experts {0, E/2, E-1}-ish used: the rest stay empty
+  for (std::uint64_t i = 0; i < t.m; ++i) {
+    std::vector<std::uint32_t> pool;
+    for (std::uint64_t e = 0; e < E; ++e) pool.push_back(static_cast<std::uint32_t>(e));
+    if (s.routing == Routing::Few && K <= few) {
+      pool = {0, static_cast<std::uint32_t>(E / 2), static_cast<std::uint32_t>(E - 1)};
+      pool.resize(few);
+    }
+    for (std::uint64_t k = 0; k < K; ++k) {  // partial Fisher-Yates: distinct experts
+      const std::uint64_t n = pool.size() - k;
+      const std::uint64_t cg = static_cast<std::uint64_t>(call) << 8 | static_cast<std::uint64_t>(g);
+      const std::uint64_t pick = k + mpt::rnd(tag ^ 3, cg, i, k) % n;
+      std::swap(pool[k], pool[pick]);
+    }
+    if (s.routing == Routing::Hot) {  // the hot expert first, the others distinct from it
+      for (std::uint64_t k = 0; k < pool.size(); ++k)
+        if (pool[k] == hot) std::swap(pool[k], pool[0]);
+      if (pool[0] != hot) pool[0] = static_cast<std::uint32_t>(hot);
+    }
+    for (std::uint64_t k = 0; k < K; ++k) t.indices[i * K + k] = pool[k];
+  }
+  t.x.resize(t.m * s.x_bytes);
+  for (std::size_t b = 0; b < t.x.size(); ++b)
+    t.x[b] = static_cast<std::uint8_t>(mpt::rnd(tag, 4, static_cast<std::uint64_t>(call) << 8 |
+                                                static_cast<std::uint64_t>(g), b));
+  t.scale.resize(t.m * s.scale_bytes);
+  for (std::size_t b = 0; b < t.scale.size(); ++b)
+    t.scale[b] = static_cast<std::uint8_t>(mpt::rnd(tag, 5, static_cast<std::uint64_t>(call) << 8 |
+                                                    static_cast<std::uint64_t>(g), b));
+  t.weights.resize(t.m * K);
+  for (std::size_t w = 0; w < t.weights.size(); ++w)  // any float in [0, 1): the reference does the same fmaf chain
+    t.weights[w] = static_cast<float>(mpt::rnd(tag, 6, static_cast<std::uint64_t>(call) << 8 |
+                                               static_cast<std::uint64_t>(g), w) >> 40) / 16777216.0f;
+  return t;
+}
+
+// The expert output the test's "expert" e computes for token i of group g, element j: small multiples of 1/8, exact
+// in every type.
+float y_value(std::uint64_t tag, int call, std::uint64_t e, int g, std::uint64_t i, std::uint64_t j) {
+  const std::uint64_t ceg = static_cast<std::uint64_t>(call) << 32 | e << 8 | static_cast<std::uint64_t>(g);
+  const std::uint64_t r = mpt::rnd(tag, 7, ceg, i << 20 | j);
+  return static_cast<float>(static_cast<int>(r % 255) - 127) / 8.0f;
+}
+
+// How a scenario reaches dispatch / combine: the library (gshmem::MoeAllToAll, this thread) or the algorithm
+// instantiated here over a group of threads (GroupScope below).
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual void dispatch(std::int32_t* counts, void* ex, void* es, const void* x, const void* xs,
+                        const std::uint32_t* idx, std::size_t m) = 0;
+  virtual void combine(void* out, ReduceType to, const std::uint32_t* idx, const float* w, const void* y,
+                       ReduceType ty, std::size_t m) = 0;
+};
+
+class LibraryBackend : public Backend {
+ public:
+  explicit LibraryBackend(const gshmem::host::MoeConfig& cfg) : ata_(cfg) {}
+  void dispatch(std::int32_t* counts, void* ex, void* es, const void* x, const void* xs, const std::uint32_t* idx,
+                std::size_t m) override {
+    ata_.dispatch(counts, ex, es, x, xs, idx, m);
+  }
+  void combine(void* out, ReduceType to, const std::uint32_t* idx, const float* w, const void* y, ReduceType ty,
+               std::size_t m) override {
+    ata_.combine(out, to, idx, w, y, ty, m);
+  }
+
+ private:
+  gshmem::MoeAllToAll ata_;
+};
+
+// A cooperation scope of kGroup threads of this PE, the shape of the device's warp / block scope: the algorithm's
+// group-parallel paths (threads splitting experts, rows and elements; syncs; one thread polling) run with real
+// concurrency on CPU PEs, where the GPU form cannot run yet.
+constexpr int kGroup = 4;
+class GroupBarrier {
+ public:
+  void wait() {
+    std::unique_lock<std::mutex> lock(m_);
+    const unsigned long gen = gen_;
+    if (++waiting_ == kGroup) {
+      waiting_ = 0;
+      ++gen_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(lock, [&] { return gen_ != gen; });
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int waiting_ = 0;
+  unsigned long gen_ = 0;
+};
+struct GroupScope {
+  static thread_local int my_rank;
+  static GroupBarrier* barrier;
+  static int rank() { return my_rank; }
+  static int size() { return kGroup; }
+  static void sync() { barrier->wait(); }
+};
+thread_local int GroupScope::my_rank = 0;
+GroupBarrier* GroupScope::barrier = nullptr;
+
+// The environment over the public API only: gshmem_ptr for peers, C++ atomics, a bounded poll, and a copy split
+// among the group's threads as the device's cooperative copy is.
+// skew_copies: odd PEs sleep up to 200 us in some copies (the slow readers a fast PE must not overtake).
+std::atomic<bool> skew_copies{false};
+std::atomic<std::uint64_t> copies{0};
+struct TestEnv {
+  void release_fence() const { std::atomic_thread_fence(std::memory_order_seq_cst); }
+  void store_relaxed(std::uint64_t* p, std::uint64_t v) const { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+  void wait_flag(const std::uint64_t* f, std::uint64_t v, const char* call) const {
+    const double t0 = mpt::now_s();
+    while (__atomic_load_n(f, __ATOMIC_ACQUIRE) < v) {
+      sched_yield();
+      if (mpt::now_s() - t0 > 60) {
+        std::fprintf(stderr, "[PE %d] FATAL: %s waited 60 s for a flag to reach %llu\n", mpt::me(), call,
+                     static_cast<unsigned long long>(v));
+        gshmem_global_exit(1);
+      }
+    }
+  }
+  template <typename T>
+  T* peer(T* p, int pe) const {
+    return static_cast<T*>(gshmem_ptr(p, pe));
+  }
+  template <typename Scope>
+  void copy(void* d, const void* s, std::size_t n) const {
+    const std::size_t size = static_cast<std::size_t>(Scope::size());
+    const std::size_t per = (n + size - 1) / size;
+    const std::size_t lo = per * static_cast<std::size_t>(Scope::rank());
+    if (lo < n) std::memcpy(static_cast<char*>(d) + lo, static_cast<const char*>(s) + lo, std::min(per, n - lo));
+    if (skew_copies && mpt::me() % 2 == 1) {
+      const std::uint64_t r = mpt::rnd(31, copies.fetch_add(1), static_cast<std::uint64_t>(mpt::me()));
+      if (r % 4 == 0) usleep(static_cast<useconds_t>(r >> 8) % 200);
+    }
+  }
+};
+
+class GroupBackend : public Backend {
+ public:
+  explicit GroupBackend(const gshmem::host::MoeConfig& c)
+      : plan_(gshmem::moe::make_plan(c.max_num_tokens, c.num_experts, c.experts_per_token, c.hidden_dim,
+                                     c.hidden_dim_bytes, c.hidden_dim_scale_bytes, c.dp_size, mpt::me(),
+                                     mpt::npes())) {
+    ws_ = static_cast<char*>(gshmem_calloc(1, plan_.bytes));
+    mpt::require(ws_ != nullptr, "gshmem_calloc of the MoE workspace");
+    gshmem_barrier_all();  // every PE zeroed its workspace before any PE writes into it
+  }
+  ~GroupBackend() override {
+    gshmem_barrier_all();
+    gshmem_free(ws_);
+  }
+  void dispatch(std::int32_t* counts, void* ex, void* es, const void* x, const void* xs, const std::uint32_t* idx,
+                std::size_t m) override {
+    ++calls_;
+    run([&] {
+      TestEnv env;
+      gshmem::moe::dispatch<GroupScope>(env, plan_, ws_, calls_, counts, static_cast<char*>(ex),
+                                        static_cast<char*>(es), static_cast<const char*>(x),
+                                        static_cast<const char*>(xs), idx, m, "the test's group dispatch");
+    });
+  }
+  void combine(void* out, ReduceType to, const std::uint32_t* idx, const float* w, const void* y, ReduceType ty,
+               std::size_t m) override {
+    if (ty == ReduceType::Float) combine_y<float>(out, to, idx, w, y, m);
+    else if (ty == ReduceType::Half) combine_y<TestHalf>(out, to, idx, w, y, m);
+    else combine_y<TestBf16>(out, to, idx, w, y, m);
+  }
+
+ private:
+  template <typename TY>
+  void combine_y(void* out, ReduceType to, const std::uint32_t* idx, const float* w, const void* y, std::size_t m) {
+    if (to == ReduceType::Float) combine_as<TY, float>(out, idx, w, y, m);
+    else if (to == ReduceType::Half) combine_as<TY, TestHalf>(out, idx, w, y, m);
+    else combine_as<TY, TestBf16>(out, idx, w, y, m);
+  }
+  template <typename TY, typename TO>
+  void combine_as(void* out, const std::uint32_t* idx, const float* w, const void* y, std::size_t m) {
+    run([&] {
+      TestEnv env;
+      gshmem::moe::combine<GroupScope, TY, TO>(env, plan_, ws_, calls_, static_cast<TO*>(out), idx, w,
+                                               static_cast<const TY*>(y), m, "the test's group combine");
+    });
+  }
+  // Runs fn on kGroup threads, GroupScope::rank() 0..kGroup-1.
+  template <typename Fn>
+  void run(Fn fn) {
+    GroupBarrier barrier;
+    GroupScope::barrier = &barrier;
+    std::vector<std::thread> threads;
+    for (int r = 0; r < kGroup; ++r)
+      threads.emplace_back([&fn, r] {
+        GroupScope::my_rank = r;
+        fn();
+      });
+    for (auto& t : threads) t.join();
+  }
+
+  gshmem::moe::Plan plan_;
+  char* ws_ = nullptr;
+  std::uint64_t calls_ = 0;
+};
+
+void run_scenario(const Scenario& s, int dp, std::uint64_t tag, bool group) {
+  const int W = mpt::npes(), me = mpt::me(), G = W / dp, my_group = me / dp;
+  const std::uint64_t T = s.max_tokens, K = s.topk, E = s.experts, H = s.hidden;
+  const std::uint64_t L = (E + static_cast<std::uint64_t>(W) - 1) / static_cast<std::uint64_t>(W);
+  const std::uint64_t rows = L * static_cast<std::uint64_t>(G) * T;
+  const std::string where = std::string(s.name) + " dp_size=" + std::to_string(dp) + (group ? " (group scope)" : "");
+  gshmem::host::MoeConfig cfg{T, E, K, H, s.x_bytes, s.scale_bytes, dp, 0};
+  std::unique_ptr<Backend> ata;
+  if (group) ata = std::make_unique<GroupBackend>(cfg);
+  else ata = std::make_unique<LibraryBackend>(cfg);
+  std::vector<std::int32_t> counts(L);
+  std::vector<std::uint8_t> ex(rows * s.x_bytes), es(rows * s.scale_bytes);
+  for (int call = 1; call <= s.rounds; ++call) {
+    const std::string at = where + " call " + std::to_string(call);
+    std::vector<GroupTokens> all;
+    for (int g = 0; g < G; ++g) all.push_back(tokens_of(s, tag, call, g));
+    const GroupTokens& mine = all[static_cast<std::size_t>(my_group)];
+    // Long runs: some PEs fall behind by up to 2 ms now and then, so fast PEs reach the next calls' staging halves
+    // while slow ones still read the last call's (the done flags must hold them back).
+    if (s.rounds >= 10 && mpt::rnd(tag, 8, static_cast<std::uint64_t>(call), static_cast<std::uint64_t>(me)) % 3 == 0)
+      usleep(static_cast<useconds_t>(mpt::rnd(tag, 9, static_cast<std::uint64_t>(call)) % 2000));
+    // ---- dispatch ----
+    std::fill(counts.begin(), counts.end(), -7);
+    std::fill(ex.begin(), ex.end(), kPoison);
+    std::fill(es.begin(), es.end(), kPoison);
+    ata->dispatch(counts.data(), ex.data(), s.scale_bytes ? es.data() : nullptr, mine.x.data(),
+                 s.scale_bytes ? mine.scale.data() : nullptr, mine.indices.data(), mine.m);
+    // Reference: expert e = me * L + l receives group 0's tokens in order, then group 1's, ...
+    std::vector<std::vector<std::pair<int, std::uint64_t>>> from(L);
+    std::vector<std::uint8_t> want_x(ex.size(), kPoison), want_s(es.size(), kPoison);
+    std::vector<std::int32_t> want_counts(L, 0);
+    for (std::uint64_t l = 0; l < L; ++l) {
+      const std::uint64_t e = static_cast<std::uint64_t>(me) * L + l;
+      if (e >= E) continue;
+      for (int g = 0; g < G; ++g) {
+        const GroupTokens& t = all[static_cast<std::size_t>(g)];
+        for (std::uint64_t i = 0; i < t.m; ++i)
+          for (std::uint64_t k = 0; k < K; ++k) {
+            if (t.indices[i * K + k] != e) continue;
+            const std::uint64_t pos = l * G * T + from[l].size();
+            std::memcpy(&want_x[pos * s.x_bytes], &t.x[i * s.x_bytes], s.x_bytes);
+            if (s.scale_bytes) std::memcpy(&want_s[pos * s.scale_bytes], &t.scale[i * s.scale_bytes], s.scale_bytes);
+            from[l].push_back({g, i});
+          }
+      }
+      want_counts[l] = static_cast<std::int32_t>(from[l].size());
+    }
+    MPT_CHECK_ARRAY(at + ": out_expert_num_tokens", counts.data(), want_counts.data(), L);
+    MPT_CHECK_MEM(at + ": out_expert_x (rows past the counts must stay poisoned)", ex.data(), want_x.data(),
+                  ex.size());
+    if (s.scale_bytes) MPT_CHECK_MEM(at + ": out_expert_x_scale", es.data(), want_s.data(), es.size());
+    // ---- the experts: y = f(expert, source token) in this call's output type of the experts ----
+    const ReduceType ty = kTypes[(call + static_cast<int>(tag % 3)) % 3];
+    const ReduceType to = kTypes[(call / 3 + static_cast<int>(tag % 5)) % 3];
+    const std::size_t yb = type_bytes(ty), ob = type_bytes(to);
+    std::vector<std::uint8_t> y(rows * H * yb, 0xFF);  // rows past the counts: NaN patterns, never to be read
+    for (std::uint64_t l = 0; l < L; ++l)
+      for (std::size_t p = 0; p < from[l].size(); ++p)
+        for (std::uint64_t j = 0; j < H; ++j)
+          store_as(ty, y_value(tag, call, static_cast<std::uint64_t>(me) * L + l, from[l][p].first,
+                               from[l][p].second, j),
+                   &y[((l * G * T + p) * H + j) * yb]);
+    // ---- combine ----
+    std::vector<std::uint8_t> out((T + 1) * H * ob, kPoison), want((T + 1) * H * ob, kPoison);
+    ata->combine(out.data(), to, mine.indices.data(), mine.weights.data(), y.data(), ty, mine.m);
+    for (std::uint64_t i = 0; i < mine.m; ++i)
+      for (std::uint64_t j = 0; j < H; ++j) {
+        float acc = 0.0f;
+        for (std::uint64_t k = 0; k < K; ++k) {
+          std::uint8_t v[4];
+          store_as(ty, y_value(tag, call, mine.indices[i * K + k], my_group, i, j), v);
+          acc = std::fmaf(mine.weights[i * K + k], load_as(ty, v), acc);
+        }
+        store_as(to, acc, &want[(i * H + j) * ob]);
+      }
+    MPT_CHECK_MEM(at + ": combine out_tokens (" + type_name(ty) + " -> " + type_name(to) + ", rows past m poisoned)",
+                  out.data(), want.data(), out.size());
+  }
+}
+
+std::vector<int> dp_sizes() {
+  std::vector<int> v;
+  for (int d = 1; d <= mpt::npes(); ++d)
+    if (mpt::npes() % d == 0) v.push_back(d);
+  return v;
+}
+
+void run_all(const Scenario& s, std::uint64_t tag, bool group = false) {
+  for (int dp : dp_sizes()) run_scenario(s, dp, tag + static_cast<std::uint64_t>(dp) * 1000, group);
+}
+
+std::uint64_t n_pes() { return static_cast<std::uint64_t>(mpt::npes()); }
+
+}  // namespace
+
+MPT_CASE(random) { run_all({"random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 6}, 1); }
+
+MPT_CASE(experts_not_multiple) {
+  run_all({"experts_not_multiple", 5, 2 * n_pes() + 1, 2, 5, 16, 0, Routing::Random, 0, 4}, 2);
+  if (n_pes() > 2) run_all({"fewer_experts_than_pes", 4, n_pes() - 1, 1, 3, 16, 16, Routing::Random, 0, 3}, 3);
+}
+
+MPT_CASE(one_hot_expert) {
+  run_all({"hot_k1", 6, 2 * n_pes(), 1, 4, 16, 16, Routing::Hot, 1, 3}, 4);
+  run_all({"hot_k3", 6, 3 * n_pes() + 1, 3, 4, 16, 0, Routing::Hot, 1, 3}, 5);
+}
+
+MPT_CASE(empty_experts) { run_all({"empty_experts", 3, 8 * n_pes(), 1, 4, 16, 16, Routing::Few, 0, 5}, 6); }
+
+MPT_CASE(one_token) { run_all({"one_token", 1, 2 * n_pes(), 2, 8, 48, 16, Routing::Random, 3, 4}, 7); }
+
+MPT_CASE(max_tokens) {
+  run_all({"max_tokens", 64, 4 * n_pes() < 8 ? 8 : 4 * n_pes(), 8, 16, 32, 16, Routing::Random, 1, 3}, 8);
+}
+
+MPT_CASE(bound_m) { run_all({"bound_m_below_max", 32, 3 * n_pes(), 2, 8, 16, 0, Routing::Random, 2, 4}, 9); }
+
+MPT_CASE(topk_1_to_8) {
+  for (std::uint64_t k = 1; k <= 8; ++k) {
+    const std::uint64_t e = 2 * n_pes() > k ? 2 * n_pes() : k + 1;
+    run_all({"topk", 6, e, k, 4, 16, 16, Routing::Random, 0, 2}, 100 + k);
+  }
+}
+
+// Many calls back to back (each of the 9 type pairings several times), no barrier between.
+MPT_CASE(many_calls) { run_all({"many_calls", 7, 2 * n_pes() + 2, 2, 6, 32, 16, Routing::Random, 0, 18}, 10); }
+
+// Rows of a realistic width (hidden 1024 as bf16, fp8-style 1-byte rows with 128-element scale blocks elsewhere).
+MPT_CASE(wide_rows) {
+  run_all({"wide_bf16", 8, 4 * n_pes(), 4, 1024, 2048, 0, Routing::Random, 0, 2}, 11);
+  run_all({"wide_fp8_scales", 8, 4 * n_pes(), 4, 512, 512, 16, Routing::Random, 0, 2}, 12);
+}
+
+// The algorithm over a group of 4 threads per PE (the device scopes' shape), through the test's own environment.
+MPT_CASE(group_scope) {
+  run_all({"group_random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 5}, 20, true);
+  run_all({"group_hot_empty", 5, 4 * n_pes() + 1, 2, 5, 16, 0, Routing::Hot, 0, 4}, 21, true);
+  run_all({"group_max", 16, 8 * n_pes(), 8, 37, 48, 16, Routing::Random, 1, 3}, 22, true);
+  run_all({"group_many_calls", 6, 2 * n_pes() + 2, 2, 6, 32, 16, Routing::Random, 0, 12}, 23, true);
+  // Few tokens over many experts (so PEs often exchange nothing in a call: no implicit ordering through the data)
+  // with slow readers on odd PEs: fast PEs reach the next calls while slow ones still read; the done flags must
+  // hold them back from staging still being read.
+  skew_copies = true;
+  run_all({"group_skewed", 2, 4 * n_pes(), 1, 4, 16, 16, Routing::Random, 0, 30}, 24, true);
+  // W + 1 experts: from 4 PEs on, the last PEs hold none, so nothing they receive orders them after the others.
+  run_all({"group_skewed_idle_pes", 3, n_pes() + 1, 1, 4, 16, 16, Routing::Random, 0, 30}, 25, true);
+  skew_copies = false;
+}
+
+namespace {
+// One bad call (argv[1] == "moe_bad", argv[2] == case); a gshmem::Error is printed and ends the job.
+int bad(const std::string& c) {
+  if (gshmem_init() != GSHMEM_SUCCESS) return 2;
+  const int n = gshmem_n_pes();
+  try {
+    gshmem::host::MoeConfig cfg{4, static_cast<std::uint64_t>(2 * n), 2, 4, 16, 0, 1, 0};
+    if (c == "bad_dp") cfg.dp_size = n + 1;
+    if (c == "bad_bytes") cfg.hidden_dim_bytes = 24;
+    if (c == "topk_too_large") cfg.experts_per_token = cfg.num_experts + 1;
+    if (c == "config_mismatch") {  // the same workspace size (48-byte rows) from other row splits
+      cfg.hidden_dim_scale_bytes = 16;
+      if (gshmem_my_pe() == 1) cfg = {4, cfg.num_experts, 2, 4, 32, 0, 1, 0};
+    }
+    gshmem::MoeAllToAll ata(cfg);
+    std::vector<std::int32_t> counts(2);
+    std::vector<std::uint8_t> ex(2 * 4 * n * 16), x(8 * 16);
+    std::vector<std::uint32_t> idx = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1};
+    std::vector<float> w(10, 0.5f), out(8 * 4), y(2 * 4 * n * 4);
+    if (c == "expert_out_of_range") idx[3] = static_cast<std::uint32_t>(2 * n);
+    if (c == "duplicate_expert") idx[3] = idx[2];
+    const std::size_t m = c == "bound_m_too_large" ? 5 : 3;
+    ata.dispatch(counts.data(), ex.data(), c == "scale_unexpected" ? ex.data() : nullptr, x.data(), nullptr,
+                 idx.data(), m);
+    if (c == "dispatch_twice")
+      ata.dispatch(counts.data(), ex.data(), nullptr, x.data(), nullptr, idx.data(), m);
+    ata.combine(out.data(), ReduceType::Float, idx.data(), w.data(), y.data(),
+                c == "combine_int" ? ReduceType::Int32 : ReduceType::Float, c == "combine_tokens" ? 2 : m);
+  } catch (const gshmem::Error& e) {
+    std::fprintf(stderr, "[PE %d] ERROR: %s\n", gshmem_my_pe(), e.what());
+    std::fflush(stderr);
+    gshmem_global_exit(1);
+  }
+  std::fprintf(stderr, "moe_bad: UNCAUGHT: the bad call of case '%s' returned normally\n", c.c_str());
+  gshmem_finalize();
+  return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "moe_bad") return bad(argv[2]);
+  return mpt::main(argc, argv);
+}
