@@ -127,7 +127,7 @@ FrameReader::Next FrameReader::next(Frame& out) {
   if (avail < kHeaderBytes) {
     // Reject a foreign stream as soon as its first bytes show it (do not wait for 48 of them).
     std::uint8_t m[4] = {0, 0, 0, 0};
-    std::memcpy(m, buf_.data() + start_, std::min<std::size_t>(avail, 4));
+    if (avail > 0) std::memcpy(m, buf_.data() + start_, std::min<std::size_t>(avail, 4));  // data() may be null
     std::uint8_t want[4];
     std::uint8_t* p = want;
     put(p, kMagic);
