@@ -183,21 +183,20 @@ def signal_fetch(signal_var):
     return _gshmem.signal_fetch(_signal_word(signal_var, "signal_fetch"))
 
 
-def flush(stream=None):
-    """nvshmem4py's flush (the sources of earlier put_nbi may be reused): gshmem completes them, as quiet()."""
-    require_init("flush")
-    h = _stream(stream, "flush")
+def _quiet(call, stream):
+    require_init(call)
+    h = _stream(stream, call)
     if h is None:
         _gshmem.quiet()
     else:
         _gshmem.quiet_on_stream(h)
+
+
+def flush(stream=None):
+    """nvshmem4py's flush (the sources of earlier put_nbi may be reused): gshmem completes them, as quiet()."""
+    _quiet("flush", stream)
 
 
 def quiet(stream=None):
     """Completes this PE's puts (GPU PEs: those issued on `stream` before, and all device-initiated ones)."""
-    require_init("quiet")
-    h = _stream(stream, "quiet")
-    if h is None:
-        _gshmem.quiet()
-    else:
-        _gshmem.quiet_on_stream(h)
+    _quiet("quiet", stream)
