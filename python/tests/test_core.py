@@ -123,14 +123,15 @@ def test_gpu_split_team_reduce(lib):
 
 
 @needs_gpu
-def test_gpu_torchrun():
+def test_gpu_torchrun(tmp_path):
     """torchrun starts the PEs; init() with no arguments reads its environment."""
     torchrun = shutil.which("torchrun")
     if not torchrun or not have("torch"):
         pytest.skip("torchrun is not installed")
     seed = random.randrange(1 << 30)
     n = GPU_PES
-    r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(WORKER)], env(seed, "torch", "gpu"))
+    e = dict(env(seed, "torch", "gpu"), TMPDIR=str(tmp_path))  # torchrun's torchelastic_* folders go there
+    r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(WORKER)], e)
     check(r, seed, n)
 
 
@@ -169,7 +170,7 @@ def test_gpu_device_code(mode, tmp_path):
 
 
 @pytest.mark.parametrize("device", ["gpu", "cpu"])
-def test_example_torch_exchange(device):
+def test_example_torch_exchange(device, tmp_path):
     """examples/python/torch_exchange.py under torchrun: one PE per GPU (2), and 3 CPU PEs with CPU tensors."""
     torchrun = shutil.which("torchrun")
     if not torchrun or not have("torch"):
@@ -178,7 +179,8 @@ def test_example_torch_exchange(device):
         pytest.skip("no GPU on this machine")
     n = GPU_PES if device == "gpu" else 3
     example = HERE.parents[1] / "examples" / "python" / "torch_exchange.py"
-    r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(example)], env(0, "torch", device))
+    e = dict(env(0, "torch", device), TMPDIR=str(tmp_path))  # torchrun's torchelastic_* folders go there
+    r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(example)], e)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     for pe in range(n):

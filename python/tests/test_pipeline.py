@@ -16,15 +16,15 @@ SMALL = ["--layers", "3", "--hidden", "64", "--heads", "2", "--seq", "16", "--vo
 
 @pytest.mark.parametrize("device,n,schedule", [("cpu", 2, "gpipe"), ("cpu", 3, "1f1b"), ("gpu", GPU_PES, "gpipe"),
                                                ("gpu", GPU_PES, "1f1b")])
-def test_pipeline_example(device, n, schedule):
+def test_pipeline_example(device, n, schedule, tmp_path):
     torchrun = shutil.which("torchrun")
     if not torchrun or not have("torch"):
         pytest.skip("torch / torchrun is not installed")
     if device == "gpu" and not GPUS:
         pytest.skip("no GPU on this machine")
     args = SMALL + ["--schedule", schedule, "--device", "cpu" if device == "cpu" else "cuda"]
-    r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(EXAMPLE)] + args, env(0, "torch", device),
-            timeout=400)
+    e = dict(env(0, "torch", device), TMPDIR=str(tmp_path))  # torchrun's torchelastic_* folders go there
+    r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(EXAMPLE)] + args, e, timeout=400)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     assert "pipeline: ok" in out, out
