@@ -1,6 +1,6 @@
 // gshmem::host MoE dispatch / combine (docs/moe.md): configuration and argument checks, the symmetric workspace,
 // then the one implementation (gshmem/moe/dispatch_combine.h) run by this thread on CPU PEs (scope HostThread,
-// environment HostPeerEnv). GPU PEs: the device instantiation compiles (device/impl/moe.cuh) but has not run, so
+// environment HostPeerEnv). GPU PEs: the device instantiation compiles (gshmem/moe/device.cuh) but has not run, so
 // the host entry refuses them for now.
 #include <cstdint>
 #include <cstring>
@@ -129,7 +129,7 @@ MoeState* moe_create(const MoeConfig& config, const char* call) {
   Runtime& r = Runtime::get(call);
   if (r.mode == Mode::Gpu)
     fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: MoE dispatch / combine runs on CPU PEs only so far; its GPU form "
-         "(gshmem/device/impl/moe.cuh) compiles but has not been run. Fix: run with GSHMEM_DEVICE=cpu, or wait for "
+         "(gshmem/moe/device.cuh) compiles but has not been run. Fix: run with GSHMEM_DEVICE=cpu, or wait for "
          "the GPU form (docs/moe.md, pending)", call);
   check_config(config, r.n_pes, call);
   MoeState* s = new MoeState;
