@@ -251,4 +251,33 @@ NB_MODULE(_gshmem, m) {
     host::reduction(static_cast<host::ReduceOp>(op), static_cast<host::ReduceType>(type), scatter, team, addr(d),
                     addr(s), nelems, call);
   }, nogil());
+
+  // ---- MoE dispatch / combine (gshmem.moe: pplx-kernels' AllToAll) ----
+  // The handle is the host::MoeState* as an int; gshmem.moe.AllToAll keeps it and checks the arrays (dtypes,
+  // shapes, contiguity, CPU memory) before each call. Types are host::ReduceType's values (Float 8, Half 10,
+  // Bfloat16 11); address 0 is NULL (no scales).
+  m.def("moe_create", [](std::uint64_t max_num_tokens, std::uint64_t num_experts, std::uint64_t experts_per_token,
+                         std::uint64_t hidden_dim, std::uint64_t hidden_dim_bytes,
+                         std::uint64_t hidden_dim_scale_bytes, int dp_size, const char* call) {
+    const host::MoeConfig c{max_num_tokens, num_experts, experts_per_token, hidden_dim, hidden_dim_bytes,
+                            hidden_dim_scale_bytes, dp_size, 0};
+    return as_int(host::moe_create(c, call));
+  }, nogil());
+  m.def("moe_destroy", [](std::uintptr_t h, const char* call) {
+    host::moe_destroy(reinterpret_cast<host::MoeState*>(h), call);
+  }, nogil());
+  m.def("moe_dispatch", [](std::uintptr_t h, std::uintptr_t out_num_tokens, std::uintptr_t out_x,
+                           std::uintptr_t out_x_scale, std::uintptr_t x, std::uintptr_t x_scale,
+                           std::uintptr_t indices, std::size_t num_tokens, const char* call) {
+    host::moe_dispatch(reinterpret_cast<host::MoeState*>(h), static_cast<std::int32_t*>(addr(out_num_tokens)),
+                       addr(out_x), addr(out_x_scale), addr(x), addr(x_scale),
+                       static_cast<const std::uint32_t*>(addr(indices)), num_tokens, call);
+  }, nogil());
+  m.def("moe_combine", [](std::uintptr_t h, std::uintptr_t out, int out_type, std::uintptr_t indices,
+                          std::uintptr_t weights, std::uintptr_t y, int y_type, std::size_t num_tokens,
+                          const char* call) {
+    host::moe_combine(reinterpret_cast<host::MoeState*>(h), addr(out), static_cast<host::ReduceType>(out_type),
+                      static_cast<const std::uint32_t*>(addr(indices)), static_cast<const float*>(addr(weights)),
+                      addr(y), static_cast<host::ReduceType>(y_type), num_tokens, call);
+  }, nogil());
 }

@@ -5,9 +5,9 @@ GPU PEs: torch tensors (tensor), CuPy arrays (array) and buffers on the symmetri
 blocking host calls. nvshmem4py's module paths are here too (gshmem.core.collective, .direct, .utils, .amo,
 .nvshmem_types, .interop.torch, .interop.cupy). See python/README.md.
 """
-from gshmem.core.types import (BufferTypes, GshmemError, GshmemInvalid, NvshmemError, NvshmemInvalid,
-                               NvshmemKernelObject, NvshmemStream, NvshmemStreamsType, NvshmemWarning, Teams,
-                               Version)
+from gshmem.core.types import (BufferTypes, GshmemError, GshmemInvalid, GshmemNotSupported, NvshmemError,
+                               NvshmemInvalid, NvshmemKernelObject, NvshmemStream, NvshmemStreamsType, NvshmemWarning,
+                               Teams, Version)
 from gshmem.core.init_fini import (UniqueID, finalize, get_unique_id, get_version, init, my_pe, n_pes, team_my_pe,
                                    team_n_pes)
 from gshmem.core.memory import (Buffer, array, array_get_buffer, buffer, bytearray, bytetensor, free, free_array,
@@ -30,7 +30,8 @@ from gshmem.core import amo, collective, direct, interop, memory, nvshmem_types,
 import gshmem.core.interop.cupy  # noqa: F401,E402 (nvshmem.core.interop.cupy / .torch as attributes)
 import gshmem.core.interop.torch  # noqa: F401,E402
 
-__all__ = ["GshmemError", "GshmemInvalid", "NvshmemError", "NvshmemInvalid", "NvshmemWarning", "Teams", "Version",
+__all__ = ["GshmemError", "GshmemInvalid", "GshmemNotSupported", "NvshmemError", "NvshmemInvalid", "NvshmemWarning",
+           "Teams", "Version",
            "NvshmemStream", "NvshmemStreamsType", "BufferTypes", "NvshmemKernelObject", "UniqueID", "finalize",
            "get_unique_id", "get_version", "init", "my_pe", "n_pes", "team_my_pe", "team_n_pes", "InitStatus",
            "init_status",

@@ -4,7 +4,8 @@ from enum import IntEnum
 
 from gshmem import _gshmem
 
-__all__ = ["Teams", "NvshmemError", "NvshmemInvalid", "NvshmemWarning", "GshmemError", "GshmemInvalid", "Version",
+__all__ = ["Teams", "NvshmemError", "NvshmemInvalid", "NvshmemWarning", "GshmemError", "GshmemInvalid",
+           "GshmemNotSupported", "Version",
            "NvshmemStream", "NvshmemStreamsType", "BufferTypes", "NvshmemKernelObject"]
 
 # gshmem's own errors come from the library with its message (the call, the cause and the fix) and .status.
@@ -18,6 +19,16 @@ class GshmemInvalid(GshmemError, ValueError):
         super().__init__(msg)
         self.msg = msg
         self.status = 1  # GSHMEM_ERROR_INVALID_VALUE
+
+
+class GshmemNotSupported(GshmemError, NotImplementedError):
+    """A call or option gshmem does not provide (yet), refused in Python before the library was called (the message
+    names the call and what to do instead)."""
+
+    def __init__(self, msg):
+        super().__init__(msg)
+        self.msg = msg
+        self.status = 3  # GSHMEM_ERROR_NOT_SUPPORTED
 
 
 # nvshmem4py's names, so `except nvshmem.NvshmemError` keeps working after changing the import. (nvshmem4py's two
