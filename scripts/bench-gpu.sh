@@ -142,7 +142,7 @@ run() {
   # Collectives (SUITES has coll): gshmem, NVSHMEM and NCCL, same sizes (the binaries' default, 8 B .. 256 MiB),
   # alternating by round; rows merge into the main file (NCCL as a third column).
   if [[ $want_coll == 1 ]]; then
-    local coll=(--suite coll "${timing[@]}" ${BENCH_ARGS:-} ${COLL_ARGS:-}) cbin=$gbuild/bin/nccl-bench
+    local coll=(--suite coll --progress "${timing[@]}" ${BENCH_ARGS:-} ${COLL_ARGS:-}) cbin=$gbuild/bin/nccl-bench
     for ((k = 1; k <= rounds; k++)); do
       launchN "gshmem-coll$k" "$pes" "$coll_limit" "$gbin" "${coll[@]}" --no-table --json "$work/gshmem-coll$k.json" &&
         gi+=("$work/gshmem-coll$k.json") || status=1

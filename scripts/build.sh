@@ -5,7 +5,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/install-deps.sh"
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+# No GPU here (CI): the tests, benchmark and examples are only compiled, so one architecture for them (the library
+# keeps all of GSHMEM_CUDA_ARCHITECTURES). A machine with a GPU builds them for every architecture, as asked.
+arch=()
+if ! nvidia-smi -L >/dev/null 2>&1 && [[ " $* " != *GSHMEM_TEST_CUDA_ARCHITECTURES* ]]; then
+  arch=(-DGSHMEM_TEST_CUDA_ARCHITECTURES=90)
+fi
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${arch[@]}" "$@" >/dev/null
 targets=()
 for t in ${BUILD_TARGETS:-}; do targets+=(--target "$t"); done
 cmake --build "$root/build" -j"$(nproc)" "${targets[@]}"

@@ -29,6 +29,7 @@ struct Options {
   std::uint64_t lat_iters = 1000;             // operations per sample for latency and rate rows
   int amo_ctas = 8;                           // atomic rate: CTAs x threads issuing atomics at once
   int amo_threads = 256;
+  bool progress = false;                      // collective rows: PE 0 names each row on stderr before it runs
 };
 
 struct Row {

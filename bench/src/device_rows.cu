@@ -665,6 +665,7 @@ void coll_rows(const Options& o, Rows& out) {
       for (const std::uint64_t size : o.coll_sizes) {
         const coll::Shape sh = coll::shape(k, size, npes);
         if (!sh.ok()) continue;  // smaller than one element per block: the same on every PE
+        if (o.progress && me == 0) fmt::print(stderr, "gshmem-bench: {} at {} B\n", name, sh.bytes);
         coll::fill(k, src.p, dst.p, sh, me, st.s);
         const std::uint64_t it = coll::iters(o.iters, o.bw_target_bytes, cap, sh.bytes);
         const double sec = time_events(o, st, [&](cudaStream_t cs) {

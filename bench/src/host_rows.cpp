@@ -304,6 +304,7 @@ void host_coll_suite(const Options& o, Rows& out) {
         if (me == 0) fmt::print(stderr, "gshmem-bench: {} at {} B left out: {}\n", name, sh.bytes, why);
         continue;
       }
+      if (o.progress && me == 0) fmt::print(stderr, "gshmem-bench: {} at {} B\n", name, sh.bytes);
       for (std::uint64_t i = 0; i < sh.src_elems; ++i) coll::store(k, src.p, i, coll::source_value(k, me, i));
       std::memset(dst.p, 0xee, sh.dst_elems * coll::elem_size(k));
       const std::uint64_t it = coll::iters(o.iters, o.bw_target_bytes, cap, sh.bytes);

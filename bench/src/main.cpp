@@ -114,6 +114,8 @@ int main(int argc, char** argv) {
   app.add_flag("--cuda-preinit", cuda_preinit,
                "create the CUDA context before timing init (init row then shows the library's own cost)");
   app.add_flag("--no-table", no_table, "do not print the table");
+  app.add_flag("--progress", o.progress,
+               "collective rows: PE 0 names each row and size on stderr before running it (where a run stops)");
   app.add_flag("--name-pes", name_pes,
                "append /pes=<PE count> to every row name (runs at several PE counts merged into one file)");
 #if BENCH_HAVE_UID

@@ -154,6 +154,15 @@ MoeState* moe_create(const MoeConfig& config, const char* call) {
              describe(config), pe, describe(other));
     }
   } catch (...) {
+    // Every PE fails the same way here (each compares its configuration with all the others), so every PE frees
+    // its workspace and the symmetric heap stays aligned. A second failure inside free (a dead peer) must not
+    // hide the first.
+    if (s->ws) {
+      try {
+        host::free(s->ws);
+      } catch (...) {
+      }
+    }
     delete s;
     throw;
   }

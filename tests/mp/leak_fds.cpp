@@ -166,6 +166,9 @@ int main() {
   const auto maps0 = heap_mappings();
   const long vm0 = vm_size_kb();
 
+  // VmSize after each stage and the mappings right after init, listed when the address space grew, so a failure
+  // says which stage kept it.
+  std::vector<std::pair<const char*, long>> stages;
   if (gshmem_init() != GSHMEM_SUCCESS) {
     std::fprintf(stderr, "leak_fds: gshmem_init failed: %s\n", gshmemx_last_error());
     return 1;
@@ -173,13 +176,17 @@ int main() {
   const int me = gshmem_my_pe(), n = gshmem_n_pes();
   int failures = 0;
   const auto fds_mid = open_fds();
+  const auto all_init = all_mappings();
+  stages.emplace_back("init", vm_size_kb());
   // allocations, heap growth (well past GSHMEM_SYMMETRIC_SIZE when that is small), transfers, teams
   std::vector<void*> ps;
   for (int i = 0; i < 6; ++i) ps.push_back(gshmem_malloc(std::size_t(1) << (18 + i)));  // 256K .. 8M
+  stages.emplace_back("malloc (heap growth)", vm_size_kb());
   long v = me + 1000, got = -1;
   gshmem_long_p(static_cast<long*>(ps.back()), v, (me + 1) % n);
   gshmem_barrier_all();
   gshmem_getmem(&got, ps.back(), sizeof got, me);
+  stages.emplace_back("long_p, barrier_all, getmem", vm_size_kb());
   if (got != (me + n - 1) % n + 1000) {
     std::fprintf(stderr, "leak_fds: PE %d: FAIL: ring value %ld, want %d\n", me, got, (me + n - 1) % n + 1000);
     ++failures;
@@ -193,10 +200,13 @@ int main() {
     }
     gshmem_team_destroy(t);
   }
+  stages.emplace_back("70 team splits", vm_size_kb());
   for (auto it = ps.rbegin(); it != ps.rend(); ++it) gshmem_free(*it);
   gshmem_barrier_all();
+  stages.emplace_back("free", vm_size_kb());
   const auto fds_used = open_fds();
   gshmem_finalize();
+  stages.emplace_back("finalize", vm_size_kb());
 
   const auto fds1 = open_fds();
   const int threads1 = count_dir("/proc/self/task");
@@ -235,12 +245,18 @@ int main() {
   }
   if (vm1 - vm0 > 256 * 1024) {  // the heap's address space reservation (GSHMEM_MAX_HEAP_SIZE) must be returned
     std::fprintf(stderr, "leak_fds: PE %d: FAIL: VmSize grew by %ld kB over init..finalize (reservation not "
-                 "returned?); mappings new or changed since before init:\n", me, vm1 - vm0);
+                 "returned?); VmSize after each stage, from before init:", me, vm1 - vm0);
+    for (const auto& [stage, kb] : stages) std::fprintf(stderr, " %s %+ld kB;", stage, kb - vm0);
+    std::fprintf(stderr, "\nleak_fds: PE %d: mappings new or changed since before init (\"at init\": already there "
+                 "when gshmem_init returned, else made later):\n", me);
     const auto all1 = all_mappings();
     for (const auto& [start, what] : all1) {
       auto it = all0.find(start);
-      if (it == all0.end() || it->second != what)
-        std::fprintf(stderr, "leak_fds: PE %d:   %lx %s\n", me, start, what.c_str());
+      if (it == all0.end() || it->second != what) {
+        auto at = all_init.find(start);
+        std::fprintf(stderr, "leak_fds: PE %d:   %lx %s%s\n", me, start, what.c_str(),
+                     at != all_init.end() && at->second == what ? " (at init)" : "");
+      }
     }
     ++failures;
   }
