@@ -8,7 +8,8 @@
 #   the same GPU and to GPU 1; "python": the Python package built with CUDA and its tests on GPU PEs, torch, CuPy,
 #   torchrun and mpi4py included, PYTHON_TIMEOUT default 500; "pybench": bench/python side by side with nvshmem4py and
 #   torch.distributed, scripts/python-bench-gpu.sh, PYBENCH_TIMEOUT default 560; carry build/wheels for nvshmem4py;
-#   "peervm": bench/experiments/peer_vm_probe, whether the CUDA driver keeps address space after a peer mapping)
+#   "peervm": bench/experiments/peer_vm_probe, whether the CUDA driver keeps address space after a peer mapping;
+#   "collsweep": scripts/coll-sweep-gpu.sh, the collectives' CTA split settings side by side, SWEEP_TIMEOUT 560)
 #   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
@@ -46,6 +47,8 @@ for step in $steps; do
       nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/hostops/host_ops_probe" \
         "$root/bench/experiments/host_ops_probe.cu" -lcuda >"$work/hostops/build.txt" 2>&1 &&
         timeout 150 "$work/hostops/host_ops_probe" >"$work/hostops/probe.txt" 2>&1 ;;
+    collsweep) OUT=$work/collsweep timeout "${SWEEP_TIMEOUT:-560}" "$root/scripts/coll-sweep-gpu.sh" \
+                 >"$work/collsweep/console.txt" 2>&1 ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \
         >"$work/peervm/build.txt" 2>&1 && timeout 60 "$work/peervm/peer_vm_probe" >"$work/peervm/probe.txt" 2>&1 ;;
@@ -67,6 +70,8 @@ for step in $steps; do
     pybench) tail -3 "$work/pybench/install.txt"; cat "$work/pybench/out/table.md" 2>/dev/null ;;
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
     peervm) cat "$work/peervm/build.txt" "$work/peervm/probe.txt" 2>/dev/null ;;
+    collsweep) grep -E 'wrong result|failed|skipped' "$work/collsweep/log.txt" 2>/dev/null
+               cat "$work/collsweep/sweep.md" 2>/dev/null ;;
   esac
 done
 exit $rc

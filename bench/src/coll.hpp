@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "common.hpp"
@@ -52,6 +53,35 @@ inline Names names(Kind k) {
     case Kind::Alltoall: return {"alltoall", "mem", "ncclSend/ncclRecv int8 to and from every rank in one group"};
   }
   return {"?", "?", "?"};
+}
+
+// The kind's name in --coll-kinds: reduce-float, reduce-int, reducescatter, broadcast, fcollect, alltoall.
+inline std::string kind_name(Kind k) {
+  const Names n = names(k);
+  if (k == Kind::ReduceFloat) return "reduce-float";
+  if (k == Kind::ReduceInt) return "reduce-int";
+  return n.family;
+}
+// Whether --coll-kinds (a list of kind_name values; empty: every kind) asks for kind k.
+template <typename List>
+bool wanted(const List& kinds, Kind k) {
+  if (kinds.empty()) return true;
+  for (const auto& w : kinds)
+    if (w == kind_name(k)) return true;
+  return false;
+}
+// Throws std::invalid_argument naming the valid names if `kinds` holds an unknown one.
+template <typename List>
+void check_kinds(const List& kinds) {
+  for (const auto& w : kinds) {
+    bool ok = false;
+    std::string all;
+    for (const Kind k : kKinds) {
+      ok = ok || w == kind_name(k);
+      all += (all.empty() ? "" : ", ") + kind_name(k);
+    }
+    if (!ok) throw std::invalid_argument("--coll-kinds: unknown kind '" + std::string(w) + "' (kinds: " + all + ")");
+  }
 }
 
 // Row names: <family>_on_stream/<variant> (NVSHMEM's and NCCL's stream rows share it, so merge.py puts them in one

@@ -30,6 +30,8 @@ struct Options {
   int amo_ctas = 8;                           // atomic rate: CTAs x threads issuing atomics at once
   int amo_threads = 256;
   bool progress = false;                      // collective rows: PE 0 names each row on stderr before it runs
+  std::vector<std::string> coll_kinds;        // collective rows: these kinds only (coll::kind_name), empty: all
+  std::vector<std::string> coll_forms;        // GPU collective rows: stream and/or block, empty: both
 };
 
 struct Row {
@@ -45,6 +47,15 @@ struct Row {
 };
 
 using Clock = std::chrono::steady_clock;
+// A comma list's non-empty items ("a,,b" -> a, b).
+inline std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  for (std::string p; std::getline(ss, p, ',');)
+    if (!p.empty()) v.push_back(p);
+  return v;
+}
+
 inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }

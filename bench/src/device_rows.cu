@@ -659,8 +659,14 @@ void coll_rows(const Options& o, Rows& out) {
   Sym src(maxb), dst(maxb);
   Stream st;
   const std::uint64_t cap = std::min<std::uint64_t>(o.lat_iters, 200);
+  const auto form_wanted = [&](bool block) {
+    return o.coll_forms.empty() ||
+           std::find(o.coll_forms.begin(), o.coll_forms.end(), block ? "block" : "stream") != o.coll_forms.end();
+  };
   for (const bool block : {false, true}) {
+    if (!form_wanted(block)) continue;
     for (const coll::Kind k : coll::kKinds) {
+      if (!coll::wanted(o.coll_kinds, k)) continue;
       const std::string name = block ? coll::row_name(k, "block", o.threads) : coll::row_name(k, "on_stream");
       for (const std::uint64_t size : o.coll_sizes) {
         const coll::Shape sh = coll::shape(k, size, npes);

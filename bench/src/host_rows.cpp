@@ -296,6 +296,7 @@ void host_coll_suite(const Options& o, Rows& out) {
     throw std::runtime_error(fmt::format("{}: no symmetric memory for the collectives' work arrays", BENCH_LIBRARY));
   const std::uint64_t cap = std::min<std::uint64_t>(o.lat_iters, 200);
   for (const coll::Kind k : coll::kKinds) {
+    if (!coll::wanted(o.coll_kinds, k)) continue;
     const std::string name = coll::row_name(k, "host");
     for (const std::uint64_t size : o.coll_sizes) {
       const coll::Shape sh = coll::shape(k, size, npes);

@@ -114,6 +114,10 @@ int main(int argc, char** argv) {
   app.add_flag("--cuda-preinit", cuda_preinit,
                "create the CUDA context before timing init (init row then shows the library's own cost)");
   app.add_flag("--no-table", no_table, "do not print the table");
+  std::string coll_kinds, coll_forms;
+  app.add_option("--coll-kinds", coll_kinds, "collective rows: only these kinds (comma list of reduce-float, "
+                                             "reduce-int, reducescatter, broadcast, fcollect, alltoall; default all)");
+  app.add_option("--coll-forms", coll_forms, "GPU collective rows: stream and/or block (default both)");
   app.add_flag("--progress", o.progress,
                "collective rows: PE 0 names each row and size on stderr before running it (where a run stops)");
   app.add_flag("--name-pes", name_pes,
@@ -129,13 +133,7 @@ int main(int argc, char** argv) {
   (void)uid_nranks;
 #endif
 
-  auto split = [](const std::string& s) {
-    std::vector<std::string> v;
-    std::stringstream ss(s);
-    for (std::string p; std::getline(ss, p, ',');)
-      if (!p.empty()) v.push_back(p);
-    return v;
-  };
+  const auto split = bench::split_list;
   std::vector<std::string> wanted;
   try {
     o.ctas.clear();
@@ -150,6 +148,11 @@ int main(int argc, char** argv) {
     for (const auto& c : o.ctas)
       if (c < 1) throw std::invalid_argument("--ctas must be positive");
     wanted = split(suites);
+    o.coll_kinds = split(coll_kinds);
+    bench::coll::check_kinds(o.coll_kinds);
+    o.coll_forms = split(coll_forms);
+    for (const auto& f : o.coll_forms)
+      if (f != "stream" && f != "block") throw std::invalid_argument("--coll-forms takes stream and/or block, not " + f);
   } catch (const std::exception& e) {
     std::cerr << "gshmem-bench: " << e.what() << "\n";
     return 2;

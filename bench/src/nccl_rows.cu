@@ -109,6 +109,7 @@ void coll_rows(const Options& o, Comm& c, std::vector<Row>& out) {
   CK(cudaMalloc(&dst, maxb));
   const std::uint64_t cap = std::min<std::uint64_t>(o.lat_iters, 200);
   for (const coll::Kind k : coll::kKinds) {
+    if (!coll::wanted(o.coll_kinds, k)) continue;
     const std::string name = coll::row_name(k, "on_stream");
     for (const std::uint64_t size : o.coll_sizes) {
       const coll::Shape sh = coll::shape(k, size, c.n);
@@ -175,6 +176,8 @@ int main(int argc, char** argv) {
   app.add_option("--nranks", nranks, "number of ranks (default $BENCH_NRANKS)");
   app.add_flag("--no-table", no_table, "do not print the table");
   app.add_flag("--name-pes", name_pes, "append /pes=<ranks> to every row name");
+  std::string coll_kinds;
+  app.add_option("--coll-kinds", coll_kinds, "only these kinds (as gshmem-bench --coll-kinds; default all)");
   CLI11_PARSE(app, argc, argv);
 
   if (rank < 0) rank = env_int("BENCH_RANK", -1);
@@ -186,6 +189,8 @@ int main(int argc, char** argv) {
       throw std::invalid_argument("needs --rank and --nranks (or BENCH_RANK, BENCH_NRANKS)");
     if (suites != "coll" && suites != "all") throw std::invalid_argument("nccl-bench has only the coll suite");
     o.coll_sizes = bench::parse_sizes(sizes);
+    o.coll_kinds = bench::split_list(coll_kinds);
+    coll::check_kinds(o.coll_kinds);
     if (!app.remaining().empty() && rank == 0)
       fmt::print(stderr, "nccl-bench: ignoring {} option word(s) it does not use ({} ...)\n", app.remaining().size(),
                  app.remaining().front());
