@@ -62,35 +62,35 @@ std::map<unsigned long, std::string> maps() {
   return out;
 }
 
-void send_fd(int sock, int fd) {
+// One byte of payload and room for one descriptor (SCM_RIGHTS).
+struct FdMsg {
   char c = 0;
   iovec io{&c, 1};
   alignas(cmsghdr) char buf[CMSG_SPACE(sizeof(int))] = {};
   msghdr m{};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = buf;
-  m.msg_controllen = sizeof buf;
-  cmsghdr* h = CMSG_FIRSTHDR(&m);
+  FdMsg() {
+    m.msg_iov = &io;
+    m.msg_iovlen = 1;
+    m.msg_control = buf;
+    m.msg_controllen = sizeof buf;
+  }
+};
+
+void send_fd(int sock, int fd) {
+  FdMsg msg;
+  cmsghdr* h = CMSG_FIRSTHDR(&msg.m);
   h->cmsg_level = SOL_SOCKET;
   h->cmsg_type = SCM_RIGHTS;
   h->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(h), &fd, sizeof fd);
-  if (sendmsg(sock, &m, 0) != 1) std::exit(3);
+  if (sendmsg(sock, &msg.m, 0) != 1) std::exit(3);
 }
 
 int recv_fd(int sock) {
-  char c = 0;
-  iovec io{&c, 1};
-  alignas(cmsghdr) char buf[CMSG_SPACE(sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = buf;
-  m.msg_controllen = sizeof buf;
-  if (recvmsg(sock, &m, 0) != 1) std::exit(3);
+  FdMsg msg;
+  if (recvmsg(sock, &msg.m, 0) != 1) std::exit(3);
   int fd = -1;
-  std::memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof fd);
+  std::memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg.m)), sizeof fd);
   return fd;
 }
 

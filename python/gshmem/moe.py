@@ -227,6 +227,14 @@ class AllToAll:
                                "allocate it with that shape (num_local_experts = ceil(num_experts / world_size))")
         return p, dtype
 
+    def _begin(self, call, indices, bound_m, do_send, do_recv):
+        """What dispatch and combine check first: a live all-to-all, no send/receive split, indices and bound_m.
+        Returns (indices' address, m)."""
+        self._live(call)
+        _no_split(call, do_send, do_recv)
+        pi, rows = self._indices(call, indices)
+        return pi, self._bound(call, bound_m, rows)
+
     def dispatch(self, out_expert_num_tokens, out_expert_x, out_expert_x_scale, dp_x, dp_x_scale, indices, bound_m,
                  do_send=True, do_recv=True):
         """Sends this PE's tokens to their experts' PEs and receives its local experts' tokens (collective).
@@ -240,10 +248,7 @@ class AllToAll:
              written. out_expert_x_scale [L, G * T, scale columns] likewise, or None.
         """
         call = "gshmem.moe.AllToAll.dispatch"
-        self._live(call)
-        _no_split(call, do_send, do_recv)
-        pi, rows = self._indices(call, indices)
-        m = self._bound(call, bound_m, rows)
+        pi, m = self._begin(call, indices, bound_m, do_send, do_recv)
         hb, sb = self.hidden_dim_bytes, self.hidden_dim_scale_bytes
         px, _, xt = self._rows(call, "dp_x", dp_x, m, hb, "hidden")
         pc, shape, ct, _ = _read(call, "out_expert_num_tokens", out_expert_num_tokens)
@@ -282,10 +287,7 @@ class AllToAll:
              data-parallel group gets the same result, bit for bit.
         """
         call = "gshmem.moe.AllToAll.combine"
-        self._live(call)
-        _no_split(call, do_send, do_recv)
-        pi, rows = self._indices(call, indices)
-        m = self._bound(call, bound_m, rows)
+        pi, m = self._begin(call, indices, bound_m, do_send, do_recv)
         K, H = self.experts_per_token, self.hidden_dim
         pout, shape, ot, _ = _read(call, "out_tokens", out_tokens)
         if ot not in _COMBINE_TYPES:
