@@ -11,11 +11,11 @@ from gshmem.core.types import (BufferTypes, GshmemError, GshmemInvalid, GshmemNo
                                NvshmemWarning, Teams, Version)
 from gshmem.core.init_fini import (UniqueID, finalize, get_unique_id, get_version, init, my_pe, n_pes, team_my_pe,
                                    team_n_pes)
-from gshmem.core.memory import (Buffer, NvshmemResource, array, array_get_buffer, buffer, bytearray, bytetensor, free, free_array,
-                                free_tensor, get_multicast_array, get_multicast_buffer, get_multicast_tensor,
-                                get_peer_array, get_peer_buffer, get_peer_tensor, register_external_buffer,
-                                register_external_tensor, tensor, tensor_get_buffer, unregister_external_buffer,
-                                unregister_external_tensor)
+from gshmem.core.memory import (Buffer, NvshmemResource, array, array_get_buffer, buffer, bytearray, bytetensor,
+                                free, free_array, free_tensor, get_multicast_array, get_multicast_buffer,
+                                get_multicast_tensor, get_peer_array, get_peer_buffer, get_peer_tensor,
+                                register_external_buffer, register_external_tensor, tensor, tensor_get_buffer,
+                                unregister_external_buffer, unregister_external_tensor)
 from gshmem.core.rma import (ComparisonType, SignalOp, flush, get, get_nbi, put, put_nbi, put_signal,
                              put_signal_nbi, quiet, signal_fetch, signal_op, signal_wait)
 from gshmem.core.collective import (alltoall, barrier, barrier_all, broadcast, collective_on_buffer, fcollect,

@@ -18,8 +18,9 @@ from gshmem import _gshmem
 from gshmem.core._interop import address, describe, make_array, readers, torch_dtype
 from gshmem.core.types import GshmemInvalid, NvshmemWarning, require_init, state
 
-__all__ = ["Buffer", "NvshmemResource", "buffer", "free", "get_peer_buffer", "get_multicast_buffer", "register_external_buffer",
-           "unregister_external_buffer", "array", "bytearray", "free_array", "get_peer_array", "get_multicast_array",
+__all__ = ["Buffer", "NvshmemResource", "buffer", "free", "get_peer_buffer", "get_multicast_buffer",
+           "register_external_buffer", "unregister_external_buffer", "array", "bytearray", "free_array",
+           "get_peer_array", "get_multicast_array",
            "array_get_buffer", "tensor", "bytetensor", "free_tensor", "get_peer_tensor", "get_multicast_tensor",
            "tensor_get_buffer", "register_external_tensor", "unregister_external_tensor"]
 
