@@ -611,13 +611,119 @@ def check_bad_input(lib, me, n):
     lib.free(x)
 
 
+def check_api_surface(lib, me, n):
+    """nvshmem4py 0.x names and behaviours beyond the calls above, as its modules define them (NVIDIA/nvshmem
+    nvshmem4py/nvshmem/core/*.py) and programs reach them: init(except_on_del=) (init_fini.py of 0.1), MutableEnum
+    and NvshmemResource in nvshmem_types' __all__, module_init in init_fini, collective's module tables (amo.py
+    imports external_to_nvshmem_dtypes), Teams.add / remove raising ValueError (MutableEnum), a team name given
+    twice, team_destroy of a handle that is no team (teams_test.py: "C API is idempotent"), Buffer.memory_resource /
+    .close() (cuda.core Buffers), `import nvshmem.core.interop.cute` (CuTe DSL users) and nvshmem.core.device.*."""
+    import importlib
+    import inspect
+    from gshmem.core.init_fini import module_init
+    from gshmem.core.nvshmem_types import MutableEnum, NvshmemResource
+    T, W = nvshmem.Teams, nvshmem.Teams.TEAM_WORLD
+    assert inspect.signature(nvshmem.init).parameters["except_on_del"].default is True
+    assert module_init is nvshmem.module_init and nvshmem.NvshmemResource is NvshmemResource
+    assert nvshmem.collective.external_to_nvshmem_dtypes["torch.float32"] == "float"
+    assert nvshmem.collective.external_to_nvshmem_dtypes["bool"] == "uint8" and "sum" in nvshmem.collective.valid_ops
+    assert nvshmem.collective.valid_collectives == ["reduce", "reducescatter", "alltoall", "fcollect", "broadcast"]
+    # MutableEnum: nvshmem4py's class, with its errors
+    names = [f"K{i}" for i in np.random.default_rng([SEED, 7]).permutation(5)]
+    m = MutableEnum(**{k: i for i, k in enumerate(names)})
+    assert list(m) == names and m[names[2]] == 2 and getattr(m, names[4]) == 4 and names[0] in m and "X" not in m
+    raises(ValueError, m.add, names[1], 9)
+    raises(ValueError, m.remove, "X")
+    raises(KeyError, m.__getitem__, "X")
+    raises(AttributeError, getattr, m, "X")
+    m.remove_by_value(99)  # unknown value: nothing happens
+    m.remove_by_value(3)
+    m.remove(names[0])
+    m.add("X", 7)
+    assert list(m.items()) == [(k, i) for i, k in enumerate(names) if i not in (0, 3)] + [("X", 7)]
+    assert list(MutableEnum.from_enum(nvshmem.BufferTypes).keys()) == ["NORMAL", "PEER", "MULTIMEM", "EXTERNAL"]
+    # Teams: add of a registered name and remove of an unknown one raise ValueError (NvshmemInvalid here)
+    e = raises(ValueError, T.add, "TEAM_WORLD", 0)
+    assert isinstance(e, nvshmem.NvshmemInvalid) and "Teams.add" in e.msg and int(T.TEAM_WORLD) == 0
+    raises(ValueError, T.remove, "NO_SUCH_TEAM")
+    # a new_team_name already registered: ValueError on every PE before the collective, the old team untouched
+    t = nvshmem.team_split_strided(W, 0, 1, n, None, 0, new_team_name="GAP_TEAM")
+    for call, args in ((nvshmem.team_split_strided, (W, 0, 1, n, None, 0)), (nvshmem.team_init, (None, 0, n, me))):
+        e = raises(ValueError, call, *args, new_team_name="GAP_TEAM")
+        assert call.__name__ in e.msg and "GAP_TEAM" in e.msg, e.msg
+    x, y = nvshmem.team_split_2d(W, n, None, 0, None, 0, new_team_name="GAP2")
+    e = raises(ValueError, nvshmem.team_split_2d, W, n, None, 0, None, 0, new_team_name="GAP2")
+    assert "team_split_2d" in e.msg and "GAP2_X" in e.msg
+    src, dst = lib.new((5,), "int32"), lib.new((5,), "int32")
+    lib.set(src, data(me, 5, "int32"))
+    lib.poison(dst)
+    nvshmem.reduce(T.GAP_TEAM, dst, src, "max")  # the first team still works
+    same(lib.host(dst), np.max([data(p, 5, "int32") for p in range(n)], axis=0), "reduce on GAP_TEAM")
+    handle = int(t)
+    nvshmem.team_destroy("GAP_TEAM")
+    nvshmem.team_destroy(handle)  # destroyed already: nothing happens, as nvshmem4py's C API does
+    nvshmem.team_destroy(30)  # never made (teams_test.py test_team_destroy_negative)
+    assert "GAP_TEAM" not in T and nvshmem.team_n_pes(handle) <= 0
+    nvshmem.team_destroy(x)
+    nvshmem.team_destroy(y)
+    # Buffer.memory_resource (NvshmemResource) and close(): a peer view is forgotten, a live buffer must be freed
+    buf = nvshmem.buffer(8 * n)
+    mr = buf.memory_resource
+    assert isinstance(mr, NvshmemResource) and mr.is_host_accessible == (not lib.gpu) and mr is buf.memory_resource
+    assert mr.is_device_accessible == lib.gpu
+    e = raises(nvshmem.NvshmemError, buf.close)
+    assert "Buffer.close" in e.msg and "free(buf)" in e.msg, e.msg
+    b2 = mr.allocate(8 * n)  # collective, as buffer()
+    want = data(me, n, "int64")
+    _fill_buffer(b2, want)
+    lib.xp.sync()
+    nvshmem.barrier_all()
+    peer = (me + 1) % n
+    view = mr.get_peer_buffer(b2, peer)
+    assert view.handle == nvshmem.get_peer_buffer(b2, peer).handle and view.size == b2.size
+    if not lib.gpu:  # the peer's bytes, read through the view on the host
+        same(np.array(np.from_dlpack(view)).view(np.int64), data(peer, n, "int64"), "NvshmemResource peer view")
+    view.close()  # forgotten (local)
+    raises(nvshmem.NvshmemInvalid, mr.get_mc_buffer, W, b2)
+    nvshmem.barrier_all()
+    nvshmem.free(b2)
+    nvshmem.free(buf)
+    buf.close()  # freed already: nothing happens
+    mr.deallocate(b2.handle, b2.size)
+    lib.free(dst)
+    lib.free(src)
+    # nvshmem.core.interop.cute (imported on request) and nvshmem.core.device.*: present, and they say what to do
+    import gshmem.core.interop.cute as cute
+    assert set(cute.__all__) >= {"tensor", "bytetensor", "free_tensor", "tensor_get_buffer", "cleanup_cute"}
+    for fn, args in ((cute.tensor, ((4,),)), (cute.bytetensor, ((4,),)), (cute.free_tensor, (None,)),
+                     (cute.tensor_get_buffer, (None,)), (cute.get_peer_tensor, (None, 0)),
+                     (cute.get_multicast_tensor, (W, None)), (cute.register_external_tensor, (None,)),
+                     (cute.unregister_external_tensor, (None,))):
+        e = raises(nvshmem.GshmemNotSupported, fn, *args)
+        assert isinstance(e, NotImplementedError) and isinstance(e, nvshmem.NvshmemError)
+        assert f"cute.{fn.__name__}" in e.msg and "Fix:" in e.msg, e.msg
+    cute.cleanup_cute()
+    import gshmem.core.device  # noqa: F401
+    for name in ("numba", "cute", "numba_cuda_mlir"):
+        e = raises(ImportError, importlib.import_module, f"gshmem.core.device.{name}")
+        assert f"gshmem.core.device.{name}" in str(e) and "Fix:" in str(e), e
+    nvshmem.barrier_all()
+
+
 def check_torch_only(lib, me, n):
     """torch patterns: tensor(shape) with dtype left out (torch's default dtype), tensor((n,), dtype=torch.int32)
     .fill_(rank) then alltoall without a stream (pplx-kernels fork tests/test_nvshmem.py), an fp8 tensor as an int8
     allocation viewed as float8 (triton-distributed's nvshmem_create_tensor), bytetensor, tensor_get_buffer."""
     import torch
     t = nvshmem.tensor((3, 2))
-    assert t.dtype == torch.get_default_dtype()
+    assert t.dtype == torch.float32  # dtype left out: float32 (nvshmem4py's default), whatever torch's default
+    old_default = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        t64, t32 = nvshmem.tensor((2,), dtype=None), nvshmem.tensor((2,))  # None: torch's default dtype
+    finally:
+        torch.set_default_dtype(old_default)
+    assert t64.dtype == torch.float64 and t32.dtype == torch.float32, (t64.dtype, t32.dtype)
     t_in = nvshmem.tensor((n,), dtype=torch.int32).fill_(me)
     t_out = nvshmem.tensor((n,), dtype=torch.int32)
     nvshmem.collective.alltoall(nvshmem.Teams.TEAM_WORLD, t_out, t_in)
@@ -634,7 +740,7 @@ def check_torch_only(lib, me, n):
     buf, size, dt = nvshmem.tensor_get_buffer(t_out)
     assert size == 4 * n and dt == "torch.int32" and buf.handle == t_out.data_ptr()
     nvshmem.barrier_all()
-    for x in (bt, t_out, t_in, t):
+    for x in (bt, t_out, t_in, t32, t64, t):
         nvshmem.free_tensor(x)
 
 
@@ -705,6 +811,7 @@ def env_main():
     check_amo(lib, me, n)
     check_peers(lib, me, n)
     check_bad_input(lib, me, n)
+    check_api_surface(lib, me, n)
     if LIB == "torch":
         check_torch_only(lib, me, n)
     if lib.gpu:

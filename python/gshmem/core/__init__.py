@@ -3,18 +3,19 @@
 GPU PEs: torch tensors (tensor), CuPy arrays (array) and buffers on the symmetric heap, every call on a CUDA stream
 (torch's, CuPy's, any __cuda_stream__ object, or the current one). CPU PEs: NumPy arrays and torch CPU tensors,
 blocking host calls. nvshmem4py's module paths are here too (gshmem.core.collective, .direct, .utils, .amo,
-.nvshmem_types, .interop.torch, .interop.cupy). See python/README.md.
+.nvshmem_types, .interop.torch, .interop.cupy; .interop.cute and .device exist and say what gshmem does
+instead). See python/README.md.
 """
-from gshmem.core.types import (BufferTypes, GshmemError, GshmemInvalid, GshmemNotSupported, NvshmemError,
-                               NvshmemInvalid, NvshmemKernelObject, NvshmemStream, NvshmemStreamsType, NvshmemWarning,
-                               Teams, Version)
+from gshmem.core.types import (BufferTypes, GshmemError, GshmemInvalid, GshmemNotSupported, MutableEnum,
+                               NvshmemError, NvshmemInvalid, NvshmemKernelObject, NvshmemStream, NvshmemStreamsType,
+                               NvshmemWarning, Teams, Version)
 from gshmem.core.init_fini import (UniqueID, finalize, get_unique_id, get_version, init, my_pe, n_pes, team_my_pe,
                                    team_n_pes)
-from gshmem.core.memory import (Buffer, array, array_get_buffer, buffer, bytearray, bytetensor, free, free_array,
-                                free_tensor, get_multicast_array, get_multicast_buffer, get_multicast_tensor,
-                                get_peer_array, get_peer_buffer, get_peer_tensor, register_external_buffer,
-                                register_external_tensor, tensor, tensor_get_buffer, unregister_external_buffer,
-                                unregister_external_tensor)
+from gshmem.core.memory import (Buffer, NvshmemResource, array, array_get_buffer, buffer, bytearray, bytetensor,
+                                free, free_array, free_tensor, get_multicast_array, get_multicast_buffer,
+                                get_multicast_tensor, get_peer_array, get_peer_buffer, get_peer_tensor,
+                                register_external_buffer, register_external_tensor, tensor, tensor_get_buffer,
+                                unregister_external_buffer, unregister_external_tensor)
 from gshmem.core.rma import (ComparisonType, SignalOp, flush, get, get_nbi, put, put_nbi, put_signal,
                              put_signal_nbi, quiet, signal_fetch, signal_op, signal_wait)
 from gshmem.core.collective import (alltoall, barrier, barrier_all, broadcast, collective_on_buffer, fcollect,
@@ -31,7 +32,7 @@ import gshmem.core.interop.cupy  # noqa: F401,E402 (nvshmem.core.interop.cupy / 
 import gshmem.core.interop.torch  # noqa: F401,E402
 
 __all__ = ["GshmemError", "GshmemInvalid", "GshmemNotSupported", "NvshmemError", "NvshmemInvalid", "NvshmemWarning",
-           "Teams", "Version",
+           "Teams", "MutableEnum", "Version", "NvshmemResource",
            "NvshmemStream", "NvshmemStreamsType", "BufferTypes", "NvshmemKernelObject", "UniqueID", "finalize",
            "get_unique_id", "get_version", "init", "my_pe", "n_pes", "team_my_pe", "team_n_pes", "InitStatus",
            "init_status",

@@ -33,6 +33,15 @@ NVSHMEM_DTYPES = {"half": "float16", "fp16": "float16", "bfloat16": "bfloat16", 
                   "uint32": "uint32", "uint32_t": "uint32", "long": "int64", "longlong": "int64", "int64": "int64",
                   "int64_t": "int64", "ptrdiff": "int64", "ulonglong": "uint64", "uint64": "uint64",
                   "uint64_t": "uint64", "size": "uint64"}
+# nvshmem4py.core.collective's module-level tables, which programs (and its amo.py) read: the ops it takes, the
+# collectives collective_on_buffer names, and array dtype names (str(torch dtype) / NumPy / CuPy) -> NVSHMEM's.
+valid_ops = ["min", "max", "sum", None]
+valid_collectives = ["reduce", "reducescatter", "alltoall", "fcollect", "broadcast"]
+external_to_nvshmem_dtypes = {f"{prefix}{name}": nv for prefix in ("torch.", "")
+                              for name, nv in (("float16", "half"), ("bfloat16", "bfloat16"), ("float32", "float"),
+                                               ("float64", "double"), ("uint8", "uint8"), ("int8", "int8"),
+                                               ("int16", "int16"), ("int32", "int32"), ("int64", "int64"),
+                                               ("bool", "uint8"))}
 _BITWISE_OK = {0, 1, 2, 3, 4, 5, 6, 7}
 _ITEMSIZE = {0: 1, 1: 2, 2: 4, 3: 8, 4: 1, 5: 2, 6: 4, 7: 8, 8: 4, 9: 8, 10: 2, 11: 2}
 

@@ -6,10 +6,11 @@ import numpy as np
 from gshmem import _gshmem
 from gshmem.core import memory
 from gshmem.core._interop import DLPACK_CPU, DLPACK_CUDA
+from gshmem.core.modules import library_finalize, library_init, module_finalize, module_init  # nvshmem4py's home
 from gshmem.core.types import GshmemInvalid, Version, require_init, state
 
 __all__ = ["UniqueID", "get_unique_id", "init", "finalize", "my_pe", "n_pes", "team_my_pe", "team_n_pes",
-           "get_version"]
+           "get_version", "module_init", "module_finalize", "library_init", "library_finalize"]
 
 
 # nvshmem4py's unique id (nvshmemx_uniqueid_v1): a one-element NumPy record array, so the programs' ways of moving
@@ -110,7 +111,7 @@ def _init_mpi(mpi_comm):
     _gshmem.init_uid(uid, rank, nranks)
 
 
-def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializer_method=""):
+def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializer_method="", except_on_del=True):
     """Starts this PE.
 
     With no arguments (gshmem's addition; nvshmem4py requires a method): from the environment, as gshmem_init does
@@ -119,6 +120,8 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     mpi_comm, an mpi4py communicator. device: the GPU to use (a cuda.core Device, an int or torch.device); without
     it the GPU current at init, else the one of this PE's local rank. On GPU PEs torch's current device (when the
     program imported torch) is set to the PE's GPU, so tensors it makes are beside the symmetric heap.
+    except_on_del (nvshmem4py 0.1's keyword: raise or log when a buffer is dropped without free()): accepted; gshmem
+    never frees on garbage collection (finalize() frees what is left), so there is nothing to report.
     """
     if state.initialized:  # nvshmem4py (NVSHMEM) counts nested init calls: each needs its finalize()
         state.init_count += 1

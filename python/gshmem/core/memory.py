@@ -18,8 +18,9 @@ from gshmem import _gshmem
 from gshmem.core._interop import address, describe, make_array, readers, torch_dtype
 from gshmem.core.types import GshmemInvalid, NvshmemWarning, require_init, state
 
-__all__ = ["Buffer", "buffer", "free", "get_peer_buffer", "get_multicast_buffer", "register_external_buffer",
-           "unregister_external_buffer", "array", "bytearray", "free_array", "get_peer_array", "get_multicast_array",
+__all__ = ["Buffer", "NvshmemResource", "buffer", "free", "get_peer_buffer", "get_multicast_buffer",
+           "register_external_buffer", "unregister_external_buffer", "array", "bytearray", "free_array",
+           "get_peer_array", "get_multicast_array",
            "array_get_buffer", "tensor", "bytetensor", "free_tensor", "get_peer_tensor", "get_multicast_tensor",
            "tensor_get_buffer", "register_external_tensor", "unregister_external_tensor"]
 
@@ -51,6 +52,27 @@ class Buffer:
 
     # cuda.core Buffer's queries that programs read
     @property
+    def memory_resource(self):
+        """The NvshmemResource the buffer came from (one per process: the symmetric heap)."""
+        return _resource()
+
+    def close(self, stream=None):
+        """cuda.core's Buffer.close as nvshmem4py's buffers have it: a peer view is forgotten (local), a buffer
+        already freed does nothing, and a live allocation raises NvshmemInvalid (it must be freed with free(),
+        a collective; nvshmem4py raises NvshmemError "freed implicitly" there)."""
+        if not state.initialized:
+            return
+        if self.peer is not None or self.handle in _peers:
+            _peers.pop(self.handle, None)
+            return
+        entry = _allocs.get(self.handle)
+        if entry is not None:
+            what = "a registered external region: unregister_external_buffer(buf)" if entry[1] else \
+                "a live allocation: free(buf) (every PE calls it)"
+            raise GshmemInvalid(f"Buffer.close: buffer 0x{self.handle:x} ({self.size} bytes) is {what}; closing it "
+                                "alone would leave the other PEs' copies allocated. Fix: release it that way")
+
+    @property
     def device_id(self):
         return state.device[1] if not state.cpu_pes else -1
 
@@ -64,6 +86,58 @@ class Buffer:
 
 
 readers[Buffer] = lambda b, call, what: (b.handle, b.size, b.size, None, "buffer")
+
+
+class NvshmemResource:
+    """nvshmem4py's memory resource (a cuda.core MemoryResource there): where buffer() allocates. Here one per
+    process over gshmem's symmetric heap, reached as buffer.memory_resource or made directly; its methods are the
+    module functions (allocate: buffer(), deallocate: Buffer.close(), get_peer_buffer, get_mc_buffer,
+    register_external_buffer, unregister_external_buffer)."""
+
+    def __init__(self, device=None):
+        self.device = device
+
+    def allocate(self, size, stream=None, release=False, except_on_del=True):
+        return buffer(size, release=release, except_on_del=except_on_del)
+
+    def deallocate(self, ptr, size, stream=None):
+        Buffer(int(ptr), int(size)).close(stream)
+
+    def get_peer_buffer(self, buffer, pe):  # noqa: F811 (nvshmem4py's names)
+        return get_peer_buffer(buffer, pe)
+
+    def get_mc_buffer(self, team, buffer):  # noqa: F811
+        return get_multicast_buffer(team, buffer)
+
+    def register_external_buffer(self, buffer, call_register=True):  # noqa: F811
+        return register_external_buffer(buffer)
+
+    def unregister_external_buffer(self, buffer):  # noqa: F811
+        unregister_external_buffer(buffer)
+
+    @property
+    def is_device_accessible(self):
+        return not state.cpu_pes
+
+    @property
+    def is_host_accessible(self):
+        return state.cpu_pes
+
+    @property
+    def device_id(self):
+        return state.device[1] if not state.cpu_pes else -1
+
+    def __repr__(self):
+        return f"<gshmem NvshmemResource device={self.device_id}>"
+
+
+_the_resource = []
+
+
+def _resource():
+    if not _the_resource:
+        _the_resource.append(NvshmemResource())
+    return _the_resource[0]
 
 
 def _track(p, size, external=False):
@@ -308,17 +382,17 @@ def _import_torch(call):
     return torch
 
 
-def tensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
-    """A torch tensor of `shape` (a tuple or an int) and `dtype` (default: torch's default dtype, float32 unless
-    changed) on the symmetric heap (collective): on the PE's GPU, or in host memory on CPU PEs. morder "F":
-    column-major strides over the same memory."""
+def tensor(shape, dtype="float32", release=False, morder="C", except_on_del=True):
+    """A torch tensor of `shape` (a tuple or an int) and `dtype` on the symmetric heap (collective): on the PE's
+    GPU, or in host memory on CPU PEs. As in nvshmem4py, dtype left out is torch.float32 and dtype=None is torch's
+    default dtype. morder "F": column-major strides over the same memory."""
     torch = _import_torch("tensor")
     _check_morder(morder, "tensor")
     dtype = torch_dtype(torch, torch.get_default_dtype() if dtype is None else dtype)
     return _new("torch", shape, dtype, dtype.itemsize, "tensor", morder)
 
 
-def bytetensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
+def bytetensor(shape, dtype="float32", release=False, morder="C", except_on_del=True):
     """A torch uint8 tensor of `shape` on the symmetric heap (dtype is not used: nvshmem4py's behaviour)."""
     torch = _import_torch("bytetensor")
     return tensor(shape, dtype=torch.uint8, release=release, morder=morder)

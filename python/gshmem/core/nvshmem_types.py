@@ -1,7 +1,9 @@
 """nvshmem4py's nvshmem.core.nvshmem_types, for `from nvshmem.core.nvshmem_types import *`: the exceptions, Teams,
-Version, NvshmemStream, BufferTypes, NvshmemKernelObject (all defined in gshmem.core.types)."""
-from gshmem.core.types import (BufferTypes, NvshmemError, NvshmemInvalid, NvshmemKernelObject, NvshmemStream,
-                               NvshmemStreamsType, NvshmemWarning, Teams, Version)
+MutableEnum, Version, NvshmemStream, BufferTypes, NvshmemKernelObject (defined in gshmem.core.types) and
+NvshmemResource (gshmem.core.memory)."""
+from gshmem.core.memory import NvshmemResource
+from gshmem.core.types import (BufferTypes, MutableEnum, NvshmemError, NvshmemInvalid, NvshmemKernelObject,
+                               NvshmemStream, NvshmemStreamsType, NvshmemWarning, Teams, Version)
 
-__all__ = ["Version", "NvshmemInvalid", "NvshmemError", "NvshmemWarning", "NvshmemStream", "NvshmemStreamsType",
-           "Teams", "BufferTypes", "NvshmemKernelObject"]
+__all__ = ["Version", "NvshmemInvalid", "NvshmemError", "NvshmemWarning", "NvshmemResource", "NvshmemStream",
+           "NvshmemStreamsType", "MutableEnum", "Teams", "BufferTypes", "NvshmemKernelObject"]

@@ -57,10 +57,22 @@ def _team_arg(team, call, what="parent_team"):
     return int(team)
 
 
-def _register(handle, name):
+def _free_names(call, *names):
+    """Names given by the program must not be registered yet (nvshmem4py's Teams.add raises ValueError after the
+    team was made; checked here before the collective, so no team is left behind)."""
+    for name in names:
+        if name in Teams:
+            raise GshmemInvalid(f"{call}: new_team_name {name!r} is already registered in Teams (handle "
+                                f"{int(Teams[name])}). Fix: pick another name, or team_destroy that team first")
+
+
+def _register(handle, name, given):
     if handle < 0:
         return None  # this PE is not a member (as nvshmem4py: None, not an error)
-    Teams.add(name, handle)
+    if given:
+        Teams.add(name, handle)
+    else:
+        Teams._set(name, handle)  # TEAM_<handle>: any older entry of that name was a team now gone
     return Teams[name]
 
 
@@ -76,8 +88,10 @@ def team_split_strided(parent_team, start, stride, size, config=None, config_mas
         raise GshmemInvalid(f"{call}: start={start}, stride={stride}, size={size} do not name members of the parent "
                             f"team (0..{n - 1}): size > 0, stride >= 1, start >= 0 and the last member in range")
     _check_mask(config_mask, call)
+    if new_team_name:
+        _free_names(call, new_team_name)
     handle = _gshmem.team_split_strided(parent, int(start), int(stride), int(size))
-    return _register(handle, new_team_name or f"TEAM_{handle}")
+    return _register(handle, new_team_name or f"TEAM_{handle}", bool(new_team_name))
 
 
 def team_split_2d(parent_team, xrange, xaxis_config=None, xaxis_mask=0, yaxis_config=None, yaxis_mask=0,
@@ -89,10 +103,13 @@ def team_split_2d(parent_team, xrange, xaxis_config=None, xaxis_mask=0, yaxis_co
         raise GshmemInvalid(f"team_split_2d: xrange={xrange} must be at least 1")
     _check_mask(xaxis_mask, "team_split_2d", "xaxis_mask")
     _check_mask(yaxis_mask, "team_split_2d", "yaxis_mask")
+    if new_team_name:
+        _free_names("team_split_2d", f"{new_team_name}_X", f"{new_team_name}_Y")
     x, y = _gshmem.team_split_2d(parent, int(xrange))
     xname = f"{new_team_name}_X" if new_team_name else f"TEAM_X_{x}"
     yname = f"{new_team_name}_Y" if new_team_name else f"TEAM_Y_{y}"
-    return _register(x, xname), _register(y, yname)
+    given = bool(new_team_name)
+    return _register(x, xname, given), _register(y, yname, given)
 
 
 def team_init(team_config, config_mask, npes, pe_idx_in_team, new_team_name=None):
@@ -108,10 +125,12 @@ def team_init(team_config, config_mask, npes, pe_idx_in_team, new_team_name=None
         raise GshmemInvalid(f"{call}: npes={npes}, pe_idx_in_team={pe_idx_in_team}: gshmem makes teams of arbitrary "
                             f"PE sets only by splitting; team_init supports all {n} PEs in world order (npes="
                             f"n_pes(), pe_idx_in_team=my_pe()). Fix: use team_split_strided or team_split_2d")
+    if new_team_name:
+        _free_names(call, new_team_name)
     handle = _gshmem.team_split_strided(int(Teams.TEAM_WORLD), 0, 1, n)
     if handle < 0:
         raise GshmemInvalid(f"{call}: the team could not be made")
-    return _register(handle, new_team_name or f"TEAM_{handle}")
+    return _register(handle, new_team_name or f"TEAM_{handle}", bool(new_team_name))
 
 
 def team_translate_pe(src_team, src_pe, dest_team):
@@ -125,10 +144,13 @@ def team_translate_pe(src_team, src_pe, dest_team):
 
 
 def team_destroy(team):
-    """Every member calls: destroys a team a split made (by handle or name) and removes it from Teams."""
+    """Every member calls: destroys a team a split made (by handle or name) and removes it from Teams. As in
+    nvshmem4py, an unknown name raises KeyError and a handle that is not a live team (never made, destroyed
+    already, or this PE is not a member) does nothing; a predefined team raises NvshmemInvalid."""
     require_init("team_destroy")
     t = Teams[team] if isinstance(team, str) else team
     if int(t) in _PREDEFINED_HANDLES:
         raise GshmemInvalid(f"team_destroy: {t!r} is a predefined team, which cannot be destroyed")
-    _gshmem.team_destroy(int(t))
+    if _gshmem.team_n_pes(int(t)) > 0:
+        _gshmem.team_destroy(int(t))
     Teams.remove_by_value(int(t))

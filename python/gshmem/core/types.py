@@ -4,8 +4,8 @@ from enum import IntEnum
 
 from gshmem import _gshmem
 
-__all__ = ["Teams", "NvshmemError", "NvshmemInvalid", "NvshmemWarning", "GshmemError", "GshmemInvalid",
-           "GshmemNotSupported", "Version",
+__all__ = ["Teams", "MutableEnum", "NvshmemError", "NvshmemInvalid", "NvshmemWarning", "GshmemError",
+           "GshmemInvalid", "GshmemNotSupported", "Version",
            "NvshmemStream", "NvshmemStreamsType", "BufferTypes", "NvshmemKernelObject"]
 
 # gshmem's own errors come from the library with its message (the call, the cause and the fix) and .status.
@@ -102,10 +102,22 @@ class Teams(metaclass=_TeamsMeta):
 
     @classmethod
     def add(cls, name, value):
+        """Registers a team under `name`; a name already there raises ValueError (NvshmemInvalid), as nvshmem4py's
+        MutableEnum does."""
+        if name in cls._teams:
+            raise GshmemInvalid(f"Teams.add: a team named {name!r} is already registered (handle "
+                                f"{int(cls._teams[name])}). Fix: pick another name, or team_destroy the old team")
+        cls._set(name, value)
+
+    @classmethod
+    def _set(cls, name, value):  # gshmem.core's own registrations: a name made from a live handle replaces
         cls._teams[name] = Team(value, name)
 
     @classmethod
     def remove(cls, name):
+        """Forgets the name (not the team: team_destroy destroys it); an unknown name raises ValueError."""
+        if name not in cls._teams:
+            raise GshmemInvalid(f"Teams.remove: no team named {name!r} is registered")
         del cls._teams[name]
 
     @classmethod
@@ -117,8 +129,68 @@ class Teams(metaclass=_TeamsMeta):
 for _name, _value in (("TEAM_INVALID", -1), ("TEAM_WORLD", 0), ("TEAM_WORLD_INDEX", 0), ("TEAM_SHARED", 1),
                       ("TEAM_SHARED_INDEX", 1), ("TEAM_NODE", 2), ("TEAM_NODE_INDEX", 2),
                       ("TEAM_SAME_MYPE_NODE", 3), ("TEAM_SAME_MYPE_NODE_INDEX", 3)):
-    Teams.add(_name, _value)
+    Teams._set(_name, _value)
 PREDEFINED_TEAMS = frozenset(Teams._teams)
+
+
+class MutableEnum:
+    """nvshmem4py's MutableEnum (what its Teams is): names -> values that can be added (a name already there:
+    ValueError) and removed (an unknown name: ValueError; remove_by_value of an unknown value does nothing); read as
+    attributes or items (KeyError / AttributeError for unknown names); `in` tests a name; keys / values / items;
+    iterating gives the names. gshmem.core's Teams behaves the same way (its members are also team handles)."""
+
+    def __init__(self, **members):
+        self._members = dict(members)
+
+    @classmethod
+    def from_enum(cls, enum_cls):
+        return cls(**{m.name: m.value for m in enum_cls})
+
+    def add(self, key, value):
+        if key in self._members:
+            raise ValueError(f"MutableEnum.add: {key!r} is already a member")
+        self._members[key] = value
+
+    def remove(self, key):
+        if key not in self._members:
+            raise ValueError(f"MutableEnum.remove: {key!r} is not a member")
+        del self._members[key]
+
+    def remove_by_value(self, value):
+        for key, v in self._members.items():
+            if v == value:
+                del self._members[key]
+                return
+
+    def __getattr__(self, item):
+        members = self.__dict__.get("_members", {})
+        if item in members:
+            return members[item]
+        raise AttributeError(f"MutableEnum has no member {item!r}")
+
+    def __getitem__(self, item):
+        try:
+            return self._members[item]
+        except KeyError:
+            raise KeyError(f"MutableEnum has no member {item!r}") from None
+
+    def __contains__(self, item):
+        return item in self._members
+
+    def __iter__(self):
+        return iter(self._members)
+
+    def keys(self):
+        return self._members.keys()
+
+    def values(self):
+        return self._members.values()
+
+    def items(self):
+        return self._members.items()
+
+    def __repr__(self):
+        return "<MutableEnum " + ", ".join(f"{k}={v}" for k, v in self._members.items()) + ">"
 
 
 class _State:

@@ -1,2 +1,2 @@
-"""nvshmem4py's nvshmem.core.interop.torch and .cupy module paths (programs import the tensor / array functions
-from there)."""
+"""nvshmem4py's nvshmem.core.interop.torch, .cupy and .cute module paths (programs import the tensor / array
+functions from there; .cute is imported only on request, as in nvshmem4py)."""
