@@ -37,6 +37,10 @@ enum class Amo : int { Fetch, Set, Swap, CompareSwap, FetchAdd, FetchAnd, FetchO
 
 GSHMEM_API void init(unsigned flags, const gshmemx_init_attr_t* attr, int major, int minor, int patch);
 GSHMEM_API void finalize();
+// This PE ends without finalize: tells the other PEs now (they fail their waits naming it and `how`) instead of at
+// exit(). For hosts whose own shutdown can block before exit() runs (a Python program ending on an unhandled
+// exception while mpi4py's MPI_Finalize waits for the other ranks). Nothing happens when not initialised.
+GSHMEM_API void leave(const char* how);
 GSHMEM_API bool initialized();
 GSHMEM_API int my_pe();
 GSHMEM_API int n_pes();

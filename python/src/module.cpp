@@ -95,6 +95,7 @@ NB_MODULE(_gshmem, m) {
       },
       nb::arg("uid"), nb::arg("rank"), nb::arg("nranks"));
   m.def("finalize", &host::finalize, nogil());
+  m.def("leave", [](const std::string& how) { host::leave(how.c_str()); }, nogil());
   m.def("initialized", &host::initialized);
   m.def("my_pe", &host::my_pe);
   m.def("n_pes", &host::n_pes);

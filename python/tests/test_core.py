@@ -1,7 +1,7 @@
 """gshmem.core end to end: launches PEs running worker.py on each array library this machine has.
 
-CPU PEs (always; CI): NumPy arrays at 2 and 4 PEs under gshmemrun, UID init with plain processes, and torch CPU
-tensors where torch is installed. GPU PEs (where a GPU is visible): torch tensors and CuPy arrays under gshmemrun,
+CPU PEs (always; CI): NumPy arrays at 2 and 4 PEs under gshmemrun, UID init with plain processes, over mpi4py
+(mpirun) at 2 and 3 PEs, and torch CPU tensors where torch is installed. GPU PEs (where a GPU is visible): torch tensors and CuPy arrays under gshmemrun,
 under torchrun, and over mpi4py (mpirun), as many of those as are installed. A machine without them skips those
 cases and says why.
 """
@@ -10,6 +10,7 @@ import random
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,51 @@ def test_gpu_torchrun(tmp_path):
     e = dict(env(seed, "torch", "gpu"), TMPDIR=str(tmp_path))  # torchrun's torchelastic_* folders go there
     r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(WORKER)], e)
     check(r, seed, n)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_mpi4py(n):
+    """CPU PEs under mpirun: init(initializer_method="mpi") over mpi4py's COMM_WORLD (nvshmem4py's default
+    communicator), a bad mpi_comm refused, then the whole worker."""
+    mpirun = shutil.which("mpirun")
+    if not mpirun or not have("mpi4py"):
+        pytest.skip("mpirun or mpi4py is not installed")
+    seed = random.randrange(1 << 30)
+    e = env(seed)
+    exports = [a for v in ("GSHMEM_TEST_SEED", "GSHMEM_TEST_LIB", "GSHMEM_DEVICE", "PATH", "PYTHONPATH",
+                           "LD_LIBRARY_PATH") if v in e for a in ("-x", v)]
+    r = run([mpirun, "--allow-run-as-root", "--oversubscribe", "-n", str(n), *exports, sys.executable, str(WORKER),
+             "mpi"], e)
+    check(r, seed, n)
+
+
+@pytest.mark.parametrize("launch", ["gshmemrun", "mpirun"])
+def test_unhandled_exception(launch):
+    """The last PE ends on an unhandled exception while the others wait in barrier_all: they fail within seconds,
+    naming it and its exception (under mpirun too, where mpi4py's MPI_Finalize at exit would otherwise wait for
+    them), long before GSHMEM_WAIT_TIMEOUT."""
+    e = dict(env(random.randrange(1 << 30)), GSHMEM_WAIT_TIMEOUT="300")
+    worker = [sys.executable, str(HERE / "exit_worker.py")]
+    if launch == "mpirun":
+        mpirun = shutil.which("mpirun")
+        if not mpirun or not have("mpi4py"):
+            pytest.skip("mpirun or mpi4py is not installed")
+        cmd = [mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "3",
+               *[a for v in ("GSHMEM_DEVICE", "GSHMEM_WAIT_TIMEOUT", "PATH", "PYTHONPATH") if v in e
+                 for a in ("-x", v)], *worker, "mpi"]
+    else:
+        cmd = [gshmemrun(), "-n", "3", "--", *worker, "env"]
+    t0 = time.monotonic()
+    r = run(cmd, e, timeout=120)
+    took, out = time.monotonic() - t0, r.stdout + r.stderr
+    assert r.returncode != 0, out
+    assert took < 60, f"took {took:.0f} s:\n{out}"
+    assert "UNEXPECTED" not in out, out
+    for pe in (0, 1):
+        assert f"PE {pe} got:" in out, out
+    assert "PE 2 left without calling gshmem_finalize" in out, out
+    if launch == "mpirun":  # the exception's own words reach the others only through the Python hook
+        assert "unhandled RuntimeError: deliberate failure of PE 2" in out, out
 
 
 @needs_gpu

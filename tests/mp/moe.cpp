@@ -506,6 +506,8 @@ namespace {
 int bad(const std::string& c) {
   if (gshmem_init() != GSHMEM_SUCCESS) return 2;
   const int n = gshmem_n_pes();
+  gshmemx_heap_usage_t before{};
+  if (gshmemx_heap_usage(&before) != GSHMEM_SUCCESS) return 2;
   try {
     gshmem::host::MoeConfig cfg{4, static_cast<std::uint64_t>(2 * n), 2, 4, 16, 0, 1, 0};
     if (c == "bad_dp") cfg.dp_size = n + 1;
@@ -531,6 +533,17 @@ int bad(const std::string& c) {
                 c == "combine_int" ? ReduceType::Int32 : ReduceType::Float, c == "combine_tokens" ? 2 : m);
   } catch (const gshmem::Error& e) {
     std::fprintf(stderr, "[PE %d] ERROR: %s\n", gshmem_my_pe(), e.what());
+    // A create that failed must leave the heap as it found it (the test rejects the second line).
+    gshmemx_heap_usage_t after{};
+    if (gshmemx_heap_usage(&after) == GSHMEM_SUCCESS && after.allocations == before.allocations &&
+        after.used == before.used)
+      std::fprintf(stderr, "[PE %d] heap after the failed call: as before (%llu allocations)\n", gshmem_my_pe(),
+                   static_cast<unsigned long long>(after.allocations));
+    else
+      std::fprintf(stderr, "[PE %d] heap after the failed call: %llu allocations, %llu bytes; before: %llu, %llu\n",
+                   gshmem_my_pe(), static_cast<unsigned long long>(after.allocations),
+                   static_cast<unsigned long long>(after.used), static_cast<unsigned long long>(before.allocations),
+                   static_cast<unsigned long long>(before.used));
     std::fflush(stderr);
     gshmem_global_exit(1);
   }

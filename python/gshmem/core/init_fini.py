@@ -1,4 +1,5 @@
 """init, finalize, unique ids and the PE queries."""
+import atexit
 import sys
 
 import numpy as np
@@ -111,6 +112,26 @@ def _init_mpi(mpi_comm):
     _gshmem.init_uid(uid, rank, nranks)
 
 
+_exit_hook_registered = []
+
+
+def _leave_if_unhandled():
+    """At interpreter exit: if the program is ending on an unhandled exception while this PE is still initialised,
+    tell the other PEs now. Without this they would wait for this PE until GSHMEM_WAIT_TIMEOUT, and under mpirun
+    the ending itself can block (mpi4py's MPI_Finalize waits for ranks that wait for this PE). A program that
+    simply ends without finalize() is left to the library's exit hook, as in C, so a finalize() the program
+    registered with atexit still runs."""
+    exc = getattr(sys, "last_value", None)
+    if state.initialized and exc is not None:
+        _gshmem.leave(f"its Python program ended on an unhandled {type(exc).__name__}: {exc}"[:300])
+
+
+def _register_exit_hook():
+    if not _exit_hook_registered:
+        atexit.register(_leave_if_unhandled)
+        _exit_hook_registered.append(True)
+
+
 def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializer_method="", except_on_del=True):
     """Starts this PE.
 
@@ -152,6 +173,7 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     state.n_pes = _gshmem.n_pes()
     state.initialized = True
     state.init_count = 1
+    _register_exit_hook()
     torch = sys.modules.get("torch")
     if not state.cpu_pes and torch is not None and torch.cuda.is_available():
         torch.cuda.set_device(ordinal)
