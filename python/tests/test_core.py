@@ -152,11 +152,12 @@ def test_mpi4py(n):
     check(r, seed, n)
 
 
+@pytest.mark.parametrize("how", ["raise", "exit"])
 @pytest.mark.parametrize("launch", ["gshmemrun", "mpirun"])
-def test_unhandled_exception(launch):
-    """The last PE ends on an unhandled exception while the others wait in barrier_all: they fail within seconds,
-    naming it and its exception (under mpirun too, where mpi4py's MPI_Finalize at exit would otherwise wait for
-    them), long before GSHMEM_WAIT_TIMEOUT."""
+def test_pe_ends_early(launch, how):
+    """The last PE ends on an unhandled exception, or calls sys.exit without finalize(), while the others wait in
+    barrier_all: they fail within seconds, naming it (and the exception), under mpirun too, where mpi4py's
+    MPI_Finalize at exit would otherwise wait for them; long before GSHMEM_WAIT_TIMEOUT."""
     e = dict(env(random.randrange(1 << 30)), GSHMEM_WAIT_TIMEOUT="300")
     worker = [sys.executable, str(HERE / "exit_worker.py")]
     if launch == "mpirun":
@@ -165,9 +166,9 @@ def test_unhandled_exception(launch):
             pytest.skip("mpirun or mpi4py is not installed")
         cmd = [mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "3",
                *[a for v in ("GSHMEM_DEVICE", "GSHMEM_WAIT_TIMEOUT", "PATH", "PYTHONPATH") if v in e
-                 for a in ("-x", v)], *worker, "mpi"]
+                 for a in ("-x", v)], *worker, "mpi", how]
     else:
-        cmd = [gshmemrun(), "-n", "3", "--", *worker, "env"]
+        cmd = [gshmemrun(), "-n", "3", "--", *worker, "env", how]
     t0 = time.monotonic()
     r = run(cmd, e, timeout=120)
     took, out = time.monotonic() - t0, r.stdout + r.stderr
@@ -177,8 +178,10 @@ def test_unhandled_exception(launch):
     for pe in (0, 1):
         assert f"PE {pe} got:" in out, out
     assert "PE 2 left without calling gshmem_finalize" in out, out
-    if launch == "mpirun":  # the exception's own words reach the others only through the Python hook
+    if how == "raise":  # the exception's own words reach the others through the Python hook
         assert "unhandled RuntimeError: deliberate failure of PE 2" in out, out
+    else:
+        assert "without finalize()" in out, out
 
 
 @needs_gpu

@@ -116,14 +116,18 @@ _exit_hook_registered = []
 
 
 def _leave_if_unhandled():
-    """At interpreter exit: if the program is ending on an unhandled exception while this PE is still initialised,
-    tell the other PEs now. Without this they would wait for this PE until GSHMEM_WAIT_TIMEOUT, and under mpirun
-    the ending itself can block (mpi4py's MPI_Finalize waits for ranks that wait for this PE). A program that
-    simply ends without finalize() is left to the library's exit hook, as in C, so a finalize() the program
-    registered with atexit still runs."""
+    """At interpreter exit while this PE is still initialised (the program ended on an unhandled exception, called
+    sys.exit, or returned without finalize()): tell the other PEs now, naming the exception if there was one.
+    Without this they wait for this PE until GSHMEM_WAIT_TIMEOUT, and under mpirun the ending itself can block
+    (mpi4py's MPI_Finalize waits for ranks that wait for this PE). atexit runs its functions last registered
+    first, so a finalize() registered after init still runs before this; one registered before init runs after
+    it and finds the PE gone."""
+    if not state.initialized:
+        return
     exc = getattr(sys, "last_value", None)
-    if state.initialized and exc is not None:
-        _gshmem.leave(f"its Python program ended on an unhandled {type(exc).__name__}: {exc}"[:300])
+    how = (f"its Python program ended on an unhandled {type(exc).__name__}: {exc}" if exc is not None
+           else "its Python program ended (returned or called sys.exit) without finalize()")
+    _gshmem.leave(how[:300])
 
 
 def _register_exit_hook():
