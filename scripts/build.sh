@@ -7,9 +7,18 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 # No GPU here (CI): the tests, benchmark and examples are only compiled, so one architecture for them (the library
 # keeps all of GSHMEM_CUDA_ARCHITECTURES). A machine with a GPU builds them for every architecture, as asked.
+# The one architecture: the last of a -DGSHMEM_CUDA_ARCHITECTURES=... given here (so -rdc tests link against the
+# library's code), else 90. With a GPU the setting is cleared, so a build folder configured earlier without one
+# does not keep it.
 arch=()
-if ! nvidia-smi -L >/dev/null 2>&1 && [[ " $* " != *GSHMEM_TEST_CUDA_ARCHITECTURES* ]]; then
-  arch=(-DGSHMEM_TEST_CUDA_ARCHITECTURES=90)
+if [[ " $* " != *GSHMEM_TEST_CUDA_ARCHITECTURES* ]]; then
+  if nvidia-smi -L >/dev/null 2>&1; then
+    arch=(-DGSHMEM_TEST_CUDA_ARCHITECTURES=)
+  else
+    one=90
+    for a in "$@"; do [[ $a == -DGSHMEM_CUDA_ARCHITECTURES=* ]] && one=${a##*[=;]}; done
+    arch=(-DGSHMEM_TEST_CUDA_ARCHITECTURES="$one")
+  fi
 fi
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${arch[@]}" "$@" >/dev/null
 targets=()

@@ -35,7 +35,7 @@ run() {  # NAME TIMEOUT ARGS... (env assignments before the call)
   if ((SECONDS + 10 > deadline)); then echo "coll-sweep-gpu.sh: $name skipped: BUDGET_S spent"; return 1; fi
   ((SECONDS + limit > deadline)) && limit=$((deadline - SECONDS))
   echo "=== $name"
-  timeout "$limit" "$@" --json "$out/$name.json" || { echo "coll-sweep-gpu.sh: $name failed (status $?)"; rc=1; }
+  timeout "$limit" "$@" --json "$out/$name.json" || { echo "coll-sweep-gpu.sh: $name failed (status $?)"; rc=1; return 1; }
 }
 names=()
 for cb in ${CTA_BYTES:-16K 64K 256K 1M}; do
@@ -51,7 +51,10 @@ python3 - "$out" "${names[@]}" >"$out/sweep.md" <<'EOF'
 import json, sys
 out, names = sys.argv[1], sys.argv[2:]
 def rows(n):
-    d = json.load(open(f"{out}/{n}.json"))
+    try:
+        d = json.load(open(f"{out}/{n}.json"))
+    except (OSError, ValueError):
+        return {}
     return {(r["name"], r["bytes"]): r[d["library"]] for r in d["rows"] if r.get("unit") == "us"}
 runs = {n: rows(n) for n in names}
 keys = sorted({k for v in runs.values() for k in v}, key=lambda k: (k[0], k[1]))

@@ -36,7 +36,12 @@ def _read(call, what, x):
     p, _, _, dtype, library = describe(x, call, what)
     shape = getattr(x, "shape", None)
     if library == "numpy":
+        if not x.dtype.isnative:
+            raise GshmemInvalid(f"{call}: {what} has non-native byte order ({x.dtype.str}). Fix: pass "
+                                "x.astype(x.dtype.newbyteorder('='))")
         dense, cpu, item = x.flags.c_contiguous, True, x.itemsize
+    elif library == "cupy":
+        dense, cpu, item = True, False, 0  # GPU memory: refused below, naming where it is
     elif library == "torch":
         dense, cpu, item = x.is_contiguous(), x.device.type == "cpu", x.element_size()
     elif library == "dlpack" and shape is not None:
@@ -118,6 +123,7 @@ class AllToAll:
         self.num_dp = n // self.dp_size                     # G
         self.expert_rows = self.max_num_tokens * self.num_dp  # the second one: G * T
         self._has_scales = self.hidden_dim_scale_bytes > 0
+        self._generation = state.generation
         self._ptr = _gshmem.moe_create(self.max_num_tokens, self.num_experts, self.experts_per_token, self.hidden_dim,
                                        self.hidden_dim_bytes, self.hidden_dim_scale_bytes, self.dp_size, call)
 
@@ -160,6 +166,8 @@ class AllToAll:
         if self._ptr is None:
             return
         p, self._ptr = self._ptr, None
+        if state.initialized and self._generation != state.generation:
+            return  # made before a finalize() and init() since: that runtime released it
         if not state.initialized:
             warnings.warn(NvshmemWarning("gshmem.moe.AllToAll.destroy: gshmem is not initialized (finalize() "
                                          "released the workspace); nothing freed"), stacklevel=2)
@@ -171,6 +179,9 @@ class AllToAll:
         require_init(call)
         if self._ptr is None:
             raise GshmemInvalid(f"{call}: the all-to-all was destroyed. Fix: create another one (collective)")
+        if self._generation != state.generation:
+            raise GshmemInvalid(f"{call}: the all-to-all was made before finalize(); the runtime that held its "
+                                "workspace is gone. Fix: create another one after init() (collective)")
 
     def _indices(self, call, indices):
         p, shape, dtype, _ = _read(call, "indices", indices)
@@ -187,6 +198,9 @@ class AllToAll:
         """The live token count: bound_m (a one-element uint32 array, as pplx's; or an int), or indices' rows."""
         if bound_m is None:
             m = rows
+        elif isinstance(bound_m, (bool, np.bool_)):
+            raise GshmemInvalid(f"{call}: bound_m is a bool ({bound_m}). Fix: pass the number of tokens (an int or a "
+                                "one-element uint32 array), or None for all of indices' rows")
         elif isinstance(bound_m, (int, np.integer)):
             m = _index(call, "bound_m", bound_m)
         else:

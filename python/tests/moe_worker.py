@@ -287,6 +287,9 @@ def bad_cases(arr, me, n):
 
     D_ = f"{C}.dispatch"
     expect(Inv, "indices int64", disp(indices=a(idx.astype(np.int64))), D_, "indices is int64", "uint32")
+    expect(Inv, "bound_m bool", disp(bound_m=True), D_, "bound_m is a bool")
+    if arr.lib == "numpy":  # byte order is NumPy's alone
+        expect(Inv, "indices big-endian", disp(indices=idx.astype(">u4")), D_, "non-native byte order")
     expect(Inv, "indices shape", disp(indices=a(idx[:, :1].copy())), D_, "indices has shape [5, 1]")
     expect(Inv, "counts dtype", disp(out_expert_num_tokens=a(counts.astype(np.int64))), "int32")
     expect(Inv, "counts shape", disp(out_expert_num_tokens=a(np.zeros(L + 1, np.int32))), "num_local_experts")

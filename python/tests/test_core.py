@@ -1,7 +1,7 @@
 """gshmem.core end to end: launches PEs running worker.py on each array library this machine has.
 
 CPU PEs (always; CI): NumPy arrays at 2 and 4 PEs under gshmemrun, UID init with plain processes, over mpi4py
-(mpirun) at 2 and 3 PEs, and torch CPU tensors where torch is installed. GPU PEs (where a GPU is visible): torch tensors and CuPy arrays under gshmemrun,
+(mpirun) at 2 and 4 PEs, and torch CPU tensors where torch is installed. GPU PEs (where a GPU is visible): torch tensors and CuPy arrays under gshmemrun,
 under torchrun, and over mpi4py (mpirun), as many of those as are installed. A machine without them skips those
 cases and says why.
 """
@@ -175,13 +175,25 @@ def test_pe_ends_early(launch, how):
     assert r.returncode != 0, out
     assert took < 60, f"took {took:.0f} s:\n{out}"
     assert "UNEXPECTED" not in out, out
+    # Each waiting PE's own error (not only the launcher's summary line) names PE 2 and how it ended.
+    want = "unhandled RuntimeError: deliberate failure of PE 2" if how == "raise" else "without finalize()"
     for pe in (0, 1):
-        assert f"PE {pe} got:" in out, out
-    assert "PE 2 left without calling gshmem_finalize" in out, out
-    if how == "raise":  # the exception's own words reach the others through the Python hook
-        assert "unhandled RuntimeError: deliberate failure of PE 2" in out, out
-    else:
-        assert "without finalize()" in out, out
+        got = [line for line in out.splitlines() if line.startswith(f"PE {pe} got:")]
+        assert got and "PE 2 left without calling gshmem_finalize" in got[0] and want in got[0], out
+
+
+def test_fork_child():
+    """A child fork()ed after init that ends normally is not the PE: it ends at once (no hang in the inherited exit
+    hooks), tells the other PEs nothing, and the job goes on to finalize."""
+    seed = random.randrange(1 << 30)
+    t0 = time.monotonic()
+    r = run([gshmemrun(), "-n", "2", "--", sys.executable, str(HERE / "exit_worker.py"), "env", "fork"], env(seed),
+            timeout=90)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0 and time.monotonic() - t0 < 60, out
+    assert "left without" not in out, out
+    for pe in range(2):
+        assert f"PASS pe {pe}/2 (fork)" in out, out
 
 
 @needs_gpu

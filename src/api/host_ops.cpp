@@ -166,9 +166,7 @@ void finalize() {
   Runtime::finalize();
   buffer_unregister_all();
 }
-void leave(const char* how) {
-  if (Runtime* r = Runtime::current()) r->leave(how ? how : "its program ended without gshmem_finalize");
-}
+void leave(const char* how) { Runtime::leave_current(how ? how : "its program ended without gshmem_finalize"); }
 bool initialized() { return Runtime::current() != nullptr; }
 int my_pe() { return rt("gshmem_my_pe").my_pe; }
 int n_pes() { return rt("gshmem_n_pes").n_pes; }

@@ -25,8 +25,7 @@ std::mutex g_init_mutex;
 // Runs at exit() (also after main returns), before the static destructors of the library: a PE that ends
 // without gshmem_finalize says so (with its exit status) instead of waiting in the collective finalize.
 void leave_at_exit(int status, void*) {
-  std::unique_lock<std::mutex> lock(g_init_mutex, std::try_to_lock);  // exit() during init: nothing to tell
-  if (lock.owns_lock() && g_runtime) g_runtime->leave(fmt::format("its process exited with status {}", status));
+  Runtime::leave_current(fmt::format("its process exited with status {}", status));
 }
 
 // Pauses a host wait spins before it yields (GSHMEM_WAIT_SPINS; -1: auto). Auto: 512, enough to catch a peer on
@@ -211,6 +210,7 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     rt->finalize_boot = false;
     throw;
   }
+  rt->pid = getpid();
   g_runtime = std::move(rt);
   static std::once_flag exit_hook;
   std::call_once(exit_hook, [] { ::on_exit(leave_at_exit, nullptr); });
@@ -227,6 +227,16 @@ void Runtime::finalize() {
   device_state::reset(rt);
   rt.finalized = true;
   g_runtime.reset();  // ~Runtime releases everything and ends the bootstrap in order
+}
+
+void Runtime::leave_current(const std::string& how) noexcept {
+  std::unique_lock<std::mutex> lock(g_init_mutex, std::try_to_lock);  // during init or finalize: nothing to tell
+  if (!lock.owns_lock() || !g_runtime) return;
+  if (g_runtime->pid != getpid()) {
+    (void)g_runtime.release();  // a fork()ed child: not the PE; its threads and connections are the parent's
+    return;
+  }
+  g_runtime->leave(how);
 }
 
 void Runtime::leave(const std::string& how) noexcept {

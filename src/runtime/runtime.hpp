@@ -1,5 +1,6 @@
 // The runtime: process-wide state of an initialised gshmem PE, and the entry points the API layer uses.
 #pragma once
+#include <sys/types.h>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -65,6 +66,11 @@ class Runtime {
   // The program ends (exit, return from main) without gshmem_finalize: stop the watchdog and tell the other PEs
   // (Bootstrap::leave), so that PEs waiting for this one fail at once naming it. Never throws.
   void leave(const std::string& how) noexcept;
+  // leave() on the current runtime, if any and if this process is the one that initialised it (a child made with
+  // fork() after init inherits the runtime but is not the PE: there the runtime is dropped without running its
+  // destructor, whose threads do not exist in the child). Skips when init or finalize holds the lock. Never throws.
+  static void leave_current(const std::string& how) noexcept;
+  pid_t pid = 0;  // the process that initialised this runtime
 
   // Symmetric-address checks for the API layer. `what` names the argument ("dest"), `call` the API call.
   void check_pe(int pe, const char* call) const;

@@ -545,6 +545,7 @@ int bad(const std::string& c) {
                    static_cast<unsigned long long>(after.used), static_cast<unsigned long long>(before.allocations),
                    static_cast<unsigned long long>(before.used));
     std::fflush(stderr);
+    if (c == "config_mismatch") gshmem_barrier_all();  // every PE fails there: each prints its heap line first
     gshmem_global_exit(1);
   }
   std::fprintf(stderr, "moe_bad: UNCAUGHT: the bad call of case '%s' returned normally\n", c.c_str());

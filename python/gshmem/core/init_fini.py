@@ -1,5 +1,6 @@
 """init, finalize, unique ids and the PE queries."""
 import atexit
+import os
 import sys
 
 import numpy as np
@@ -115,16 +116,26 @@ def _init_mpi(mpi_comm):
 _exit_hook_registered = []
 
 
+_unhandled = []  # the exception that ended the program, recorded by the excepthook wrapper
+
+
+def _record_unhandled(hook):
+    def wrapper(typ, value, tb):
+        _unhandled[:] = [value]
+        return hook(typ, value, tb)
+    return wrapper
+
+
 def _leave_if_unhandled():
     """At interpreter exit while this PE is still initialised (the program ended on an unhandled exception, called
     sys.exit, or returned without finalize()): tell the other PEs now, naming the exception if there was one.
     Without this they wait for this PE until GSHMEM_WAIT_TIMEOUT, and under mpirun the ending itself can block
     (mpi4py's MPI_Finalize waits for ranks that wait for this PE). atexit runs its functions last registered
     first, so a finalize() registered after init still runs before this; one registered before init runs after
-    it and finds the PE gone."""
-    if not state.initialized:
+    it and finds the PE gone. A child made with fork() after init is not the PE: it says nothing."""
+    if not state.initialized or os.getpid() != state.init_pid:
         return
-    exc = getattr(sys, "last_value", None)
+    exc = _unhandled[0] if _unhandled else None
     how = (f"its Python program ended on an unhandled {type(exc).__name__}: {exc}" if exc is not None
            else "its Python program ended (returned or called sys.exit) without finalize()")
     _gshmem.leave(how[:300])
@@ -133,6 +144,7 @@ def _leave_if_unhandled():
 def _register_exit_hook():
     if not _exit_hook_registered:
         atexit.register(_leave_if_unhandled)
+        sys.excepthook = _record_unhandled(sys.excepthook)
         _exit_hook_registered.append(True)
 
 
@@ -177,6 +189,8 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     state.n_pes = _gshmem.n_pes()
     state.initialized = True
     state.init_count = 1
+    state.generation += 1
+    state.init_pid = os.getpid()
     _register_exit_hook()
     torch = sys.modules.get("torch")
     if not state.cpu_pes and torch is not None and torch.cuda.is_available():

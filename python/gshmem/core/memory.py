@@ -62,7 +62,7 @@ class Buffer:
         a collective; nvshmem4py raises NvshmemError "freed implicitly" there)."""
         if not state.initialized:
             return
-        if self.peer is not None or self.handle in _peers:
+        if self.peer is not None:  # a peer view (its address may also be a live local allocation: my_pe's view)
             _peers.pop(self.handle, None)
             return
         entry = _allocs.get(self.handle)

@@ -196,6 +196,8 @@ class MutableEnum:
 class _State:
     initialized = False
     init_count = 0  # init() calls not yet matched by finalize() (nvshmem4py allows nested init / finalize)
+    generation = 0  # counts the runtimes this process started: objects of an earlier one are stale
+    init_pid = 0  # the process that initialised (a fork()ed child is not that PE)
     cpu_pes = True
     n_pes = 0
     device = (1, 0)  # (DLPack device type, id) of the symmetric heap: (1, 0) CPU PEs, (2, ordinal) GPU PEs
