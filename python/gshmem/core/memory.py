@@ -29,7 +29,24 @@ _bases = []   # their start addresses, sorted
 _peers = {}   # address of a live peer view of another PE -> (bytes, pe, start of the allocation it views)
 
 
-class Buffer:
+class _OnTheHeap:
+    """cuda.core's memory queries, answered for the symmetric heap (GPU memory on GPU PEs, host memory on CPU PEs)."""
+    __slots__ = ()
+
+    @property
+    def device_id(self):
+        return state.device[1] if not state.cpu_pes else -1
+
+    @property
+    def is_device_accessible(self):
+        return not state.cpu_pes
+
+    @property
+    def is_host_accessible(self):
+        return state.cpu_pes
+
+
+class Buffer(_OnTheHeap):
     """A symmetric allocation (nvshmem4py returns a cuda.core Buffer): .handle (the address), .size (bytes), and
     DLPack (torch.from_dlpack(buf) / cupy.from_dlpack(buf) see its bytes as uint8)."""
 
@@ -72,23 +89,11 @@ class Buffer:
             raise GshmemInvalid(f"Buffer.close: buffer 0x{self.handle:x} ({self.size} bytes) is {what}; closing it "
                                 "alone would leave the other PEs' copies allocated. Fix: release it that way")
 
-    @property
-    def device_id(self):
-        return state.device[1] if not state.cpu_pes else -1
-
-    @property
-    def is_device_accessible(self):
-        return not state.cpu_pes
-
-    @property
-    def is_host_accessible(self):
-        return state.cpu_pes
-
 
 readers[Buffer] = lambda b, call, what: (b.handle, b.size, b.size, None, "buffer")
 
 
-class NvshmemResource:
+class NvshmemResource(_OnTheHeap):
     """nvshmem4py's memory resource (a cuda.core MemoryResource there): where buffer() allocates. Here one per
     process over gshmem's symmetric heap, reached as buffer.memory_resource or made directly; its methods are the
     module functions (allocate: buffer(), deallocate: Buffer.close(), get_peer_buffer, get_mc_buffer,
@@ -115,17 +120,6 @@ class NvshmemResource:
     def unregister_external_buffer(self, buffer):  # noqa: F811
         unregister_external_buffer(buffer)
 
-    @property
-    def is_device_accessible(self):
-        return not state.cpu_pes
-
-    @property
-    def is_host_accessible(self):
-        return state.cpu_pes
-
-    @property
-    def device_id(self):
-        return state.device[1] if not state.cpu_pes else -1
 
     def __repr__(self):
         return f"<gshmem NvshmemResource device={self.device_id}>"
