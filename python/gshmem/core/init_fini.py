@@ -114,8 +114,6 @@ def _init_mpi(mpi_comm):
 
 
 _exit_hook_registered = []
-
-
 _unhandled = []  # the exception that ended the program, recorded by the excepthook wrapper
 
 
