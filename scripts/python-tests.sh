@@ -28,4 +28,6 @@ else
 fi
 [ "${GSHMEM_PY_INSTALL_ONLY:-0}" = 1 ] && exit 0
 cd "$root/python/tests"
-exec "$py" -m pytest -q "$@"
+# pytest's tmp_path folders go under build/ (emptied at each run), not /tmp/pytest-of-<user>: nothing left in /tmp.
+mkdir -p "$root/build/pytest-tmp"
+exec "$py" -m pytest -q --basetemp="$root/build/pytest-tmp" "$@"
