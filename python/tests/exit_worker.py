@@ -40,6 +40,8 @@ if me == n - 1:
 try:
     nv.barrier_all()
 except nv.NvshmemError as e:
-    print(f"PE {me} got: {e}", flush=True)
+    # One write(2) for the whole line: with PYTHONUNBUFFERED (set on some machines) print() writes the text and its
+    # newline separately, and the other PE's line can land between them.
+    os.write(1, f"PE {me} got: {e}\n".encode())
     sys.exit(3)
 print(f"PE {me}: UNEXPECTED: barrier_all returned", flush=True)

@@ -178,7 +178,7 @@ def test_pe_ends_early(launch, how):
     # Each waiting PE's own error (not only the launcher's summary line) names PE 2 and how it ended.
     want = "unhandled RuntimeError: deliberate failure of PE 2" if how == "raise" else "without finalize()"
     for pe in (0, 1):
-        got = [line for line in out.splitlines() if line.startswith(f"PE {pe} got:")]
+        got = [line[line.index(f"PE {pe} got:"):] for line in out.splitlines() if f"PE {pe} got:" in line]
         assert got and "PE 2 left without calling gshmem_finalize" in got[0] and want in got[0], out
 
 
