@@ -196,6 +196,17 @@ def test_fork_child():
         assert f"PASS pe {pe}/2 (fork)" in out, out
 
 
+def test_reinit():
+    """init(), finalize(), init() again in one process under gshmemrun (pytest fixtures that init/finalize per test
+    do this): gshmemrun's rendezvous serves the second init, and a put checks each cycle with fresh values."""
+    seed = random.randrange(1 << 30)
+    r = run([gshmemrun(), "-n", "2", "--", sys.executable, str(HERE / "reinit_worker.py")], env(seed), timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, f"seed {seed}:\n{out}"
+    for pe in range(2):
+        assert f"PASS pe {pe}/2 (reinit)" in out, out
+
+
 @needs_gpu
 def test_gpu_mpi4py():
     """init(mpi_comm=MPI.COMM_WORLD, initializer_method="mpi") under mpirun."""

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <list>
 #include <map>
+#include <optional>
 
 #include "bootstrap/secret.hpp"
 #include "bootstrap/wire.hpp"
@@ -32,7 +33,9 @@ struct Conn {
   wire::FrameReader in;
   std::vector<std::uint8_t> out;
   std::size_t out_off = 0;
-  enum class Stage { Probing, Joining, Member, Closing } stage = Stage::Probing;
+  // Finished: the connection of a PE of an earlier epoch (it finalized); kept only until its last answer is sent
+  // and the PE closes it.
+  enum class Stage { Probing, Joining, Member, Closing, Finished } stage = Stage::Probing;
   int rank = -1;
   bool gone = false;  // remove at the end of this round
   Clock::time_point since = Clock::now();
@@ -42,13 +45,16 @@ struct Conn {
 // Lost: the connection dropped before finalize; waiting (a second at most) for the launcher's exit report.
 enum class RankState { Absent, Joined, Finalizing, Lost, Dead, Aborted, Left };
 
+// "died (signal 11, SIGSEGV)" for a waitpid status of a signal.
+std::string signal_text(int wait_status) {
+  const char* abbrev = sigabbrev_np(WTERMSIG(wait_status));
+  return fmt::format("died (signal {}{}{})", WTERMSIG(wait_status), abbrev ? fmt::format(", SIG{}", abbrev) : "",
+                     WCOREDUMP(wait_status) ? ", core dumped" : "");
+}
+
 // What a waitpid status says about a PE that ended before its finalize.
 std::string ending_text(int wait_status) {
-  if (WIFSIGNALED(wait_status)) {
-    const char* abbrev = sigabbrev_np(WTERMSIG(wait_status));
-    return fmt::format("died (signal {}{}{})", WTERMSIG(wait_status), abbrev ? fmt::format(", SIG{}", abbrev) : "",
-                       WCOREDUMP(wait_status) ? ", core dumped" : "");
-  }
+  if (WIFSIGNALED(wait_status)) return signal_text(wait_status);
   return fmt::format("exited with status {} without calling gshmem_finalize", WEXITSTATUS(wait_status));
 }
 
@@ -95,6 +101,12 @@ struct TcpStoreServer::State {
   bool finalized = false;
   double handshake_s;
   std::vector<Clock::time_point> lost_at;  // per rank in state Lost
+  // Epochs (launcher-hosted servers only): each init..finalize of the job is one; after the Finalize collective
+  // every rank is Absent again and a new gshmem_init of the same PEs joins epoch + 1.
+  int epoch = 1;
+  // From epoch 2 on: the wait status of each PE that ended (exit report) after its last finalize without joining
+  // this epoch. Every PE that joins this epoch is told, since init cannot complete without it.
+  std::vector<std::optional<int>> ended;
 
   State(TcpStoreServer& srv, int nranks, const Secret& s, std::string addr)
       : server(srv),
@@ -104,7 +116,8 @@ struct TcpStoreServer::State {
         ranks(nranks, RankState::Absent),
         member(nranks, nullptr),
         pids(nranks, 0),
-        lost_at(nranks) {
+        lost_at(nranks),
+        ended(nranks) {
     handshake_s = config::get().bootstrap_timeout > 0 ? config::get().bootstrap_timeout : 60.0;
   }
 
@@ -146,6 +159,13 @@ struct TcpStoreServer::State {
   // Tells every other PE that PE `rank` is gone: "PE <rank> <what>. <fix>". The first one is kept for the
   // launcher's summary.
   void notice_failure(int rank, wire::NoticeKind kind, const std::string& what, const std::string& fix) {
+    auto bytes = notice(rank, kind, what, fix);
+    notices.push_back(bytes);
+    to_members(bytes, rank);
+  }
+
+  // The Notice frame "PE <rank> <what>. <fix>"; the first one the job sends is kept for the launcher's summary.
+  std::vector<std::uint8_t> notice(int rank, wire::NoticeKind kind, const std::string& what, const std::string& fix) {
     {
       std::lock_guard<std::mutex> lock(server.done_mutex_);
       if (server.first_.rank < 0) server.first_ = {rank, what};
@@ -156,9 +176,54 @@ struct TcpStoreServer::State {
     h.op = static_cast<std::uint32_t>(kind);
     std::string text = fmt::format("PE {} {}", rank, what);
     if (!fix.empty()) text += ". " + fix;
-    auto bytes = wire::frame(Type::Notice, h, text);
-    notices.push_back(bytes);
-    to_members(bytes, rank);
+    return wire::frame(Type::Notice, h, text);
+  }
+
+  // PE r ended after its finalize while the PEs joined to this epoch wait in gshmem_init for it: tells them (all of
+  // them, or only `to`, one that joins now).
+  void notice_ended(int r, Conn* to = nullptr) {
+    int status = *ended[r];
+    std::vector<int> waiting;
+    for (int m = 0; m < n; ++m)
+      if (member[m]) waiting.push_back(m);
+    if (waiting.empty()) return;
+    std::string how =
+        WIFSIGNALED(status) ? signal_text(status) : fmt::format("exited (status {})", WEXITSTATUS(status));
+    std::string what =
+        fmt::format("{} after gshmem_finalize and did not call gshmem_init again, which PE{} {} wait{} in", how,
+                    waiting.size() > 1 ? "s" : "", net::ranks_text(waiting), waiting.size() > 1 ? "" : "s");
+    std::string fix = fmt::format(
+        "Fix: every PE must call gshmem_init again when any PE does (init and finalize are collective over all PEs "
+        "of the job): make PE {} run the same init..finalize cycles as the others, or end every PE after the last "
+        "gshmem_finalize",
+        r);
+    auto kind = WIFSIGNALED(status) ? wire::NoticeKind::Died : wire::NoticeKind::Left;
+    log::info("rendezvous at {}: PE {} (pid {}) {}; telling PE{} {}", address, r, pids[r], what,
+              to ? "" : (waiting.size() > 1 ? "s" : ""), to ? std::to_string(to->rank) : net::ranks_text(waiting));
+    auto bytes = notice(r, kind, what, fix);
+    if (to)
+      send(*to, bytes);
+    else
+      to_members(bytes, r);
+  }
+
+  // The Finalize collective completed (its answers are queued): the next gshmem_init of these PEs is a new epoch.
+  void new_epoch() {
+    for (int r = 0; r < n; ++r) {
+      if (Conn* c = member[r]) {
+        c->stage = Conn::Stage::Finished;
+        c->since = Clock::now();
+      }
+      member[r] = nullptr;
+      ranks[r] = RankState::Absent;
+      ended[r].reset();
+    }
+    joined = 0;
+    pending.clear();
+    notices.clear();
+    finalized = false;
+    ++epoch;
+    log::info("rendezvous at {}: serving a new gshmem_init of the {} PEs (epoch {})", address, n, epoch);
   }
 
   // PE r ended before its finalize: `what` says how ("died (signal 11, SIGSEGV)", "died (connection lost)").
@@ -190,6 +255,11 @@ struct TcpStoreServer::State {
   void exit_reported(int r, int wait_status) {
     if (r < 0 || r >= n) return;
     if (ranks[r] == RankState::Joined || ranks[r] == RankState::Lost) announce_death(r, ending_text(wait_status));
+    if (ranks[r] == RankState::Absent && epoch > 1 && !ended[r]) {
+      // It finalized the last epoch and ended: normal, unless PEs call gshmem_init again (they wait for it).
+      ended[r] = wait_status;
+      notice_ended(r);
+    }
   }
 
   // Lost PEs whose exit report did not come within a second are announced without it.
@@ -224,7 +294,8 @@ struct TcpStoreServer::State {
       case Conn::Stage::Joining:
         return on_join(c, f);
       case Conn::Stage::Closing:
-        return;  // ignore anything a rejected peer still sends
+      case Conn::Stage::Finished:
+        return;  // ignore anything a rejected or finished peer still sends
       case Conn::Stage::Member:
         break;
     }
@@ -301,6 +372,10 @@ struct TcpStoreServer::State {
     wire::Header h;
     h.count = static_cast<std::uint64_t>(n);
     send(c, wire::frame(Type::Accept, h));
+    // A PE that ended after the last epoch's finalize comes first: the failures of this epoch's members follow
+    // from it (their init failed waiting for it).
+    for (int e = 0; e < n; ++e)
+      if (ended[e]) notice_ended(e, &c);
     for (auto& bytes : notices) send(c, bytes);
     if (joined == n) {
       log::info("rendezvous at {}: all {} PEs joined", address, n);
@@ -389,8 +464,13 @@ struct TcpStoreServer::State {
     }
     to_members(out);
     if (op == wire::Op::Finalize) {
-      finalized = true;
       log::info("rendezvous at {}: all {} PEs finalized", address, n);
+      // The launcher's server stays for a later gshmem_init of the same PEs; one a PE hosts ends (a new init
+      // makes a new one).
+      if (server.exit_reports_)
+        new_epoch();
+      else
+        finalized = true;
     }
   }
 
@@ -559,7 +639,8 @@ void TcpStoreServer::run() {
     st.lost_timeouts();
   };
   while (!stop_.load()) {
-    if ((st.finalized || st.over()) && st.all_flushed()) break;
+    // A PE-hosted server ends by itself; the launcher's serves every epoch until stop().
+    if (!exit_reports_ && (st.finalized || st.over()) && st.all_flushed()) break;
     step(200, true);
     handle_exit_reports();
   }

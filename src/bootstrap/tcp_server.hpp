@@ -31,13 +31,18 @@ class TcpStoreServer {
   // Ends the thread: handles what is already readable (so a PE that just dropped is still reported to the
   // others), sends what is queued (bounded to about a second), closes every connection. Idempotent.
   void stop();
-  // Waits until the job is over (every PE finalized, or none is left that could still use the server: each
-  // finalized, left or died) and the server ended by itself; false if `seconds` passed first.
+  // Waits until the serving thread ended; false if `seconds` passed first. A server without exit reports (hosted
+  // by a PE) ends by itself once the job is over (every PE finalized, or none is left that could still use the
+  // server: each finalized, left or died); the launcher's ends only at stop().
   bool wait_done(double seconds);
 
   // The launcher (gshmemrun) reports how each PE's process ended (a waitpid status). With reports on, a PE whose
   // connection drops before its finalize is announced with that status ("PE 1 died (signal 11, SIGSEGV)") when
   // it comes within a second, else as "connection lost". Call expect_exit_reports() before start().
+  // Such a server also outlives the job's finalize: after the Finalize collective it starts a new epoch (every
+  // PE absent again) for a later gshmem_init of the same PEs, and serves until stop(). A PE that ends after its
+  // finalize while others join the new epoch is reported to them ("PE 2 exited (status 0) after gshmem_finalize
+  // and did not call gshmem_init again, ...").
   void expect_exit_reports() { exit_reports_ = true; }
   void report_exit(int rank, int wait_status);
   // The first PE the job lost (died, aborted, or left without finalize) and what it did; rank -1 if none.

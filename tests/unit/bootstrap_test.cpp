@@ -15,8 +15,8 @@
 
 #include <array>
 #include <atomic>
-#include <cstdint>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -584,6 +584,81 @@ TEST(BootstrapStoreErrors, ExitReportNamesTheSignal) {
     EXPECT_EQ(res[r].status, GSHMEM_ERROR_PEER_FAILED) << res[r].what;
     EXPECT_NE(res[r].what.find("PE 2 died (signal 11, SIGSEGV)"), std::string::npos) << res[r].what;
   }
+}
+
+// The launcher's server (exit reports on) serves a second init..finalize of the same PEs, and keeps serving
+// until stop().
+TEST(BootstrapStoreEpochs, LauncherServerServesInitAgain) {
+  const int n = 3;
+  Job job(n);
+  job.server = bs::new_server(n, job.secret, "test server");
+  job.server->expect_exit_reports();
+  job.server->start();
+  auto res = run_pes(n, [&](int r) {
+    for (int cycle = 1; cycle <= 3; ++cycle) {
+      auto b = job.join(r, n, job.secret);
+      std::uint64_t mine = 1000u * static_cast<unsigned>(cycle) + static_cast<unsigned>(r);
+      std::vector<std::uint64_t> all(n);
+      b->allgather(&mine, all.data(), sizeof mine);
+      for (int p = 0; p < n; ++p) EXPECT_EQ(all[p], 1000u * static_cast<unsigned>(cycle) + static_cast<unsigned>(p));
+      b->finalize();
+    }
+  });
+  for (int r = 0; r < n; ++r) EXPECT_TRUE(res[r].ok) << res[r].what;
+  EXPECT_FALSE(job.server->wait_done(0.3)) << "the launcher's server ended by itself";
+  job.server->stop();
+  EXPECT_TRUE(job.server->wait_done(1));
+  EXPECT_EQ(job.server->first_failure().rank, -1);
+}
+
+// A PE that ends after its finalize while the others init again: their join fails within seconds naming it,
+// whether its exit report comes before their join (exit 0) or after it (SIGKILL).
+TEST(BootstrapStoreEpochs, PeEndedAfterFinalizeFailsTheNextInit) {
+  for (bool report_first : {true, false}) {
+    const int n = 3;
+    Job job(n);
+    job.server = bs::new_server(n, job.secret, "test server");
+    job.server->expect_exit_reports();
+    job.server->start();
+    auto first = run_pes(n, [&](int r) { job.join(r, n, job.secret)->finalize(); });
+    for (int r = 0; r < n; ++r) ASSERT_TRUE(first[r].ok) << first[r].what;
+    if (report_first) job.server->report_exit(2, 0);  // wait status: exited 0
+    auto t0 = Clock::now();
+    std::thread later;
+    if (!report_first)
+      later = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the others have joined by then
+        job.server->report_exit(2, SIGKILL);                          // wait status: killed by SIGKILL
+      });
+    auto res = run_pes(n - 1, [&](int r) { job.join(r, n, job.secret); });
+    if (later.joinable()) later.join();
+    EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
+    std::string what = report_first ? "PE 2 exited (status 0)" : "PE 2 died (signal 9, SIGKILL)";
+    for (int r = 0; r < n - 1; ++r) {
+      EXPECT_EQ(res[r].status, GSHMEM_ERROR_PEER_FAILED) << res[r].what;
+      EXPECT_NE(res[r].what.find(what + " after gshmem_finalize and did not call gshmem_init again, which PE"),
+                std::string::npos)
+          << res[r].what;
+      EXPECT_NE(res[r].what.find("Fix: every PE must call gshmem_init again"), std::string::npos) << res[r].what;
+    }
+    auto failure = job.server->first_failure();
+    EXPECT_EQ(failure.rank, 2);
+    EXPECT_NE(failure.what.find("after gshmem_finalize"), std::string::npos) << failure.what;
+  }
+}
+
+// Every PE finalizes and ends (the usual job): their exit reports are no failure.
+TEST(BootstrapStoreEpochs, EndingAfterTheLastFinalizeIsNoFailure) {
+  const int n = 2;
+  Job job(n);
+  job.server = bs::new_server(n, job.secret, "test server");
+  job.server->expect_exit_reports();
+  job.server->start();
+  auto res = run_pes(n, [&](int r) { job.join(r, n, job.secret)->finalize(); });
+  for (int r = 0; r < n; ++r) ASSERT_TRUE(res[r].ok) << res[r].what;
+  for (int r = 0; r < n; ++r) job.server->report_exit(r, 0);
+  job.server->stop();
+  EXPECT_EQ(job.server->first_failure().rank, -1) << job.server->first_failure().what;
 }
 
 TEST(BootstrapStoreErrors, AbortIsForwarded) {
