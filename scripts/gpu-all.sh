@@ -9,7 +9,9 @@
 #   torchrun and mpi4py included, PYTHON_TIMEOUT default 500; "pybench": bench/python side by side with nvshmem4py and
 #   torch.distributed, scripts/python-bench-gpu.sh, PYBENCH_TIMEOUT default 560; carry build/wheels for nvshmem4py;
 #   "peervm": bench/experiments/peer_vm_probe, whether the CUDA driver keeps address space after a peer mapping;
-#   "collsweep": scripts/coll-sweep-gpu.sh, the collectives' CTA split settings side by side, SWEEP_TIMEOUT 560)
+#   "collsweep": scripts/coll-sweep-gpu.sh, the collectives' CTA split settings side by side, SWEEP_TIMEOUT 560;
+#   "collbisect": scripts/coll-bisect-gpu.sh, mp_collectives_gpu case by case at 2 PEs with hang probes,
+#   BISECT_TIMEOUT 560)
 #   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
@@ -49,6 +51,8 @@ for step in $steps; do
         timeout 150 "$work/hostops/host_ops_probe" >"$work/hostops/probe.txt" 2>&1 ;;
     collsweep) OUT=$work/collsweep timeout "${SWEEP_TIMEOUT:-560}" "$root/scripts/coll-sweep-gpu.sh" \
                  >"$work/collsweep/console.txt" 2>&1 ;;
+    collbisect) OUT=$work/collbisect BUDGET_S=$((${BISECT_TIMEOUT:-560} - 20)) timeout "${BISECT_TIMEOUT:-560}" \
+                  "$root/scripts/coll-bisect-gpu.sh" >"$work/collbisect/console.txt" 2>&1 ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \
         >"$work/peervm/build.txt" 2>&1 && timeout 60 "$work/peervm/peer_vm_probe" >"$work/peervm/probe.txt" 2>&1 ;;
@@ -70,6 +74,7 @@ for step in $steps; do
     pybench) tail -3 "$work/pybench/install.txt"; cat "$work/pybench/out/table.md" 2>/dev/null ;;
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
     peervm) cat "$work/peervm/build.txt" "$work/peervm/probe.txt" 2>/dev/null ;;
+    collbisect) cat "$work/collbisect/bisect.md" 2>/dev/null || tail -30 "$work/collbisect/console.txt" ;;
     collsweep) grep -E 'wrong result|failed|skipped' "$work/collsweep/log.txt" 2>/dev/null
                cat "$work/collsweep/sweep.md" 2>/dev/null ;;
   esac
