@@ -1,7 +1,7 @@
 """examples/python/pipeline_train.py under torchrun: a small GPT split into one stage per PE, activations and
 gradients through gshmem put_signal / signal_wait and through torch.distributed. The losses of both transports and
 of the unsplit model, and every stage's trained parameters under both transports, must be bit-identical. CPU PEs
-(gloo beside gshmem) where torch is installed; GPUs (NCCL beside gshmem) where there are some. Skipped without
+(gloo beside gshmem) where torch is installed, 2-4 stages; GPUs (NCCL beside gshmem) where there are some. Skipped without
 torch (CI has none)."""
 import shutil
 
@@ -14,8 +14,8 @@ SMALL = ["--layers", "3", "--hidden", "64", "--heads", "2", "--seq", "16", "--vo
          "--steps", "4", "--warmup", "1", "--reference"]
 
 
-@pytest.mark.parametrize("device,n,schedule", [("cpu", 2, "gpipe"), ("cpu", 3, "1f1b"), ("gpu", GPU_PES, "gpipe"),
-                                               ("gpu", GPU_PES, "1f1b")])
+@pytest.mark.parametrize("device,n,schedule", [("cpu", 2, "gpipe"), ("cpu", 3, "1f1b"), ("cpu", 4, "1f1b"),
+                                               ("gpu", GPU_PES, "gpipe"), ("gpu", GPU_PES, "1f1b")])
 def test_pipeline_example(device, n, schedule, tmp_path):
     torchrun = shutil.which("torchrun")
     if not torchrun or not have("torch"):
@@ -23,6 +23,8 @@ def test_pipeline_example(device, n, schedule, tmp_path):
     if device == "gpu" and not GPUS:
         pytest.skip("no GPU on this machine")
     args = SMALL + ["--schedule", schedule, "--device", "cpu" if device == "cpu" else "cuda"]
+    if n > 3:  # a layer per stage at least (issue 20's 4-stage run, on CPU PEs until 4 GPUs are lent)
+        args += ["--layers", str(n)]
     e = dict(env(0, "torch", device), TMPDIR=str(tmp_path))  # torchrun's torchelastic_* folders go there
     r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(EXAMPLE)] + args, e, timeout=400)
     out = r.stdout + r.stderr
