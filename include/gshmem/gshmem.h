@@ -246,6 +246,19 @@ typedef int32_t gshmem_team_t;
 #define GSHMEM_TEAM_SHARED 1
 #define GSHMEMX_TEAM_NODE 2
 #define GSHMEMX_TEAM_SAME_MYPE_NODE 3
+/* The PEs that use this PE's GPU (a CPU PE is its own device: just this PE), and the lowest PE of each GPU.
+ * NVSHMEM spells them NVSHMEMI_TEAM_SAME_GPU / NVSHMEMI_TEAM_GPU_LEADERS. On a PE that is not the lowest of its
+ * GPU, GSHMEMX_TEAM_GPU_LEADERS is a team it is not in: team_my_pe and team_n_pes return -1 (src/team/README.md). */
+#define GSHMEMX_TEAM_SAME_GPU 4
+#define GSHMEMX_TEAM_GPU_LEADERS 5
+/* The predefined teams' slots (NVSHMEM's NVSHMEM_TEAM_*_INDEX); splits take slots from GSHMEM_TEAMS_MIN up. */
+#define GSHMEM_TEAM_WORLD_INDEX 0
+#define GSHMEM_TEAM_SHARED_INDEX 1
+#define GSHMEM_TEAM_NODE_INDEX 2
+#define GSHMEM_TEAM_SAME_MYPE_NODE_INDEX 3
+#define GSHMEM_TEAM_SAME_GPU_INDEX 4
+#define GSHMEM_TEAM_GPU_LEADERS_INDEX 5
+#define GSHMEM_TEAMS_MIN 6
 /* NVSHMEM 3.4.5's layout (version 2), member names and initializer. gshmem has no communication contexts, so
  * num_contexts and uniqueid are accepted and not used. */
 typedef struct {

@@ -137,6 +137,31 @@ def check_teams(lib, me, n):
     assert nvshmem.team_n_pes(T.TEAM_SHARED) == n and nvshmem.team_n_pes(T.TEAM_SAME_MYPE_NODE) == 1
     assert nvshmem.team_n_pes(0) == n and T["TEAM_WORLD"] == 0 and int(T.TEAM_WORLD_INDEX) == 0
     assert "TEAM_NODE" in T and "TEAM_NODE" in T.keys() and "WORLD" not in T and "TEAM_WORLD" in list(T)
+    # NVSHMEM's TEAM_SAME_GPU / TEAM_GPU_LEADERS (4, 5) and TEAMS_MIN; CPU PEs are each a device of their own
+    assert [int(T[k]) for k in ("TEAM_SAME_GPU", "TEAM_SAME_GPU_INDEX", "TEAM_GPU_LEADERS", "TEAM_GPU_LEADERS_INDEX",
+                                "TEAMS_MIN")] == [4, 4, 5, 5, 6]
+    gpu_rank, leader_rank = nvshmem.team_my_pe(T.TEAM_SAME_GPU), nvshmem.team_my_pe(T.TEAM_GPU_LEADERS)
+    if not lib.gpu:
+        assert (gpu_rank, nvshmem.team_n_pes(T.TEAM_SAME_GPU)) == (0, 1)
+        assert (leader_rank, nvshmem.team_n_pes(T.TEAM_GPU_LEADERS)) == (me, n)
+    assert gpu_rank >= 0 and nvshmem.team_translate_pe(T.TEAM_SAME_GPU, gpu_rank, T.TEAM_WORLD) == me
+    if leader_rank < 0:  # a PE that shares its GPU and is not its lowest: a team it is not in
+        assert nvshmem.team_n_pes(T.TEAM_GPU_LEADERS) == -1 and gpu_rank > 0
+    else:
+        assert nvshmem.team_translate_pe(T.TEAM_GPU_LEADERS, leader_rank, T.TEAM_WORLD) == me
+    src, dst = lib.new((3,), "int64"), lib.new((3,), "int64")  # every PE allocates (collective over the world)
+    lib.set(src, data(me, 3, "int64"))
+    for team in [T.TEAM_SAME_GPU] + ([T.TEAM_GPU_LEADERS] if leader_rank >= 0 else []):  # a barrier, a reduce
+        nvshmem.barrier(team)
+        members = [nvshmem.team_translate_pe(team, i, T.TEAM_WORLD) for i in range(nvshmem.team_n_pes(team))]
+        lib.poison(dst)
+        nvshmem.reduce(team, dst, src, "sum")
+        same(lib.host(dst), sum(data(p, 3, "int64") for p in members), f"reduce on team {int(team)}")
+        nvshmem.barrier(team)
+    nvshmem.barrier_all()
+    lib.free(dst)
+    lib.free(src)
+    raises(nvshmem.NvshmemError, nvshmem.team_destroy, T.TEAM_GPU_LEADERS)  # predefined
     parent = T.WORLD if "WORLD" in T else 0  # teams_test.py's spelling
     assert dict(T.items())["TEAM_SHARED"] == 1 and 2 in [int(v) for v in T.values()]
     config = nvshmem.TeamConfig()  # teams_test.py: fields set as attributes
@@ -170,8 +195,9 @@ def check_teams(lib, me, n):
     nvshmem.barrier_all()
     lib.free(dst)
     lib.free(src)
+    assert int(t) >= 6  # splits never take a predefined slot
     nvshmem.team_destroy(T.TEST_TEAM)
-    assert "TEST_TEAM" not in T
+    assert "TEST_TEAM" not in T and int(T.TEAMS_MIN) == 6  # destroying slot 6 leaves the constant alone
     # negative cases, all PEs alike (checked before any collective starts)
     raises(KeyError, nvshmem.team_destroy, "NON_EXISTENT_TEAM")
     t = nvshmem.team_init(config, 0, n, me, new_team_name="NEG_TEST_TEAM")

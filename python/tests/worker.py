@@ -552,6 +552,9 @@ def main():
     for t in (nv.Teams.TEAM_SHARED, nv.Teams.TEAM_NODE):  # one node: the same PEs as the world
         assert (nv.team_my_pe(t), nv.team_n_pes(t)) == (me, n)
     assert nv.team_n_pes(nv.Teams.TEAM_SAME_MYPE_NODE) == 1
+    if not gpu:  # CPU PEs: each a device of its own
+        assert (nv.team_my_pe(nv.Teams.TEAM_SAME_GPU), nv.team_n_pes(nv.Teams.TEAM_SAME_GPU)) == (0, 1)
+        assert (nv.team_my_pe(nv.Teams.TEAM_GPU_LEADERS), nv.team_n_pes(nv.Teams.TEAM_GPU_LEADERS)) == (me, n)
     nv.sync_all()
     nv.barrier_all()
     nv.barrier(W)

@@ -214,9 +214,13 @@ void gshmem_team_destroy(gshmem_team_t team) {
 }
 void gshmem_team_get_config(gshmem_team_t team, gshmem_team_config_t* config) {
   fatal_on_error("gshmem_team_get_config", [&] {
-    if (host::team_n_pes(team) < 0)
+    if (host::team_n_pes(team) < 0) {
+      // A predefined team that is none on this PE (GSHMEMX_TEAM_GPU_LEADERS on a PE that is not a leader): say why
+      if (team >= 0 && team < GSHMEM_TEAMS_MIN)
+        Runtime::get("gshmem_team_get_config").teams->get(team, "gshmem_team_get_config");
       fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_get_config: team {} is not a live team. Fix: pass a team "
            "handle a split returned on this PE, or a predefined team", team);
+    }
     if (!config)
       fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_get_config: config is NULL. Fix: pass the address of a "
            "gshmem_team_config_t");

@@ -10,7 +10,7 @@
 
 namespace gshmem {
 
-inline constexpr int kMaxTeams = 64;    // team slots (0..3 are the predefined teams)
+inline constexpr int kMaxTeams = 64;    // team slots (0..GSHMEM_TEAMS_MIN-1 are the predefined teams)
 inline constexpr int kMaxRounds = 32;   // dissemination rounds: up to 2^32 PEs
 inline constexpr int kMailboxBytes = 256;
 inline constexpr int kExchangeBytes = 1024;  // node-local allgather payload per PE (NodeExchange)

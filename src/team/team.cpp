@@ -1,15 +1,69 @@
 #include "team/team.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <utility>
 
 #include "runtime/device_state.hpp"
 #include "runtime/error.hpp"
+#include "runtime/log.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/spin.hpp"
 #include "transport/gpu.hpp"
 
 namespace gshmem {
+
+namespace {
+// Team value of the ascending world PEs `m` if they are start + i*stride, else size 0.
+TeamValue progression(const std::vector<int>& m, int me) {
+  if (m.empty()) return TeamValue{};
+  const int stride = m.size() > 1 ? m[1] - m[0] : 1;
+  for (std::size_t i = 1; i < m.size(); ++i)
+    if (m[i] - m[i - 1] != stride) return TeamValue{};
+  TeamValue t{m.front(), stride, static_cast<int>(m.size()), -1};
+  t.my_rank = team_rank_of(t, me);
+  return t;
+}
+
+std::string pe_list(const std::vector<int>& m) { return fmt::format("{}", fmt::join(m, ", ")); }
+}  // namespace
+
+GpuTeams gpu_teams(const std::vector<std::string>& device_of, int me) {
+  GpuTeams g;
+  std::vector<int> mine, leaders;
+  std::map<std::string, int> first;  // device -> its lowest PE
+  for (int pe = 0; pe < static_cast<int>(device_of.size()); ++pe) {
+    const std::string& d = device_of[static_cast<std::size_t>(pe)];
+    if (d == device_of[static_cast<std::size_t>(me)]) mine.push_back(pe);
+    if (first.emplace(d, pe).second) leaders.push_back(pe);
+  }
+  g.same_gpu = progression(mine, me);
+  if (g.same_gpu.size == 0)
+    g.same_gpu_absent = fmt::format(
+        "GSHMEMX_TEAM_SAME_GPU (NVSHMEMI_TEAM_SAME_GPU) is no team on PE {}: the PEs on its GPU are world PEs {}, not "
+        "evenly spaced, and a gshmem team is start + i*stride (NVSHMEM does not start at all then). Fix: give the "
+        "PEs their GPUs round-robin (PE i takes GPU i % n_gpus: gshmem's choice when the program selects none) or "
+        "in equal blocks of consecutive PEs", me, pe_list(mine));
+  g.leaders = progression(leaders, me);
+  if (g.leaders.size == 0)
+    g.leaders_absent = fmt::format(
+        "GSHMEMX_TEAM_GPU_LEADERS (NVSHMEMI_TEAM_GPU_LEADERS) is no team: the lowest PEs of the GPUs are world PEs "
+        "{}, not evenly spaced, and a gshmem team is start + i*stride. Fix: give the PEs their GPUs round-robin "
+        "(PE i takes GPU i % n_gpus) or in equal blocks of consecutive PEs", pe_list(leaders));
+  else if (g.leaders.my_rank < 0) {
+    g.leaders_absent = fmt::format(
+        "PE {} is not in GSHMEMX_TEAM_GPU_LEADERS (NVSHMEMI_TEAM_GPU_LEADERS): the team holds the lowest PE of each "
+        "GPU, and PE {} shares its GPU with PE {}. Fix: use this team only on PEs where "
+        "gshmem_team_my_pe(GSHMEMX_TEAM_GPU_LEADERS) >= 0", me, me, mine.front());
+    g.leaders = TeamValue{};
+    g.not_a_leader = true;
+  }
+  return g;
+}
 
 TeamTable::TeamTable(Runtime& rt) : rt_(rt) {
   // Single node (the runtime refuses more for now): SHARED and NODE hold every PE, SAME_MYPE_NODE just me.
@@ -18,6 +72,30 @@ TeamTable::TeamTable(Runtime& rt) : rt_(rt) {
                                   rt.local_index[rt.my_pe]}, true, 0});
   claim(GSHMEMX_TEAM_NODE, teams_[GSHMEM_TEAM_SHARED]);
   claim(GSHMEMX_TEAM_SAME_MYPE_NODE, TeamInfo{{rt.my_pe, 1, 1, 0}, true, 0});
+  // SAME_GPU and GPU_LEADERS from the GPU each PE published at init (its PCI bus id on its node); a CPU PE is a
+  // device of its own. Where one is no team of this PE, its slot stays reserved and get() says why.
+  std::vector<std::string> device_of(static_cast<std::size_t>(rt.n_pes));
+  for (int pe = 0; pe < rt.n_pes; ++pe) {
+    const PeRecord& r = rt.pes[static_cast<std::size_t>(pe)];
+    const std::string bus(r.pci_bus_id, strnlen(r.pci_bus_id, sizeof r.pci_bus_id));
+    device_of[static_cast<std::size_t>(pe)] =
+        bus.empty() ? fmt::format("CPU PE {}", pe) : fmt::format("{:x} {}", r.host_hash, bus);
+  }
+  const GpuTeams g = gpu_teams(device_of, rt.my_pe);
+  const std::pair<int, std::pair<TeamValue, std::string>> gpu_slots[] = {
+      {GSHMEMX_TEAM_SAME_GPU, {g.same_gpu, g.same_gpu_absent}},
+      {GSHMEMX_TEAM_GPU_LEADERS, {g.leaders, g.leaders_absent}}};
+  for (const auto& [slot, team] : gpu_slots) {
+    if (team.first.size > 0) {
+      claim(slot, TeamInfo{team.first, true, 0});
+    } else {
+      used_ |= 1ull << slot;
+      absent_[slot] = team.second;
+      // Not being a leader is the normal case with several PEs per GPU; a team that cannot be formed is not
+      // (SAME_GPU: said by the PEs of that GPU; GPU_LEADERS: the same on every PE, said by PE 0).
+      if (slot == GSHMEMX_TEAM_SAME_GPU || (!g.not_a_leader && rt.my_pe == 0)) log::warn("{}", team.second);
+    }
+  }
 }
 
 void TeamTable::claim(int slot, const TeamInfo& t) {
@@ -32,6 +110,8 @@ bool TeamTable::valid(gshmem_team_t team) const {
 }
 
 TeamInfo& TeamTable::get(gshmem_team_t team, const char* call) {
+  if (team >= 0 && team < GSHMEM_TEAMS_MIN && !absent_[team].empty())
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: team {}: {}", call, team, absent_[team]);
   if (team == GSHMEM_TEAM_INVALID)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the team is GSHMEM_TEAM_INVALID (a split returns it to PEs that are "
          "not members). Fix: call team operations only on PEs where the split returned a valid team", call);
@@ -120,8 +200,9 @@ int TeamTable::split_strided(gshmem_team_t parent, int start, int stride, int si
   for (const auto& r : all) used |= r.used;
   int slot = lowest_free(used);
   if (slot < 0)
-    fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: all {} team slots are in use on some member of the parent team. Fix: "
-         "destroy teams you no longer need (gshmem_team_destroy)", call, kMaxTeams);
+    fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: all {} team slots for splits ({} in all, {} predefined) are in use on "
+         "some member of the parent team. Fix: destroy teams you no longer need (gshmem_team_destroy)", call,
+         kMaxTeams - GSHMEM_TEAMS_MIN, kMaxTeams, GSHMEM_TEAMS_MIN);
   TeamInfo t{{pt.start + start * pt.stride, stride * pt.stride, size, -1}, true, 0};
   if (size == 1) t.stride = 1;
   t.my_rank = team_rank_of(t, rt_.my_pe);
@@ -151,8 +232,9 @@ int TeamTable::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, 
   int xs = lowest_free(used);
   int ys = xs < 0 ? -1 : lowest_free(used, xs);
   if (xs < 0 || ys < 0)
-    fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: fewer than 2 free team slots (of {}) on the parent's members. Fix: "
-         "destroy teams you no longer need", call, kMaxTeams);
+    fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: fewer than 2 free team slots (of the {} for splits; {} are "
+         "predefined) on the parent's members. Fix: destroy teams you no longer need", call,
+         kMaxTeams - GSHMEM_TEAMS_MIN, GSHMEM_TEAMS_MIN);
   const int r = pt.my_rank;
   const int xfirst = (r / xrange) * xrange;
   TeamInfo x{{pt.start + xfirst * pt.stride, pt.stride, std::min(xrange, pt.size - xfirst), r - xfirst}, true, 0};
@@ -175,10 +257,10 @@ int TeamTable::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, 
 void TeamTable::destroy(gshmem_team_t team) {
   const char* call = "gshmem_team_destroy";
   if (team == GSHMEM_TEAM_INVALID) return;
+  if (team >= 0 && team < GSHMEM_TEAMS_MIN)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: team {} is predefined (slots 0..{}) and cannot be destroyed. Fix: "
+         "destroy only teams a split created", call, team, GSHMEM_TEAMS_MIN - 1);
   get(team, call);
-  if (team <= GSHMEMX_TEAM_SAME_MYPE_NODE)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: team {} is predefined and cannot be destroyed. Fix: destroy only teams "
-         "a split created", call, team);
   // Stream barriers of this team may still be queued; they must finish before the slot can be reused.
   if (rt_.gpu) gpu::synchronize_device(rt_.gpu, call);
   teams_[team].live = false;

@@ -1,10 +1,12 @@
 // Teams: strided sets of world PEs (start, stride, size), as OpenSHMEM defines them. A team handle is its slot
-// (0..kMaxTeams-1); disjoint teams created by one split (the x-teams of split_2d) share a slot. Slots 0..3 are
-// TEAM_WORLD, TEAM_SHARED, TEAM_NODE, TEAM_SAME_MYPE_NODE.
+// (0..kMaxTeams-1); disjoint teams created by one split (the x-teams of split_2d) share a slot. Slots
+// 0..GSHMEM_TEAMS_MIN-1 are the predefined teams: TEAM_WORLD, TEAM_SHARED, TEAM_NODE, TEAM_SAME_MYPE_NODE,
+// TEAM_SAME_GPU, TEAM_GPU_LEADERS; they are reserved on every PE, even where one is no team of this PE.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "gshmem/gshmem.h"
 #include "gshmem/team_value.h"
@@ -21,6 +23,16 @@ struct TeamInfo : TeamValue {
   std::uint64_t host_epoch = 0;    // host barriers done on this team by this PE
   int world_pe(int team_pe) const { return team_world_pe(*this, team_pe); }
 };
+
+// The GPU teams of PE `me`, from each PE's device (equal strings: the same GPU; CPU PEs pass distinct ones).
+// same_gpu: the PEs of my device; leaders: the lowest PE of each device. A team gshmem cannot hold (its PEs are
+// not start + i*stride) or, for leaders, one `me` is not in, comes back as size 0 with the reason in *_absent.
+struct GpuTeams {
+  TeamValue same_gpu{}, leaders{};
+  std::string same_gpu_absent, leaders_absent;
+  bool not_a_leader = false;  // leaders is a team, `me` is not in it
+};
+GpuTeams gpu_teams(const std::vector<std::string>& device_of, int me);
 
 class TeamTable {
  public:
@@ -45,6 +57,8 @@ class TeamTable {
   void reset_slot(int slot);
   Runtime& rt_;
   TeamInfo teams_[kMaxTeams]{};
+  // Why predefined slot s is no team on this PE (see GpuTeams); empty where it is one.
+  std::string absent_[GSHMEM_TEAMS_MIN];
   std::uint64_t used_ = 0;  // bitmap of slots this PE uses
 };
 

@@ -19,6 +19,22 @@ int main(int argc, char** argv) {
   if (nvshmemx_mc_ptr(NVSHMEM_TEAM_WORLD, nullptr) != nullptr)
     compat::fail("nvshmemx_mc_ptr is not NULL with NVLink multicast off");
 
+  // NVSHMEM 3.4.5's predefined team handles and slot numbers; SAME_GPU holds this PE, GPU_LEADERS holds it or
+  // (a PE that is not the lowest of its GPU) answers -1
+  static_assert(NVSHMEM_TEAM_WORLD_INDEX == 0 && NVSHMEM_TEAM_SHARED_INDEX == 1 && NVSHMEM_TEAM_NODE_INDEX == 2 &&
+                    NVSHMEM_TEAM_SAME_MYPE_NODE_INDEX == 3 && NVSHMEMI_TEAM_SAME_GPU == 4 &&
+                    NVSHMEM_TEAM_SAME_GPU_INDEX == 4 && NVSHMEMI_TEAM_GPU_LEADERS == 5 &&
+                    NVSHMEM_TEAM_GPU_LEADERS_INDEX == 5 && NVSHMEM_TEAMS_MIN == 6,
+                "NVSHMEM's predefined team numbers");
+  const int gpu_rank = nvshmem_team_my_pe(NVSHMEMI_TEAM_SAME_GPU);
+  if (gpu_rank < 0 || nvshmem_team_translate_pe(NVSHMEMI_TEAM_SAME_GPU, gpu_rank, NVSHMEM_TEAM_WORLD) != mype)
+    compat::fail("NVSHMEMI_TEAM_SAME_GPU: my index %d does not translate to my PE %d", gpu_rank, mype);
+  const int leader_rank = nvshmem_team_my_pe(NVSHMEMI_TEAM_GPU_LEADERS);
+  if (leader_rank >= 0 ? nvshmem_team_translate_pe(NVSHMEMI_TEAM_GPU_LEADERS, leader_rank, NVSHMEM_TEAM_WORLD) != mype
+                       : nvshmem_team_n_pes(NVSHMEMI_TEAM_GPU_LEADERS) != -1)
+    compat::fail("NVSHMEMI_TEAM_GPU_LEADERS: index %d, %d PEs", leader_rank,
+                 nvshmem_team_n_pes(NVSHMEMI_TEAM_GPU_LEADERS));
+
   nvshmemx_init_attr_t attr;
   std::memset(&attr, 0, sizeof attr);
   nvshmemx_init_init_attr_ver_only(attr);

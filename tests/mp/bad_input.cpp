@@ -153,6 +153,7 @@ int main(int argc, char** argv) {
   else if (c == "stream_barrier_on_cpu") gshmemx_barrier_all_on_stream(nullptr);
   else if (c == "team_invalid") gshmem_team_destroy(4242);
   else if (c == "team_predefined_destroy") gshmem_team_destroy(GSHMEM_TEAM_WORLD);
+  else if (c == "team_gpu_leaders_destroy") gshmem_team_destroy(GSHMEMX_TEAM_GPU_LEADERS);
   else if (c == "team_get_config_invalid") {
     gshmem_team_config_t cfg{};
     gshmem_team_get_config(4242, &cfg);

@@ -139,13 +139,13 @@ void* gshmem_ptr(const void* dest, int pe) {
 int gshmem_team_my_pe(gshmem_team_t team) {
   REAL(gshmem_team_my_pe);
   int r = real_gshmem_team_my_pe(team);
-  return active("team_my_pe_off") && team > GSHMEMX_TEAM_SAME_MYPE_NODE && r >= 0 ? r + 1 : r;
+  return active("team_my_pe_off") && team >= GSHMEM_TEAMS_MIN && r >= 0 ? r + 1 : r;
 }
 
 int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team) {
   REAL(gshmem_team_translate_pe);
   int r = real_gshmem_team_translate_pe(src_team, src_pe, dest_team);
-  return active("translate_reversed") && src_team > GSHMEMX_TEAM_SAME_MYPE_NODE && r > 0 ? r - 1 : r;
+  return active("translate_reversed") && src_team >= GSHMEM_TEAMS_MIN && r > 0 ? r - 1 : r;
 }
 
 int gshmem_barrier(gshmem_team_t team) {

@@ -1104,6 +1104,72 @@ void check_team(gshmem_team_t t, const Members& m, const std::string& what, std:
   }
 }
 
+bool evenly_spaced(const Members& m) {
+  for (std::size_t i = 2; i < m.size(); ++i)
+    if (m[i] - m[i - 1] != m[1] - m[0]) return false;
+  return true;
+}
+
+// A small collective over a team: every member calls. `red` and `src`: symmetric, 2 ints each.
+void check_team_collective(gshmem_team_t t, const Members& m, const std::string& what, int* red, int* src) {
+  const int my = me(), size = static_cast<int>(m.size());
+  int want0 = 0, want1 = 0;
+  for (int pe : m) want0 += pe + 1, want1 += 2 * pe;
+  gshmem_int_p(src, my + 1, my);
+  gshmem_int_p(src + 1, 2 * my, my);
+  gshmem_quiet();
+  MPT_CHECK_STATUS(gshmem_int_sum_reduce(t, red, src, 2), GSHMEM_SUCCESS, what.c_str());
+  MPT_CHECK(local_get(red) == want0 && local_get(red + 1) == want1)
+      << what << "sum_reduce:" << local_get(red) << local_get(red + 1) << "want" << want0 << want1;
+  const int root = size - 1, root_pe = m.back();
+  MPT_CHECK_STATUS(gshmem_int_broadcast(t, red, src, 2, root), GSHMEM_SUCCESS, what.c_str());
+  if (my != root_pe)
+    MPT_CHECK(local_get(red) == root_pe + 1 && local_get(red + 1) == 2 * root_pe)
+        << what << "broadcast from team index" << root << ":" << local_get(red) << local_get(red + 1);
+  MPT_CHECK_STATUS(gshmem_barrier(t), GSHMEM_SUCCESS, what.c_str());
+}
+
+// The GPU teams' reference model: every PE's device (its CUDA ordinal; a CPU PE is a device of its own), swapped
+// through `buf`. SAME_GPU: the PEs of my device; GPU_LEADERS: the lowest PE of each device.
+struct GpuModel {
+  Members same_gpu, leaders;
+};
+GpuModel gpu_model(std::uint64_t* buf) {
+  const int my = me(), n = npes();
+  int ordinal = -1;
+  gshmemx_query_device(&ordinal, nullptr);
+  const std::uint64_t key = ordinal >= 0 ? static_cast<std::uint64_t>(ordinal) : 1000000u + static_cast<std::uint64_t>(my);
+  for (int p = 0; p < n; ++p) gshmem_uint64_p(buf + my, key, p);
+  gshmem_barrier_all();
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(n));
+  for (int p = 0; p < n; ++p) keys[static_cast<std::size_t>(p)] = local_get(buf + p);
+  gshmem_barrier_all();
+  GpuModel g;
+  for (int p = 0; p < n; ++p) {
+    const std::uint64_t k = keys[static_cast<std::size_t>(p)];
+    if (k == key) g.same_gpu.push_back(p);
+    if (std::find(keys.begin(), keys.begin() + p, k) == keys.begin() + p) g.leaders.push_back(p);
+  }
+  return g;
+}
+
+// A GPU team: its members (where gshmem can hold it: evenly spaced) get check_team and a collective; elsewhere the
+// handle answers like one of a team this PE is not in.
+void check_gpu_team(gshmem_team_t t, const Members& m, const std::string& what, std::uint64_t* buf,
+                    std::uint64_t round, int* red, int* src) {
+  const int my = me();
+  if (evenly_spaced(m) && index_in(m, my) >= 0) {
+    check_team(t, m, what, buf, round);
+    check_team_collective(t, m, what, red, src);
+    return;
+  }
+  MPT_CHECK(gshmem_team_my_pe(t) == -1 && gshmem_team_n_pes(t) == -1)
+      << what << "on a PE it does not hold: team_my_pe" << gshmem_team_my_pe(t) << "team_n_pes"
+      << gshmem_team_n_pes(t) << "(want -1, -1)";
+  MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, my, t), -1);
+  MPT_CHECK_EQ(gshmem_team_translate_pe(t, 0, GSHMEM_TEAM_WORLD), -1);
+}
+
 MPT_CASE(teams_predefined) {
   const int n = npes(), my = me();
   auto* buf = sym_alloc<std::uint64_t>(static_cast<std::size_t>(n));
@@ -1121,6 +1187,39 @@ MPT_CASE(teams_predefined) {
   MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, my, GSHMEMX_TEAM_SAME_MYPE_NODE), 0);
   for (int p = 0; p < n; ++p)
     if (p != my) MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, p, GSHMEMX_TEAM_SAME_MYPE_NODE), -1);
+  // SAME_GPU and GPU_LEADERS: on CPU PEs (each its own device) {me} and every PE; on GPU PEs from the devices
+  MPT_CHECK_EQ(GSHMEM_TEAM_SAME_GPU_INDEX, GSHMEMX_TEAM_SAME_GPU);
+  MPT_CHECK_EQ(GSHMEM_TEAM_GPU_LEADERS_INDEX, GSHMEMX_TEAM_GPU_LEADERS);
+  MPT_CHECK_EQ(GSHMEM_TEAMS_MIN, 6);
+  auto* red = sym_alloc<int>(2);
+  auto* src = sym_alloc<int>(2);
+  const GpuModel g = gpu_model(buf);
+  int ordinal = -1;
+  gshmemx_query_device(&ordinal, nullptr);
+  if (ordinal < 0) {
+    MPT_CHECK(g.same_gpu == Members{my}) << "CPU PE: the model's SAME_GPU is not {me}";
+    MPT_CHECK(g.leaders == world_members()) << "CPU PEs: the model's GPU_LEADERS is not every PE";
+  }
+  check_team_collective(GSHMEMX_TEAM_SAME_MYPE_NODE, Members{my}, "TEAM_SAME_MYPE_NODE", red, src);
+  gshmem_barrier_all();
+  check_gpu_team(GSHMEMX_TEAM_SAME_GPU, g.same_gpu, "TEAM_SAME_GPU", buf, 5, red, src);
+  gshmem_barrier_all();
+  check_gpu_team(GSHMEMX_TEAM_GPU_LEADERS, g.leaders, "TEAM_GPU_LEADERS", buf, 6, red, src);
+  gshmem_barrier_all();
+  if (index_in(g.same_gpu, my) >= 0 && evenly_spaced(g.same_gpu)) {
+    for (int i = 0; i < static_cast<int>(g.same_gpu.size()); ++i)  // between two predefined teams
+      MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEMX_TEAM_SAME_GPU, i, GSHMEMX_TEAM_SAME_MYPE_NODE),
+                   g.same_gpu[static_cast<std::size_t>(i)] == my ? 0 : -1);
+    if (evenly_spaced(g.leaders) && index_in(g.leaders, my) >= 0)  // index 0 of my GPU's PEs is its leader
+      MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEMX_TEAM_SAME_GPU, 0, GSHMEMX_TEAM_GPU_LEADERS),
+                   index_in(g.leaders, g.same_gpu.front()));
+  }
+  if (evenly_spaced(g.leaders) && index_in(g.leaders, my) >= 0)
+    for (int i = 0; i < static_cast<int>(g.leaders.size()); ++i)
+      MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEMX_TEAM_GPU_LEADERS, i, GSHMEM_TEAM_WORLD),
+                   g.leaders[static_cast<std::size_t>(i)]);
+  gshmem_free(src);
+  gshmem_free(red);
   MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEM_TEAM_INVALID, 0, GSHMEM_TEAM_WORLD), -1);
   MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEM_TEAM_WORLD, 0, GSHMEM_TEAM_INVALID), -1);
   MPT_CHECK_EQ(gshmem_team_my_pe(GSHMEM_TEAM_INVALID), -1);
@@ -1306,10 +1405,29 @@ MPT_CASE(team_errors) {
   MPT_CHECK_STATUS(gshmem_barrier(4242), GSHMEM_ERROR_INVALID_VALUE, "gshmem_barrier");
   MPT_CHECK_STATUS(gshmem_team_sync(-7), GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_sync");
   MPT_CHECK_STATUS(gshmem_barrier(GSHMEM_TEAM_INVALID), GSHMEM_ERROR_INVALID_VALUE, "gshmem_barrier");
+  if (gshmem_team_my_pe(GSHMEMX_TEAM_GPU_LEADERS) < 0) {  // GPU PEs that share a GPU and are not its lowest PE
+    MPT_CHECK_STATUS(gshmem_barrier(GSHMEMX_TEAM_GPU_LEADERS), GSHMEM_ERROR_INVALID_VALUE, "GSHMEMX_TEAM_GPU_LEADERS");
+    MPT_CHECK_STATUS(gshmem_team_sync(GSHMEMX_TEAM_GPU_LEADERS), GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_sync");
+  }
+  // slots run out after 64 - GSHMEM_TEAMS_MIN splits (the predefined slots are never handed out)
+  std::vector<gshmem_team_t> many;
+  for (int k = 0; k < 70; ++k) {
+    gshmem_team_t u = GSHMEM_TEAM_INVALID;
+    const int st = gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &u);
+    if (st != GSHMEM_SUCCESS) {
+      MPT_CHECK_STATUS(st, GSHMEM_ERROR_OUT_OF_MEMORY, "58 team slots for splits (64 in all, 6 predefined)");
+      break;
+    }
+    MPT_CHECK(u >= GSHMEM_TEAMS_MIN && u < 64) << "split" << k << "took slot" << u;
+    many.push_back(u);
+  }
+  MPT_CHECK_EQ(static_cast<int>(many.size()), 64 - GSHMEM_TEAMS_MIN);
+  for (gshmem_team_t u : many) gshmem_team_destroy(u);
   // after all those errors the job still works
   gshmem_team_t ok = GSHMEM_TEAM_INVALID;
   MPT_CHECK_STATUS(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &ok), GSHMEM_SUCCESS, "");
   MPT_CHECK_EQ(gshmem_team_n_pes(ok), n);
+  MPT_CHECK(ok >= GSHMEM_TEAMS_MIN) << "a split took slot" << ok << ", a predefined team's";
   MPT_CHECK_STATUS(gshmem_barrier(ok), GSHMEM_SUCCESS, "");
   gshmem_team_destroy(ok);
 }

@@ -43,6 +43,8 @@ HAND = {
     "GSHMEM_MAX_NAME_LEN": "NVSHMEM_MAX_NAME_LEN",
     "gshmem_init_thread": "NVSHMEM's nvshmem_init_thread ends the job when initialisation fails (as nvshmem_init "
                           "does); gshmem_init_thread returns the status",
+    "GSHMEMX_TEAM_SAME_GPU": "NVSHMEMI_TEAM_SAME_GPU (NVSHMEM's internal prefix)",
+    "GSHMEMX_TEAM_GPU_LEADERS": "NVSHMEMI_TEAM_GPU_LEADERS (NVSHMEM's internal prefix)",
 }
 
 # The NVSHMEM names nvshmem_host.h must define for the HAND entries (checked by --check).
@@ -53,7 +55,8 @@ HAND_NVSHMEM = [
     "NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED", "NVSHMEM_VENDOR_STRING", "NVSHMEM_MAX_NAME_LEN",
     "NVSHMEM_MAJOR_VERSION", "NVSHMEM_MINOR_VERSION", "NVSHMEM_VENDOR_MAJOR_VERSION",
     "NVSHMEM_VENDOR_MINOR_VERSION", "NVSHMEM_VENDOR_PATCH_VERSION", "nvshmemx_vendor_get_version_info",
-    "nvshmemx_status", "nvshmem_init_thread", "nvshmemx_init_init_attr_ver_only",
+    "nvshmemx_status", "nvshmem_init_thread", "nvshmemx_init_init_attr_ver_only", "NVSHMEMI_TEAM_SAME_GPU",
+    "NVSHMEMI_TEAM_GPU_LEADERS",
 ]
 
 # gshmem names with no NVSHMEM counterpart of that name and meaning: not mapped. A regular expression per entry.

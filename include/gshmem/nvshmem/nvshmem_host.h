@@ -44,6 +44,10 @@
 /* Marks this as gshmem's NVSHMEM interface (a program or build may test for it). */
 #define GSHMEM_NVSHMEM_COMPAT 1
 
+/* Two predefined teams NVSHMEM spells with its internal prefix (NVSHMEMI_), gshmem with GSHMEMX_. */
+#define NVSHMEMI_TEAM_SAME_GPU GSHMEMX_TEAM_SAME_GPU
+#define NVSHMEMI_TEAM_GPU_LEADERS GSHMEMX_TEAM_GPU_LEADERS
+
 /* ---- version: the NVSHMEM API level these headers follow, and the OpenSHMEM version NVSHMEM reports ---- */
 #define NVSHMEM_VENDOR_MAJOR_VERSION 3
 #define NVSHMEM_VENDOR_MINOR_VERSION 4

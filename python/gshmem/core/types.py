@@ -59,6 +59,10 @@ class Team(int):
         return f"<Teams.{self.name}: {int(self)}>"
 
 
+# Members of Teams that are numbers, not teams (TEAMS_MIN is the slot of the first split team, a team of its own).
+_NOT_TEAMS = frozenset({"TEAMS_MIN"})
+
+
 class _TeamsMeta(type):
     def __getitem__(cls, name):
         try:
@@ -76,7 +80,7 @@ class _TeamsMeta(type):
         return iter(list(cls._teams))
 
     def __contains__(cls, item):  # a name (nvshmem4py's test), or a handle (gshmem's addition)
-        return item in cls._teams or any(int(t) == item for t in cls._teams.values())
+        return item in cls._teams or any(int(t) == item for k, t in cls._teams.items() if k not in _NOT_TEAMS)
 
     def keys(cls):
         return cls._teams.keys()
@@ -93,10 +97,11 @@ class _TeamsMeta(type):
 
 class Teams(metaclass=_TeamsMeta):
     """The teams by name, as nvshmem4py's Teams: the predefined ones (TEAM_WORLD, TEAM_SHARED, TEAM_NODE,
-    TEAM_SAME_MYPE_NODE and their *_INDEX aliases, TEAM_INVALID) and those team_split_* / team_init added (add /
-    remove / remove_by_value; keys / values / items; iterating gives the names). Members are ints (Team), so they
-    pass wherever a team handle does. NVSHMEM's TEAM_SAME_GPU and TEAM_GPU_LEADERS are not there (gshmem has no
-    such teams: one PE per GPU)."""
+    TEAM_SAME_MYPE_NODE, TEAM_SAME_GPU, TEAM_GPU_LEADERS and their *_INDEX aliases, TEAM_INVALID, and TEAMS_MIN: the
+    first slot a split takes) and those team_split_* / team_init added (add / remove / remove_by_value; keys /
+    values / items; iterating gives the names). Members are ints (Team), so they pass wherever a team handle does.
+    TEAM_SAME_GPU: the PEs on this PE's GPU (a CPU PE is its own device); TEAM_GPU_LEADERS: the lowest PE of each
+    GPU; on a PE that is not, team_my_pe and team_n_pes of it are -1 (a team it is not in)."""
 
     _teams = {}
 
@@ -122,15 +127,17 @@ class Teams(metaclass=_TeamsMeta):
 
     @classmethod
     def remove_by_value(cls, value):
-        for name in [n for n, t in cls._teams.items() if int(t) == int(value)]:
+        for name in [n for n, t in cls._teams.items() if int(t) == int(value) and n not in _NOT_TEAMS]:
             del cls._teams[name]
 
 
 for _name, _value in (("TEAM_INVALID", -1), ("TEAM_WORLD", 0), ("TEAM_WORLD_INDEX", 0), ("TEAM_SHARED", 1),
                       ("TEAM_SHARED_INDEX", 1), ("TEAM_NODE", 2), ("TEAM_NODE_INDEX", 2),
-                      ("TEAM_SAME_MYPE_NODE", 3), ("TEAM_SAME_MYPE_NODE_INDEX", 3)):
+                      ("TEAM_SAME_MYPE_NODE", 3), ("TEAM_SAME_MYPE_NODE_INDEX", 3), ("TEAM_SAME_GPU", 4),
+                      ("TEAM_SAME_GPU_INDEX", 4), ("TEAM_GPU_LEADERS", 5), ("TEAM_GPU_LEADERS_INDEX", 5),
+                      ("TEAMS_MIN", 6)):
     Teams._set(_name, _value)
-PREDEFINED_TEAMS = frozenset(Teams._teams)
+PREDEFINED_TEAMS = frozenset(Teams._teams) - _NOT_TEAMS
 
 
 class MutableEnum:

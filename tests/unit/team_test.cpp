@@ -1,0 +1,115 @@
+// The GPU teams (TEAM_SAME_GPU, TEAM_GPU_LEADERS) from a PE -> device table: one PE per GPU, several PEs per GPU
+// round-robin and in blocks, uneven counts, CPU PEs, and the layouts gshmem cannot hold (not evenly spaced) or this
+// PE is not in (a PE that is not the lowest of its GPU). The multi-PE tests (tests/mp/host_api.cpp) see CPU PEs
+// only, where every PE is a device of its own; these cover the other layouts.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "team/team.hpp"
+
+namespace {
+
+using gshmem::GpuTeams;
+using gshmem::gpu_teams;
+using gshmem::TeamValue;
+
+// device_of for PE p = "gpu" + gpu[p] (a negative entry: a CPU PE, a device of its own)
+std::vector<std::string> devices(const std::vector<int>& gpu) {
+  std::vector<std::string> d;
+  for (std::size_t p = 0; p < gpu.size(); ++p)
+    d.push_back(gpu[p] < 0 ? "cpu " + std::to_string(p) : "gpu " + std::to_string(gpu[p]));
+  return d;
+}
+
+void expect_team(const TeamValue& t, int start, int stride, int size, int my_rank, const char* what, int me) {
+  EXPECT_EQ(t.start, start) << what << " on PE " << me;
+  EXPECT_EQ(t.stride, stride) << what << " on PE " << me;
+  EXPECT_EQ(t.size, size) << what << " on PE " << me;
+  EXPECT_EQ(t.my_rank, my_rank) << what << " on PE " << me;
+}
+
+TEST(GpuTeams, OnePePerGpu) {
+  const auto d = devices({0, 1, 2, 3});
+  for (int me = 0; me < 4; ++me) {
+    const GpuTeams g = gpu_teams(d, me);
+    expect_team(g.same_gpu, me, 1, 1, 0, "same_gpu", me);
+    expect_team(g.leaders, 0, 1, 4, me, "leaders", me);
+    EXPECT_TRUE(g.same_gpu_absent.empty() && g.leaders_absent.empty());
+  }
+}
+
+TEST(GpuTeams, CpuPes) {
+  for (int n = 1; n <= 4; ++n) {
+    const auto d = devices(std::vector<int>(static_cast<std::size_t>(n), -1));
+    for (int me = 0; me < n; ++me) {
+      const GpuTeams g = gpu_teams(d, me);
+      expect_team(g.same_gpu, me, 1, 1, 0, "same_gpu", me);
+      expect_team(g.leaders, 0, 1, n, me, "leaders", me);
+    }
+  }
+}
+
+TEST(GpuTeams, RoundRobin) {  // 6 PEs on 3 GPUs, PE p on GPU p % 3 (gshmem's own choice)
+  const auto d = devices({0, 1, 2, 0, 1, 2});
+  for (int me = 0; me < 6; ++me) {
+    const GpuTeams g = gpu_teams(d, me);
+    expect_team(g.same_gpu, me % 3, 3, 2, me / 3, "same_gpu", me);
+    if (me < 3) {
+      expect_team(g.leaders, 0, 1, 3, me, "leaders", me);
+    } else {
+      EXPECT_EQ(g.leaders.size, 0) << me;
+      EXPECT_TRUE(g.not_a_leader);
+      EXPECT_NE(g.leaders_absent.find("PE " + std::to_string(me) + " is not in GSHMEMX_TEAM_GPU_LEADERS"),
+                std::string::npos) << g.leaders_absent;
+      EXPECT_NE(g.leaders_absent.find("shares its GPU with PE " + std::to_string(me % 3)), std::string::npos)
+          << g.leaders_absent;
+    }
+  }
+}
+
+TEST(GpuTeams, Blocks) {  // 6 PEs on 3 GPUs, two consecutive PEs each
+  const auto d = devices({0, 0, 1, 1, 2, 2});
+  for (int me = 0; me < 6; ++me) {
+    const GpuTeams g = gpu_teams(d, me);
+    expect_team(g.same_gpu, me - me % 2, 1, 2, me % 2, "same_gpu", me);
+    if (me % 2 == 0) expect_team(g.leaders, 0, 2, 3, me / 2, "leaders", me);
+    else EXPECT_TRUE(g.leaders.size == 0 && g.not_a_leader) << me;
+  }
+}
+
+TEST(GpuTeams, UnevenRoundRobin) {  // 3 PEs on 2 GPUs: GPU 0 has PEs 0 and 2, GPU 1 has PE 1
+  const auto d = devices({0, 1, 0});
+  expect_team(gpu_teams(d, 0).same_gpu, 0, 2, 2, 0, "same_gpu", 0);
+  expect_team(gpu_teams(d, 1).same_gpu, 1, 1, 1, 0, "same_gpu", 1);
+  expect_team(gpu_teams(d, 2).same_gpu, 0, 2, 2, 1, "same_gpu", 2);
+  expect_team(gpu_teams(d, 0).leaders, 0, 1, 2, 0, "leaders", 0);
+  expect_team(gpu_teams(d, 1).leaders, 0, 1, 2, 1, "leaders", 1);
+  EXPECT_TRUE(gpu_teams(d, 2).not_a_leader);
+}
+
+TEST(GpuTeams, NotEvenlySpaced) {
+  // GPU 0: PEs 0, 1, 3 (not evenly spaced); GPU 1: PE 2. Leaders 0, 2 are evenly spaced.
+  const auto d = devices({0, 0, 1, 0});
+  for (int me : {0, 1, 3}) {
+    const GpuTeams g = gpu_teams(d, me);
+    EXPECT_EQ(g.same_gpu.size, 0) << me;
+    EXPECT_NE(g.same_gpu_absent.find("world PEs 0, 1, 3, not evenly spaced"), std::string::npos)
+        << g.same_gpu_absent;
+    EXPECT_NE(g.same_gpu_absent.find("Fix:"), std::string::npos);
+  }
+  expect_team(gpu_teams(d, 2).same_gpu, 2, 1, 1, 0, "same_gpu", 2);
+  expect_team(gpu_teams(d, 0).leaders, 0, 2, 2, 0, "leaders", 0);
+  expect_team(gpu_teams(d, 2).leaders, 0, 2, 2, 1, "leaders", 2);
+  // leaders 0, 1, 3 (GPU 0: PEs 0, 2; GPU 1: PE 1; GPU 2: PE 3): no team on any PE, and not "not a leader"
+  const auto e = devices({0, 1, 0, 2});
+  for (int me = 0; me < 4; ++me) {
+    const GpuTeams g = gpu_teams(e, me);
+    EXPECT_EQ(g.leaders.size, 0) << me;
+    EXPECT_FALSE(g.not_a_leader) << me;
+    EXPECT_NE(g.leaders_absent.find("world PEs 0, 1, 3, not evenly spaced"), std::string::npos) << g.leaders_absent;
+  }
+}
+
+}  // namespace
