@@ -18,10 +18,18 @@ mkdir -p "$out"
 exec > >(tee -a "$out/log.txt") 2>&1
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export PATH=/usr/local/cuda/bin:$PATH GSHMEM_DEVICE=gpu GSHMEM_WAIT_TIMEOUT=20 GSHMEM_BOOTSTRAP_TIMEOUT=30
+# It bisects the reduction rewrite parked on branch park/coll-two-shot (its GSHMEM_COLL_TWO_SHOT_BYTES setting):
+# on a tree without it every case passes and the reruns test nothing, so say so instead of spending a GPU call.
+if ! grep -q coll_two_shot_bytes "$root/src/runtime/settings.def"; then
+  echo "coll-bisect-gpu.sh: this tree has no GSHMEM_COLL_TWO_SHOT_BYTES: it is not the parked reduction rewrite." \
+    "Fix: run it from branch park/coll-two-shot (git checkout park/coll-two-shot), or set FORCE=1"
+  [[ ${FORCE:-0} == 1 ]] || exit 2
+fi
 deadline=$((SECONDS + ${BUDGET_S:-520}))
 pes=${PES:-2}
 build=${BUILD:-$root/build-bisect}
-echo "coll-bisect-gpu.sh: $(date -u +%FT%TZ) commit ${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}, $pes PEs"
+commit=${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+echo "coll-bisect-gpu.sh: $(date -u +%FT%TZ) commit $commit, $pes PEs"
 t0=$SECONDS
 [[ ${NO_BUILD:-0} == 1 ]] || {
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_CUDA_ARCHITECTURES=90 -DGSHMEM_BUILD_EXAMPLES=OFF \
@@ -32,19 +40,23 @@ cmake --build "$build" -j"$(nproc)" --target mp_collectives_gpu gshmemrun >"$out
 echo "build: $((SECONDS - t0)) s"
 prog=$build/tests/mp/mp_collectives_gpu
 run=$build/bin/gshmemrun
-cases=${CASES:-"reduce_float16_host_names alltoalls_device maxloc_block graph_capture reduce_on_stream
-  reduce_device_thread reduce_device_warp reduce_device_block on_stream device_thread device_warp device_block"}
+# The reductions first (the rewrite's code), then the cases that ran before them in the hung run.
+cases=${CASES:-"reduce_on_stream reduce_device_thread reduce_device_warp reduce_device_block
+  reduce_float16_host_names alltoalls_device maxloc_block graph_capture on_stream device_thread device_warp
+  device_block"}
 echo "| case | settings | result | seconds | GPU busy at ${HANG_PROBE_S:-25} s |" >"$out/bisect.md"
 echo "|---|---|---|---|---|" >>"$out/bisect.md"
 
-# one CASE [VAR=value ...]: runs the case once; prints and records ok / FAILED (status) / HUNG (killed).
+# one CASE [VAR=value ...]: runs the case once; prints and records ok / FAILED (status) / HUNG (still running at
+# its limit, then killed) / CUT (the budget's shorter limit was reached: slow, not necessarily hung).
 one() {
   local c=$1
   shift
   local limit=${CASE_TIMEOUT:-45} probe=${HANG_PROBE_S:-25} busy="-" start=$SECONDS
   local log="$out/case-$c-$(tr -c 'A-Za-z0-9_' _ <<<"${*:-defaults}").txt"
   if ((SECONDS + 10 > deadline)); then echo "== $c $*: skipped (BUDGET_S spent)"; return 2; fi
-  ((SECONDS + limit > deadline)) && limit=$((deadline - SECONDS))
+  local cut=0
+  ((SECONDS + limit > deadline)) && { limit=$((deadline - SECONDS)); cut=1; }
   echo "== $c ${*:-(defaults)}"
   env "$@" timeout -s KILL "$limit" stdbuf -oL -eL "$run" -n "$pes" -- "$prog" --expect-npes="$pes" --only="$c" \
     >"$log" 2>&1 &
@@ -53,26 +65,40 @@ one() {
   if kill -0 "$pid" 2>/dev/null; then
     busy=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader | paste -sd/ -)
     if command -v gdb >/dev/null; then
-      for p in $(pgrep -f "mp_collectives_gpu --expect-npes"); do
+      # The PEs only (argv[0] is the program; timeout's and gshmemrun's argv hold it later), each attach bounded.
+      for p in $(pgrep -f "^$prog "); do
         echo "-- host stack of pid $p"
-        gdb -p "$p" -batch -ex 'thread apply all bt' 2>/dev/null | grep -E '^#[0-9]+ ' | head -25
+        timeout 10 gdb -p "$p" -batch -ex 'thread apply all bt' >"$out/gdb-$p.txt" 2>&1 ||
+          echo "(gdb failed or timed out: $(tail -1 "$out/gdb-$p.txt"))"
+        grep -E '^#[0-9]+ ' "$out/gdb-$p.txt" | head -25
       done
+    else
+      echo "-- (no gdb here: no host stacks)"
     fi
   fi
   wait "$pid"
-  local s=$? result=ok
-  ((s == 137)) && result=HUNG
-  ((s != 0 && s != 137)) && result="FAILED ($s)"
+  local s=$? result=ok took=$((SECONDS - start))
+  if ((s != 0)); then
+    result="FAILED ($s)"
+    # timeout's SIGKILL at the limit (gshmemrun also ends with 137 when one of its PEs is killed: not a hang)
+    ((s == 137 && took + 1 >= limit)) && { ((cut)) && result=CUT || result=HUNG; }
+  fi
+  local rc=1
+  [[ $result == ok ]] && rc=0
+  sleep 2  # the killed PEs' GPU contexts go before the next case starts
   tail -6 "$log"
-  echo "-- $c: $result in $((SECONDS - start)) s"
-  echo "| $c | ${*:-defaults} | $result | $((SECONDS - start)) | $busy |" >>"$out/bisect.md"
-  [[ $result == ok ]]
+  echo "-- $c: $result in $took s"
+  echo "| $c | ${*:-defaults} | $result | $took | $busy |" >>"$out/bisect.md"
+  return $rc
 }
 
+status=0
 for c in $cases; do
   one "$c" && continue
+  status=1
   one "$c" GSHMEM_STREAM_OVERLAP=0
   one "$c" GSHMEM_COLL_CTAS=1
   one "$c" GSHMEM_COLL_TWO_SHOT_BYTES=1T
 done
 cat "$out/bisect.md"
+exit $status

@@ -711,6 +711,38 @@ def check_api_surface(lib, me, n):
         same(np.array(np.from_dlpack(view)).view(np.int64), data(peer, n, "int64"), "NvshmemResource peer view")
     view.close()  # forgotten (local)
     raises(nvshmem.NvshmemInvalid, mr.get_mc_buffer, W, b2)
+    # cuda.core's Buffer.copy_to / copy_from: whole buffers, into a given buffer, into a new one from the resource
+    # (every PE calls), from a peer view (the peer's bytes) and into a peer view (the peer's copy is written)
+    b3 = mr.allocate(8 * n)
+    _fill_buffer(b3, np.full(n, -1, np.int64))
+    lib.xp.sync()
+    assert b2.copy_to(b3) is b3
+    lib.xp.sync()
+    same(_read_buffer(lib, b3, np.int64, n), want, "Buffer.copy_to")
+    fresh = b2.copy_to()
+    lib.xp.sync()
+    assert fresh.size == b2.size and fresh.handle not in (b2.handle, b3.handle)
+    same(_read_buffer(lib, fresh, np.int64, n), want, "Buffer.copy_to() into a new buffer")
+    nvshmem.get_peer_buffer(b2, peer).copy_to(b3)
+    lib.xp.sync()
+    same(_read_buffer(lib, b3, np.int64, n), data(peer, n, "int64"), "Buffer.copy_to from a peer view")
+    small = mr.allocate(8)
+    if n > 1:
+        e = raises(nvshmem.NvshmemInvalid, b2.copy_to, small)
+        assert "Buffer.copy_to" in e.msg and f"exactly {8 * n} bytes" in e.msg, e.msg
+        e = raises(nvshmem.NvshmemInvalid, b2.copy_from, small)
+        assert "Buffer.copy_from" in e.msg, e.msg
+    nvshmem.barrier_all()  # every PE has read its b3 before a peer writes it
+    _fill_buffer(fresh, data(me + 100, n, "int64", 100, 1000))
+    lib.xp.sync()
+    nvshmem.get_peer_buffer(b3, peer).copy_from(fresh)
+    lib.xp.sync()
+    nvshmem.barrier_all()
+    same(_read_buffer(lib, b3, np.int64, n), data((me - 1) % n + 100, n, "int64", 100, 1000),
+         "Buffer.copy_from into a peer view (written by the PE before this one)")
+    nvshmem.barrier_all()
+    for b in (small, fresh, b3):
+        nvshmem.free(b)
     nvshmem.barrier_all()
     nvshmem.free(b2)
     nvshmem.free(buf)

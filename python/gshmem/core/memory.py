@@ -67,6 +67,43 @@ class Buffer(_OnTheHeap):
     def __dlpack_device__(self):
         return state.device
 
+    # cuda.core Buffer's copies: through gshmem's put / get to this PE (or, for a peer view, to that PE), so the
+    # GPU PEs' copy is stream-ordered like every other call on `stream` (the current stream where none is given)
+    def _symmetric(self, call):
+        """(this PE's address of the symmetric bytes this buffer shows, the PE whose copy they are)."""
+        if self.peer is None:
+            return self.handle, _gshmem.my_pe()
+        entry = _peers.get(self.handle)
+        if entry is None:
+            raise GshmemInvalid(f"Buffer.{call}: this peer view (0x{self.handle:x}) was closed or its allocation "
+                                "freed. Fix: get a new view with get_peer_buffer(buf, pe)")
+        base = entry[2]
+        return self.handle - (_peer_ptr(base, self.peer, f"Buffer.{call}") - base), self.peer
+
+    def copy_to(self, dst=None, *, stream=None):
+        """cuda.core's Buffer.copy_to: this buffer's bytes into dst — a Buffer, array or tensor in this process of
+        exactly `size` bytes, or None: a new buffer from the memory resource (buffer(size): every PE must call
+        then, as nvshmem4py's resource allocates collectively). Returns dst. GPU PEs: on `stream`; CPU PEs: done
+        on return (no stream)."""
+        from gshmem.core import rma
+        require_init("Buffer.copy_to")
+        if dst is None:
+            dst = buffer(self.size)
+        _same_size("copy_to", "dst", dst, self.size)
+        local, pe = self._symmetric("copy_to")
+        rma._rma("Buffer.copy_to", dst, Buffer(local, self.size), pe, stream, False, False)
+        return dst
+
+    def copy_from(self, src, *, stream=None):
+        """cuda.core's Buffer.copy_from: src's bytes (a Buffer, array or tensor in this process of exactly `size`
+        bytes) into this buffer (a peer view: into that PE's copy). GPU PEs: on `stream`; CPU PEs: done on
+        return."""
+        from gshmem.core import rma
+        require_init("Buffer.copy_from")
+        _same_size("copy_from", "src", src, self.size)
+        local, pe = self._symmetric("copy_from")
+        rma._rma("Buffer.copy_from", Buffer(local, self.size), src, pe, stream, True, False)
+
     # cuda.core Buffer's queries that programs read
     @property
     def memory_resource(self):
@@ -91,6 +128,14 @@ class Buffer(_OnTheHeap):
 
 
 readers[Buffer] = lambda b, call, what: (b.handle, b.size, b.size, None, "buffer")
+
+
+def _same_size(call, what, obj, size):
+    """cuda.core copies the whole buffer: the other side must have as many bytes."""
+    n = describe(obj, f"Buffer.{call}", what)[1]
+    if n != size:
+        raise GshmemInvalid(f"Buffer.{call}: {what} has {n} bytes, this buffer {size}. Fix: pass a {what} of "
+                            f"exactly {size} bytes (cuda.core copies whole buffers)")
 
 
 class NvshmemResource(_OnTheHeap):
