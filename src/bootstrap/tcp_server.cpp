@@ -107,6 +107,9 @@ struct TcpStoreServer::State {
   // From epoch 2 on: the wait status of each PE that ended (exit report) after its last finalize without joining
   // this epoch. Every PE that joins this epoch is told, since init cannot complete without it.
   std::vector<std::optional<int>> ended;
+  // The exit report of each PE whose process ended, whatever its state then (one that ends while the others
+  // still finalize is already gone when the next epoch starts: new_epoch() copies these into `ended`).
+  std::vector<std::optional<int>> exited;
 
   State(TcpStoreServer& srv, int nranks, const Secret& s, std::string addr)
       : server(srv),
@@ -117,7 +120,8 @@ struct TcpStoreServer::State {
         member(nranks, nullptr),
         pids(nranks, 0),
         lost_at(nranks),
-        ended(nranks) {
+        ended(nranks),
+        exited(nranks) {
     handshake_s = config::get().bootstrap_timeout > 0 ? config::get().bootstrap_timeout : 60.0;
   }
 
@@ -216,7 +220,7 @@ struct TcpStoreServer::State {
       }
       member[r] = nullptr;
       ranks[r] = RankState::Absent;
-      ended[r].reset();
+      ended[r] = exited[r];  // a PE whose process ended during the finalize cannot join this epoch
     }
     joined = 0;
     pending.clear();
@@ -254,6 +258,7 @@ struct TcpStoreServer::State {
 
   void exit_reported(int r, int wait_status) {
     if (r < 0 || r >= n) return;
+    exited[r] = wait_status;
     if (ranks[r] == RankState::Joined || ranks[r] == RankState::Lost) announce_death(r, ending_text(wait_status));
     if (ranks[r] == RankState::Absent && epoch > 1 && !ended[r]) {
       // It finalized the last epoch and ended: normal, unless PEs call gshmem_init again (they wait for it).
@@ -357,6 +362,18 @@ struct TcpStoreServer::State {
     if (r < 0 || r >= n)
       return reject(c, wire::RejectCode::RankRange,
                     fmt::format("rank {} is out of range: the job at {} has PEs 0..{}", r, address, n - 1));
+    if (ranks[r] != RankState::Absent && ranks[r] != RankState::Joined && ranks[r] != RankState::Finalizing) {
+      // This epoch failed (a PE died, aborted or left) and never finalized, so no new one starts: typically a
+      // program that caught gshmem's error and calls gshmem_init again.
+      const auto f = server.first_failure();
+      return reject(c, wire::RejectCode::Duplicate,
+                    fmt::format("PE {} calls gshmem_init again, but this job's last init..finalize did not end "
+                                "({}). The rendezvous at {} serves a new gshmem_init only after every PE called "
+                                "gshmem_finalize. Fix: end the job and start it again; a job that lost a PE cannot "
+                                "init again under this gshmemrun",
+                                r, f.rank >= 0 ? fmt::format("PE {} {}", f.rank, f.what) : std::string("a PE failed"),
+                                address));
+    }
     if (ranks[r] != RankState::Absent)
       return reject(c, wire::RejectCode::Duplicate,
                     fmt::format("PE {} already joined the job at {} from another process (pid {}): two processes "

@@ -647,6 +647,65 @@ TEST(BootstrapStoreEpochs, PeEndedAfterFinalizeFailsTheNextInit) {
   }
 }
 
+// A PE whose process ends after its finalize contribution but before the others finalize: the next init of the
+// others fails at once naming it (its exit report came while it was still finalizing).
+TEST(BootstrapStoreEpochs, PeEndedDuringFinalizeFailsTheNextInit) {
+  const int n = 3;
+  Job job(n);
+  job.server = bs::new_server(n, job.secret, "test server");
+  job.server->expect_exit_reports();
+  job.server->start();
+  auto first = run_pes(n, [&](int r) {
+    auto b = job.join(r, n, job.secret);
+    if (r == 2) {  // finalizes first; its exit report comes while the others have not finalized yet
+      std::thread report([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        job.server->report_exit(2, SIGKILL);
+      });
+      b->finalize();
+      report.join();
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      b->finalize();
+    }
+  });
+  for (int r = 0; r < n; ++r) ASSERT_TRUE(first[r].ok) << first[r].what;
+  auto t0 = Clock::now();
+  auto res = run_pes(n - 1, [&](int r) { job.join(r, n, job.secret); });
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
+  for (int r = 0; r < n - 1; ++r) {
+    EXPECT_EQ(res[r].status, GSHMEM_ERROR_PEER_FAILED) << res[r].what;
+    EXPECT_NE(res[r].what.find("PE 2 died (signal 9, SIGKILL) after gshmem_finalize"), std::string::npos)
+        << res[r].what;
+  }
+}
+
+// A program that calls gshmem_init again after its job lost a PE (no finalize ended that init): refused at once
+// with what happened, not as "two processes were given the same rank".
+TEST(BootstrapStoreEpochs, InitAgainAfterAFailedInitIsRefused) {
+  const int n = 2;
+  Job job(n);
+  job.server = bs::new_server(n, job.secret, "test server");
+  job.server->expect_exit_reports();
+  job.server->start();
+  auto res = run_pes(n, [&](int r) {
+    auto b = job.join(r, n, job.secret);
+    if (r == 1) {
+      b->abort("deliberate");
+      return;
+    }
+    b->barrier();  // fails: PE 1 aborted
+  });
+  ASSERT_FALSE(res[0].ok);
+  auto again = run_pes(1, [&](int) { job.join(0, n, job.secret); });
+  ASSERT_FALSE(again[0].ok);
+  EXPECT_NE(again[0].what.find("PE 0 calls gshmem_init again, but this job's last init..finalize did not end (PE 1 "
+                               "aborted: deliberate)"),
+            std::string::npos)
+      << again[0].what;
+  EXPECT_EQ(again[0].what.find("same rank"), std::string::npos) << again[0].what;
+}
+
 // Every PE finalizes and ends (the usual job): their exit reports are no failure.
 TEST(BootstrapStoreEpochs, EndingAfterTheLastFinalizeIsNoFailure) {
   const int n = 2;
