@@ -108,7 +108,11 @@ bs::TcpBootstrap::Params params(int rank, int n, const bs::Secret& secret) {
 struct Job {
   bs::Secret secret = bs::random_secret();
   std::unique_ptr<bs::TcpStoreServer> server;
-  explicit Job(int n) : server(bs::new_server(n, secret, "test server")) { server->start(); }
+  // exit_reports: the server as gshmemrun runs it (launcher exit reports, epochs)
+  explicit Job(int n, bool exit_reports = false) : server(bs::new_server(n, secret, "test server")) {
+    if (exit_reports) server->expect_exit_reports();
+    server->start();
+  }
 
   std::unique_ptr<bs::TcpBootstrap> join(int rank, int n, const bs::Secret& s) {
     auto b = std::make_unique<bs::TcpBootstrap>(params(rank, n, s));
@@ -560,10 +564,7 @@ TEST(BootstrapStoreErrors, LeaveIsAnnouncedAsADeparture) {
 // With exit reports (gshmemrun), a dropped connection is announced with the launcher's wait status.
 TEST(BootstrapStoreErrors, ExitReportNamesTheSignal) {
   const int n = 3;
-  Job job(n);
-  job.server = bs::new_server(n, job.secret, "test server");  // a fresh one that expects reports
-  job.server->expect_exit_reports();
-  job.server->start();
+  Job job(n, true);  // as gshmemrun serves it
   auto res = run_pes(n, [&](int r) {
     auto b = job.join(r, n, job.secret);
     b->barrier();
@@ -590,10 +591,7 @@ TEST(BootstrapStoreErrors, ExitReportNamesTheSignal) {
 // until stop().
 TEST(BootstrapStoreEpochs, LauncherServerServesInitAgain) {
   const int n = 3;
-  Job job(n);
-  job.server = bs::new_server(n, job.secret, "test server");
-  job.server->expect_exit_reports();
-  job.server->start();
+  Job job(n, true);  // as gshmemrun serves it
   auto res = run_pes(n, [&](int r) {
     for (int cycle = 1; cycle <= 3; ++cycle) {
       auto b = job.join(r, n, job.secret);
@@ -616,10 +614,7 @@ TEST(BootstrapStoreEpochs, LauncherServerServesInitAgain) {
 TEST(BootstrapStoreEpochs, PeEndedAfterFinalizeFailsTheNextInit) {
   for (bool report_first : {true, false}) {
     const int n = 3;
-    Job job(n);
-    job.server = bs::new_server(n, job.secret, "test server");
-    job.server->expect_exit_reports();
-    job.server->start();
+    Job job(n, true);  // as gshmemrun serves it
     auto first = run_pes(n, [&](int r) { job.join(r, n, job.secret)->finalize(); });
     for (int r = 0; r < n; ++r) ASSERT_TRUE(first[r].ok) << first[r].what;
     if (report_first) job.server->report_exit(2, 0);  // wait status: exited 0
@@ -651,10 +646,7 @@ TEST(BootstrapStoreEpochs, PeEndedAfterFinalizeFailsTheNextInit) {
 // others fails at once naming it (its exit report came while it was still finalizing).
 TEST(BootstrapStoreEpochs, PeEndedDuringFinalizeFailsTheNextInit) {
   const int n = 3;
-  Job job(n);
-  job.server = bs::new_server(n, job.secret, "test server");
-  job.server->expect_exit_reports();
-  job.server->start();
+  Job job(n, true);  // as gshmemrun serves it
   auto first = run_pes(n, [&](int r) {
     auto b = job.join(r, n, job.secret);
     if (r == 2) {  // finalizes first; its exit report comes while the others have not finalized yet
@@ -684,10 +676,7 @@ TEST(BootstrapStoreEpochs, PeEndedDuringFinalizeFailsTheNextInit) {
 // with what happened, not as "two processes were given the same rank".
 TEST(BootstrapStoreEpochs, InitAgainAfterAFailedInitIsRefused) {
   const int n = 2;
-  Job job(n);
-  job.server = bs::new_server(n, job.secret, "test server");
-  job.server->expect_exit_reports();
-  job.server->start();
+  Job job(n, true);  // as gshmemrun serves it
   auto res = run_pes(n, [&](int r) {
     auto b = job.join(r, n, job.secret);
     if (r == 1) {
@@ -709,10 +698,7 @@ TEST(BootstrapStoreEpochs, InitAgainAfterAFailedInitIsRefused) {
 // Every PE finalizes and ends (the usual job): their exit reports are no failure.
 TEST(BootstrapStoreEpochs, EndingAfterTheLastFinalizeIsNoFailure) {
   const int n = 2;
-  Job job(n);
-  job.server = bs::new_server(n, job.secret, "test server");
-  job.server->expect_exit_reports();
-  job.server->start();
+  Job job(n, true);  // as gshmemrun serves it
   auto res = run_pes(n, [&](int r) { job.join(r, n, job.secret)->finalize(); });
   for (int r = 0; r < n; ++r) ASSERT_TRUE(res[r].ok) << res[r].what;
   for (int r = 0; r < n; ++r) job.server->report_exit(r, 0);
