@@ -18,6 +18,7 @@ mkdir -p "$out"
 exec > >(tee -a "$out/log.txt") 2>&1
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export PATH=/usr/local/cuda/bin:$PATH GSHMEM_DEVICE=gpu GSHMEM_WAIT_TIMEOUT=20 GSHMEM_BOOTSTRAP_TIMEOUT=30
+export MPT_TRACE=1  # the branch's test names each reduction call on stderr before it starts (the last one hung)
 # It bisects the reduction rewrite parked on branch park/coll-two-shot (its GSHMEM_COLL_TWO_SHOT_BYTES setting):
 # on a tree without it every case passes and the reruns test nothing, so say so instead of spending a GPU call.
 if ! grep -q coll_two_shot_bytes "$root/src/runtime/settings.def"; then
