@@ -194,7 +194,7 @@ struct TcpStoreServer::State {
     std::string how =
         WIFSIGNALED(status) ? signal_text(status) : fmt::format("exited (status {})", WEXITSTATUS(status));
     std::string what =
-        fmt::format("{} after gshmem_finalize and did not call gshmem_init again, which PE{} {} wait{} in", how,
+        fmt::format("{} after gshmem_finalize and did not join gshmem_init again, which PE{} {} wait{} in", how,
                     waiting.size() > 1 ? "s" : "", net::ranks_text(waiting), waiting.size() > 1 ? "" : "s");
     std::string fix = fmt::format(
         "Fix: every PE must call gshmem_init again when any PE does (init and finalize are collective over all PEs "

@@ -42,7 +42,7 @@ class TcpStoreServer {
   // Such a server also outlives the job's finalize: after the Finalize collective it starts a new epoch (every
   // PE absent again) for a later gshmem_init of the same PEs, and serves until stop(). A PE that ends after its
   // finalize while others join the new epoch is reported to them ("PE 2 exited (status 0) after gshmem_finalize
-  // and did not call gshmem_init again, ...").
+  // and did not join gshmem_init again, ...").
   void expect_exit_reports() { exit_reports_ = true; }
   void report_exit(int rank, int wait_status);
   // The first PE the job lost (died, aborted, or left without finalize) and what it did; rank -1 if none.

@@ -631,7 +631,7 @@ TEST(BootstrapStoreEpochs, PeEndedAfterFinalizeFailsTheNextInit) {
     std::string what = report_first ? "PE 2 exited (status 0)" : "PE 2 died (signal 9, SIGKILL)";
     for (int r = 0; r < n - 1; ++r) {
       EXPECT_EQ(res[r].status, GSHMEM_ERROR_PEER_FAILED) << res[r].what;
-      EXPECT_NE(res[r].what.find(what + " after gshmem_finalize and did not call gshmem_init again, which PE"),
+      EXPECT_NE(res[r].what.find(what + " after gshmem_finalize and did not join gshmem_init again, which PE"),
                 std::string::npos)
           << res[r].what;
       EXPECT_NE(res[r].what.find("Fix: every PE must call gshmem_init again"), std::string::npos) << res[r].what;
