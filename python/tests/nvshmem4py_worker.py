@@ -726,6 +726,9 @@ def check_api_surface(lib, me, n):
     nvshmem.get_peer_buffer(b2, peer).copy_to(b3)
     lib.xp.sync()
     same(_read_buffer(lib, b3, np.int64, n), data(peer, n, "int64"), "Buffer.copy_to from a peer view")
+    nvshmem.get_peer_buffer(b2, me).copy_to(b3)  # this PE's own view
+    lib.xp.sync()
+    same(_read_buffer(lib, b3, np.int64, n), want, "Buffer.copy_to from this PE's own view")
     small = mr.allocate(8)
     if n > 1:
         e = raises(nvshmem.NvshmemInvalid, b2.copy_to, small)

@@ -71,8 +71,9 @@ class Buffer(_OnTheHeap):
     # GPU PEs' copy is stream-ordered like every other call on `stream` (the current stream where none is given)
     def _symmetric(self, call):
         """(this PE's address of the symmetric bytes this buffer shows, the PE whose copy they are)."""
-        if self.peer is None:
-            return self.handle, _gshmem.my_pe()
+        me = _gshmem.my_pe()
+        if self.peer is None or self.peer == me:  # this PE's own view is its own address
+            return self.handle, me
         entry = _peers.get(self.handle)
         if entry is None:
             raise GshmemInvalid(f"Buffer.{call}: this peer view (0x{self.handle:x}) was closed or its allocation "
