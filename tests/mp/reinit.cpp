@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "gshmem/gshmem.h"
+#include "harness.hpp"  // mpt::mix only: this program runs its own init..finalize cycles, not mpt's cases
 
 namespace {
 
@@ -37,16 +38,9 @@ void sleep_ms(long ms) {
   nanosleep(&ts, nullptr);
 }
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 // The value PE `pe` sends as element i in the cycle with this seed.
 std::uint64_t value(std::uint64_t seed, int pe, int i) {
-  return mix(seed ^ mix(static_cast<std::uint64_t>(pe) << 32 | static_cast<std::uint32_t>(i)));
+  return mpt::mix(seed ^ mpt::mix(static_cast<std::uint64_t>(pe) << 32 | static_cast<std::uint32_t>(i)));
 }
 
 // One cycle's checks (gshmem is initialised). Returns the number of failed checks.
