@@ -373,6 +373,19 @@ void reductions(Mode m) {
   const TeamShape world{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()};
   run_red<float>(Op::Sum, false, world, std::size_t(1) << 16, false, 210);
   run_red<float>(Op::Sum, true, world, std::size_t(1) << 16, false, 211);
+  // Two-shot (reduce of 1 MiB and more, and in place), over many CTAs in the stream form; sources that share
+  // dest's misalignment to 16 bytes (16-byte passes after a few elements) and sources that do not.
+  const std::size_t big = 300001;  // 1.2 MB of float
+  run_red<float>(Op::Sum, false, world, big, false, 212);
+  run_red<float>(Op::Sum, false, world, big, false, 213, true);
+  run_red<float>(Op::Max, true, world, big, false, 214, true);
+  run_red<double>(Op::Sum, false, world, big / 2 + 7, true, 215);  // in place
+  run_red<Half16>(Op::Sum, false, world, 2 * big, false, 216, true);
+  run_red<unsigned int>(Op::Xor, false, world, big, false, 217, true);
+  if (m == Mode::Stream) {  // 16 MiB: 32 CTAs
+    run_red<float>(Op::Sum, false, world, (std::size_t(1) << 22) + 3, false, 218, true);
+    run_red<int>(Op::Sum, true, world, (std::size_t(1) << 22) + 1, false, 219, true);
+  }
   g_mode = Mode::Host;
 }
 }  // namespace
