@@ -4,6 +4,7 @@
 // compared bit for bit with a reference computed here in the library's order (team index 0, 1, ..., size-1).
 #pragma once
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -391,6 +392,12 @@ void run_red(Op op, bool scatter, const TeamShape& team, std::size_t n, bool inp
   if (!inplace && src_n) mpt::local_write(src, mysrc.data(), src_n * sizeof(T));
   gshmem_barrier_all();
   if (idx >= 0) {
+    // MPT_TRACE=1: each call named on stderr before it starts, so a hang shows which one (coll-bisect-gpu.sh)
+    static const bool trace = std::getenv("MPT_TRACE") != nullptr;
+    if (trace)
+      std::fprintf(stderr, "[PE %d] calling %s%s team %s n %zu%s%s elem %zu\n", me, op_name(op),
+                   scatter ? "_reducescatter" : "_reduce", team.name, n, inplace ? " in place" : "",
+                   shifted ? " shifted" : "", sizeof(T));
     const int s = red_call<T>(op, scatter, team.handle, dest + kGuard, src, n);
     MPT_CHECK(s == GSHMEM_SUCCESS) << op_name(op) << "returned" << s;
   }
