@@ -41,7 +41,7 @@ enum : int { kThread = 0, kWarp = 1, kBlock = 2 };
 
 // Reductions by name: the device forms of each scope and the _on_stream forms, for the types the test uses. One
 // small kernel per (type, scope, op) (red_kernel): a kernel holding every op and scope of a type inlined made ptxas
-// and NVVM take minutes on this file (bench/NOTES.md entry 25); the
+// and NVVM take minutes on this file (bench/NOTES.md entry 26); the
 // device forms are compiled in three more files, one per scope (collectives_gpu_red.cuh), side by side.
 #define MPC_RED_IF(N, OP, O, PRE, SUF)                                                                         \
   if constexpr (O_ == Op::O)                                                                                  \

@@ -1,6 +1,6 @@
 // One scope's device forms of the reductions for mp_collectives_gpu: included by collectives_gpu_red_<scope>.cu
 // with MPC_RED_SCOPE set to kThread, kWarp or kBlock. One small kernel per (type, op), not one kernel holding them
-// all (bench/NOTES.md entry 25).
+// all (bench/NOTES.md entry 26).
 #pragma once
 
 #include "collectives_gpu.cuh"
