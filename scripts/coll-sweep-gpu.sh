@@ -39,7 +39,9 @@ names=()
 for cb in ${CTA_BYTES:-16K 64K 256K 1M}; do
   for n in ${CTAS:-32 132}; do
     GSHMEM_COLL_CTA_BYTES=$cb GSHMEM_COLL_CTAS=$n run "stream-b$cb-c$n" 90 "${bench[@]}" --coll-forms stream \
-      --sizes "${SIZES:-64K,256K,1M,4M,16M,64M,256M}" "${kinds[@]}" && names+=("stream-b$cb-c$n")
+      --sizes "${SIZES:-64K,256K,1M,4M,16M,64M,256M}" "${kinds[@]}"
+    # a run with a failed row (gshmem-bench exits 3) still wrote every other row
+    [[ -s $out/stream-b$cb-c$n.json ]] && names+=("stream-b$cb-c$n")
   done
 done
 python3 - "$out" "${names[@]}" >"$out/sweep.md" <<'EOF'
