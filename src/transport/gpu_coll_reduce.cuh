@@ -43,6 +43,16 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
                           const volatile int* abort_flag);
 
 #if defined(GSHMEM_COLL_REDUCE_DEFINE)
+// The reduction kernels' cooperation scope: a block, with the wide form of the data passes (two members' 16-byte
+// chunks in flight, two-shot). The device API's scopes keep the narrow one, which fits users' 1024-thread kernels
+// (coll::ReducePass).
+struct ReduceCta : dev::Block {};
+}  // namespace gshmem::gpu
+namespace gshmem::coll {
+template <>
+struct ReducePass<gpu::ReduceCta> : DevicePass<4, true> {};
+}  // namespace gshmem::coll
+namespace gshmem::gpu {
 // Reductions: one kernel per op and element type (the one routine of each, block scope), running `phase`.
 template <coll::ReduceOp Op, typename T>
 __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_state_t h, TeamValue t, int slot,
@@ -54,14 +64,14 @@ __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_stat
   const std::size_t first = scatter ? static_cast<std::size_t>(t.my_rank) * nelems : 0;
   const coll::Part part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
   switch (phase) {
-    case ReducePhase::OneShotData: return coll::reduce_data<dev::Block, Op>(env, t, dest, src, first, nelems, part);
-    case ReducePhase::OwnedReduce: return coll::reduce_owned_data<dev::Block, Op>(env, t, dest, src, nelems, part);
-    case ReducePhase::OwnedGather: return coll::gather_owned_data<dev::Block>(env, t, dest, sizeof(T), nelems, part);
+    case ReducePhase::OneShotData: return coll::reduce_data<ReduceCta, Op>(env, t, dest, src, first, nelems, part);
+    case ReducePhase::OwnedReduce: return coll::reduce_owned_data<ReduceCta, Op>(env, t, dest, src, nelems, part);
+    case ReducePhase::OwnedGather: return coll::gather_owned_data<ReduceCta>(env, t, dest, sizeof(T), nelems, part);
     case ReducePhase::Whole: break;
   }
   const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
-  if (two_shot) coll::reduce_two_shot<dev::Block, Op>(env, t, slot, dest, src, nelems, call);
-  else coll::reduce_one_shot<dev::Block, Op>(env, t, slot, dest, src, first, nelems, call);
+  if (two_shot) coll::reduce_two_shot<ReduceCta, Op>(env, t, slot, dest, src, nelems, call);
+  else coll::reduce_one_shot<ReduceCta, Op>(env, t, slot, dest, src, first, nelems, call);
 }
 
 template <typename T>

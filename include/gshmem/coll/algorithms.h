@@ -331,19 +331,34 @@ struct Combine<ReduceOp::MaxLoc> {
 // steps per member, not 1024 (CPU PEs, 8 bytes: 3.1 -> 0.4 us; bench/NOTES.md entry 19). The device scopes keep
 // the fixed K (unrolled, in registers).
 // kChunks: 16-byte chunks each thread of a device scope combines per pass where the data allows them
-// (reduce_chunks); two members' chunks are loaded before either is combined, so 2 * kChunks loads are in flight.
-template <class Scope>
-struct ReducePass {
+// (reduce_chunks; 0: the element loop only). kPairs: two members' chunks are loaded before either is combined
+// (2 * kChunks loads in flight instead of kChunks). kTwoShot: the scope may run two-shot (large and in-place
+// reduces); without it a reduce is one-shot and in place goes pass by pass with a team sync per pass
+// (reduce_in_place).
+// The default, DevicePass<0, false>, is the device API's scopes (thread, warp, block), inlined into users' kernels,
+// where a 1024-thread kernel has 64 registers a thread: the wide form took 98 there and spilled 280-420 bytes
+// under __launch_bounds__(1024), and narrower chunk passes still spilled in a kernel that loops over the call
+// (gshmem-bench's; bench/NOTES.md entry 27), so the device API keeps the element loop. The library's stream
+// kernels (512 threads, up to 128 registers) use a scope of their own with the wide form, DevicePass<4, true>
+// (gpu::ReduceCta, src/transport/gpu_coll_reduce.cuh).
+template <int Chunks, bool Wide>
+struct DevicePass {
   static constexpr int kPerThread = 8;
   static constexpr bool kBounded = false;
-  static constexpr int kChunks = 4;
+  static constexpr int kChunks = Chunks;
+  static constexpr bool kPairs = Wide;
+  static constexpr bool kTwoShot = Wide;
 };
+template <class Scope>
+struct ReducePass : DevicePass<0, false> {};
 #if !defined(__CUDACC_RTC__)
 template <>
 struct ReducePass<HostThread> {
   static constexpr int kPerThread = 1024;
   static constexpr bool kBounded = true;
   static constexpr int kChunks = 0;
+  static constexpr bool kPairs = false;
+  static constexpr bool kTwoShot = true;
 };
 #endif
 
@@ -430,7 +445,7 @@ GSHMEM_COLL_FN Chunk16 combine_chunk(Chunk16 a, const Chunk16& b) {
 }
 // Device scopes: chunk i of dest (16-byte aligned) = op over members, in team-index order, of chunk i at src (the
 // same 16-byte alignment, in each member's heap), i < nchunks. Thread r of the group takes chunks r, r + size, ...
-// kChunks per pass; the chunks of two members are loaded before either is combined, so the loads from
+// kChunks per pass; with kPairs the chunks of two members are loaded before either is combined, so the loads from
 // peers overlap (a member's loads waiting on the last one's combine leave the links idle: bench/NOTES.md entry 21).
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reduce_chunks(Env& env, const TeamValue& t, T* dest, const T* src, size_t nchunks) {
@@ -439,8 +454,9 @@ GSHMEM_COLL_FN void reduce_chunks(Env& env, const TeamValue& t, T* dest, const T
   Chunk16* d = reinterpret_cast<Chunk16*>(dest);
   for (size_t base = static_cast<size_t>(Scope::rank()); base < nchunks; base += step * K) {
     Chunk16 acc[K];
-    for (int r = 0; r < t.size; r += 2) {
-      const bool two = r + 1 < t.size;
+    constexpr int kStep = ReducePass<Scope>::kPairs ? 2 : 1;
+    for (int r = 0; r < t.size; r += kStep) {
+      const bool two = kStep == 2 && r + 1 < t.size;
       const Chunk16* a = reinterpret_cast<const Chunk16*>(env.peer(const_cast<T*>(src), team_world_pe(t, r)));
       const Chunk16* b = two ? reinterpret_cast<const Chunk16*>(env.peer(const_cast<T*>(src), team_world_pe(t, r + 1)))
                              : a;
@@ -513,6 +529,22 @@ GSHMEM_HD constexpr bool use_two_shot(int size, size_t bytes, bool in_place, siz
   return size > 1 && (in_place || bytes >= threshold);
 }
 
+// In place on a scope without two-shot (ReducePass::kTwoShot false, the device API's scopes): each pass is combined
+// into registers, then a team sync (every member has read the pass's elements of every source), then written; the
+// next pass reads other elements. One team sync per pass of Scope::size() * kPerThread elements.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce_in_place(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
+                                    const char* call) {
+  constexpr int K = ReducePass<Scope>::kPerThread;
+  const size_t step = static_cast<size_t>(Scope::size());
+  for (size_t base = 0; base < nelems; base += step * K) {
+    T acc[K] = {};
+    reduce_pass<Scope, Op>(env, t, src, 0, base, nelems, acc);
+    team_sync<Scope>(env, t, slot, call);
+    store_pass<Scope>(dest, acc, base, nelems);
+  }
+}
+
 // Two-shot, first phase's data: `part` of this member's block, reduced from every member's source into its dest.
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reduce_owned_data(Env& env, const TeamValue& t, T* dest, const T* src, size_t nelems, Part part) {
@@ -556,14 +588,22 @@ GSHMEM_COLL_FN void reduce_two_shot(Env& env, const TeamValue& t, int slot, T* d
 }
 
 // reduce (allreduce): dest[i] = op over members 0..size-1 of source[i], i < nelems, on every member. dest ==
-// source allowed; otherwise they must not overlap. Two-shot from `two_shot_bytes` of data (and in place).
+// source allowed; otherwise they must not overlap. Two-shot from `two_shot_bytes` of data and in place where the
+// scope has it (ReducePass::kTwoShot); otherwise one-shot, and in place pass by pass.
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reduce(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
                            const char* call, size_t two_shot_bytes = kTwoShotBytes) {
-  if (use_two_shot(t.size, nelems * sizeof(T), static_cast<const T*>(dest) == src, two_shot_bytes))
-    reduce_two_shot<Scope, Op>(env, t, slot, dest, src, nelems, call);
-  else
-    reduce_one_shot<Scope, Op>(env, t, slot, dest, src, 0, nelems, call);
+  const bool in_place = static_cast<const T*>(dest) == src;
+  if constexpr (ReducePass<Scope>::kTwoShot) {
+    if (use_two_shot(t.size, nelems * sizeof(T), in_place, two_shot_bytes))
+      return reduce_two_shot<Scope, Op>(env, t, slot, dest, src, nelems, call);
+  } else if (in_place && t.size > 1) {
+    team_sync<Scope>(env, t, slot, call);
+    entered<Scope>(env, t, slot, call);
+    reduce_in_place<Scope, Op>(env, t, slot, dest, src, nelems, call);
+    return team_sync<Scope>(env, t, slot, call);
+  }
+  reduce_one_shot<Scope, Op>(env, t, slot, dest, src, 0, nelems, call);
 }
 
 // reducescatter: member m's dest[i] = op over members of source[m * nelems + i], i < nelems (source holds size
