@@ -2,10 +2,10 @@
 # On the GPU machine (2+ GPUs), one command: which case of mp_collectives_gpu hangs or fails at 2 PEs, and under
 # which settings it stops doing so (bench/NOTES.md entry 23: a reduction change hung gpu.mp.collectives_dev at 2
 # PEs, and ctest, which prints a test's output only when it ends, could not say where). Builds only
-# mp_collectives_gpu and gshmemrun, with ptxas at -O1 (correctness, not timing: the full-optimisation build of that
-# file took over 6 minutes), then runs each case alone with line-buffered output under a kill timeout. For a case
-# still running after HANG_PROBE_S it records GPU utilisation (100 %: a kernel loops; 0 %: a host or launch-order
-# wait) and, where gdb exists, each PE's host stack; a case that hangs or fails is run again with one setting
+# mp_collectives_gpu and gshmemrun, with ptxas at -O1 (correctness, not timing: the rewrite's device forms made
+# that test's one file take over 9 minutes to build; it is now four files, NOTES entry 26), then runs each case
+# alone with line-buffered output under a kill timeout. For a case still running after HANG_PROBE_S it records
+# GPU utilisation (100 %: a kernel loops; 0 %: a host or launch-order wait) and, where gdb exists, each PE's host stack; a case that hangs or fails is run again with one setting
 # changed at a time (no overlapped launches, one CTA, no two-shot on the stream forms).
 # Writes $OUT/bisect.md (a line per run) and $OUT/log.txt. Never uses NVLink multicast.
 #   CASES="..." (default: every case, in the program's order)   CASE_TIMEOUT=45   HANG_PROBE_S=25   PES=2

@@ -13,6 +13,7 @@
 #include "api/host_float16.hpp"
 #include "gshmem/coll/algorithms.h"
 #include "gshmem/gshmem.hpp"
+#include "runtime/config.hpp"
 #include "runtime/device_state.hpp"
 #include "runtime/error.hpp"
 #include "runtime/runtime.hpp"
@@ -285,7 +286,7 @@ void reduce_here(Runtime& r, ReduceOp op, ReduceType type, bool scatter, const T
   auto go = [&](auto op_c) {
     constexpr coll::ReduceOp O = decltype(op_c)::value;
     if (scatter) coll::reducescatter<coll::HostThread, O>(env, t, slot, d, s, nelems, call);
-    else coll::reduce<coll::HostThread, O>(env, t, slot, d, s, nelems, call);
+    else coll::reduce<coll::HostThread, O>(env, t, slot, d, s, nelems, call, config::get().coll_two_shot_bytes);
   };
   using coll::ReduceOp;
   switch (op) {

@@ -68,7 +68,7 @@ unsigned coll_ctas(std::size_t work_bytes) {
   const long long most = cfg.coll_ctas < 1 ? 1 : cfg.coll_ctas > 1024 ? 1024 : cfg.coll_ctas;
   const std::size_t per = cfg.coll_cta_bytes ? cfg.coll_cta_bytes : 1;
   const std::size_t n = work_bytes / per;
-  return n < 2 ? 1u : static_cast<unsigned>(n < static_cast<std::size_t>(most) ? n : most);
+  return n < kCollMinSplit ? 1u : static_cast<unsigned>(n < static_cast<std::size_t>(most) ? n : most);
 }
 
 void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
@@ -110,8 +110,12 @@ void reduction_on_stream(Context* c, coll::ReduceOp op, ReduceType type, bool sc
   const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
   auto typed = [&](auto zero) {
     using T = decltype(zero);
-    const unsigned ctas = coll_ctas(nelems * sizeof(T) * static_cast<std::size_t>(t.size));
-    return launch_reduce<T>(ov, op, st, h, t, slot, scatter, dest, src, nelems, ctas, abort_flag);
+    // This PE's reads: every member's copy of its output elements (one-shot), or of its block (two-shot: about
+    // nelems in all, per phase).
+    const std::size_t bytes = nelems * sizeof(T), threshold = config::get().coll_two_shot_bytes;
+    const bool two_shot = !scatter && coll::use_two_shot(t.size, bytes, dest == src, threshold);
+    const unsigned ctas = coll_ctas(two_shot ? bytes : bytes * static_cast<std::size_t>(t.size));
+    return launch_reduce<T>(ov, op, st, h, t, slot, scatter, dest, src, nelems, ctas, threshold, abort_flag);
   };
   cudaError_t e = cudaErrorInvalidValue;
   switch (type) {

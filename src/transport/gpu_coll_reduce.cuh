@@ -22,51 +22,81 @@ constexpr unsigned kCollThreads = 512;
 // counts match whichever form each member picks.
 cudaError_t launch_coll_sync(bool overlap, cudaStream_t st, const gshmem_device_state_t& h, const TeamValue& t,
                              int slot, const volatile int* abort_flag);
-// CTAs for `work_bytes` of this PE's collective data (GSHMEM_COLL_CTAS, GSHMEM_COLL_CTA_BYTES); 1: one kernel.
+// CTAs for `work_bytes` of this PE's collective data: one per GSHMEM_COLL_CTA_BYTES, at most GSHMEM_COLL_CTAS, and
+// 1 (one kernel, no sync kernels around it) below kCollMinSplit of them, where the two extra launches cost more
+// than the CTAs gain.
+constexpr std::size_t kCollMinSplit = 4;
 unsigned coll_ctas(std::size_t work_bytes);
 
-// Launches reduce_kernel<op, T> (ctas > 1, not in place: the data phase over ctas CTAs between two sync kernels);
-// cudaErrorInvalidValue for a bitwise op on a floating type (the host layer never asks for one).
+// What one launch of reduce_kernel does: the whole reduction (one CTA), or one data phase split over the grid's
+// CTAs between sync kernels (coll::Part): one-shot's, or two-shot's first (reduce the owned block) or second
+// (push it to the other members).
+enum class ReducePhase : int { Whole, OneShotData, OwnedReduce, OwnedGather };
+
+// Launches reduce_kernel<op, T>: reducescatter and small reduces one-shot, reduce from `two_shot_bytes` of data
+// and in place two-shot (coll::use_two_shot); one CTA, or (ctas > 1) each data phase over ctas CTAs between sync
+// kernels. cudaErrorInvalidValue for a bitwise op on a floating type (the host layer never asks for one).
 template <typename T>
 cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, const gshmem_device_state_t& h,
                           const TeamValue& t, int slot, bool scatter, void* dest, const void* src,
-                          std::size_t nelems, unsigned ctas, const volatile int* abort_flag);
+                          std::size_t nelems, unsigned ctas, std::size_t two_shot_bytes,
+                          const volatile int* abort_flag);
 
 #if defined(GSHMEM_COLL_REDUCE_DEFINE)
-// Reductions: one kernel per op and element type (the one routine of each, block scope): the whole reduction
-// (one CTA, `data_only` false), or block b of the grid's share of the data phase (`data_only`).
+// The reduction kernels' cooperation scope: a block, with the wide form of the data passes (two members' 16-byte
+// chunks in flight, two-shot). The device API's scopes keep the narrow one, which fits users' 1024-thread kernels
+// (coll::ReducePass).
+struct ReduceCta : dev::Block {};
+}  // namespace gshmem::gpu
+namespace gshmem::coll {
+template <>
+struct ReducePass<gpu::ReduceCta> : DevicePass<4, true> {};
+}  // namespace gshmem::coll
+namespace gshmem::gpu {
+// Reductions: one kernel per op and element type (the one routine of each, block scope), running `phase`.
 template <coll::ReduceOp Op, typename T>
 __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_state_t h, TeamValue t, int slot,
                                                               bool scatter, T* dest, const T* src,
-                                                              std::size_t nelems, bool data_only,
+                                                              std::size_t nelems, ReducePhase phase, bool two_shot,
                                                               const volatile int* abort_flag) {
   stream_kernel_entry();
   dev::detail::CollEnv env{h, abort_flag};
   const std::size_t first = scatter ? static_cast<std::size_t>(t.my_rank) * nelems : 0;
-  if (data_only) {
-    coll::reduce_data<dev::Block, Op>(env, t, dest, src, first, nelems,
-                                      coll::Part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)});
-    return;
+  const coll::Part part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
+  switch (phase) {
+    case ReducePhase::OneShotData: return coll::reduce_data<ReduceCta, Op>(env, t, dest, src, first, nelems, part);
+    case ReducePhase::OwnedReduce: return coll::reduce_owned_data<ReduceCta, Op>(env, t, dest, src, nelems, part);
+    case ReducePhase::OwnedGather: return coll::gather_owned_data<ReduceCta>(env, t, dest, sizeof(T), nelems, part);
+    case ReducePhase::Whole: break;
   }
   const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
-  coll::reduce_range<dev::Block, Op>(env, t, slot, dest, src, first, nelems, call);
+  if (two_shot) coll::reduce_two_shot<ReduceCta, Op>(env, t, slot, dest, src, nelems, call);
+  else coll::reduce_one_shot<ReduceCta, Op>(env, t, slot, dest, src, first, nelems, call);
 }
 
 template <typename T>
 cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, const gshmem_device_state_t& h,
                           const TeamValue& t, int slot, bool scatter, void* dest, const void* src,
-                          std::size_t nelems, unsigned ctas, const volatile int* abort_flag) {
+                          std::size_t nelems, unsigned ctas, std::size_t two_shot_bytes,
+                          const volatile int* abort_flag) {
   using coll::ReduceOp;
   T* d = static_cast<T*>(dest);
   const T* s = static_cast<const T*>(src);
-  const bool split = ctas > 1 && dest != src;
+  const bool two_shot = !scatter && coll::use_two_shot(t.size, nelems * sizeof(T), dest == src, two_shot_bytes);
   auto go = [&](auto k) {
-    if (!split) return launch_stream_kernel(overlap, k, kCollThreads, st, h, t, slot, scatter, d, s, nelems, false,
-                                            abort_flag);
+    auto grid = [&](ReducePhase phase) {
+      cudaError_t e = launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems, phase,
+                                         two_shot, abort_flag);
+      return e == cudaSuccess ? launch_coll_sync(overlap, st, h, t, slot, abort_flag) : e;
+    };
+    if (ctas <= 1)
+      return launch_stream_kernel(overlap, k, kCollThreads, st, h, t, slot, scatter, d, s, nelems, ReducePhase::Whole,
+                                  two_shot, abort_flag);
     cudaError_t e = launch_coll_sync(overlap, st, h, t, slot, abort_flag);
-    if (e == cudaSuccess)
-      e = launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems, true, abort_flag);
-    return e == cudaSuccess ? launch_coll_sync(overlap, st, h, t, slot, abort_flag) : e;
+    if (e != cudaSuccess) return e;
+    if (!two_shot) return grid(ReducePhase::OneShotData);
+    e = grid(ReducePhase::OwnedReduce);
+    return e == cudaSuccess ? grid(ReducePhase::OwnedGather) : e;
   };
   switch (op) {
     case ReduceOp::Max: return go(reduce_kernel<ReduceOp::Max, T>);
@@ -85,6 +115,11 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
   }
   return cudaErrorInvalidValue;
 }
+// The explicit instantiation of launch_reduce<T> (gpu_coll_reduce_*.cu).
+#define GSHMEM_INSTANTIATE_LAUNCH_REDUCE(T)                                                                       \
+  template cudaError_t launch_reduce<T>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,         \
+                                        const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,   \
+                                        std::size_t, const volatile int*);
 #endif  // GSHMEM_COLL_REDUCE_DEFINE
 
 }  // namespace gshmem::gpu

@@ -3,10 +3,6 @@
 #include "transport/gpu_coll_reduce.cuh"
 
 namespace gshmem::gpu {
-template cudaError_t launch_reduce<__half>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                           const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                           const volatile int*);
-template cudaError_t launch_reduce<__nv_bfloat16>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                                  const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                                  const volatile int*);
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(__half)
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(__nv_bfloat16)
 }  // namespace gshmem::gpu

@@ -5,16 +5,8 @@
 #include <cstdint>
 
 namespace gshmem::gpu {
-template cudaError_t launch_reduce<int8_t>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                              const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                              const volatile int*);
-template cudaError_t launch_reduce<int16_t>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                              const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                              const volatile int*);
-template cudaError_t launch_reduce<int32_t>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                              const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                              const volatile int*);
-template cudaError_t launch_reduce<int64_t>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                              const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                              const volatile int*);
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(int8_t)
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(int16_t)
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(int32_t)
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(int64_t)
 }  // namespace gshmem::gpu

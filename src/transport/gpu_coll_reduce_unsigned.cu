@@ -5,22 +5,10 @@
 #include <cstdint>
 
 namespace gshmem::gpu {
-template cudaError_t launch_reduce<uint8_t>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                              const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                              const volatile int*);
-template cudaError_t launch_reduce<uint16_t>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                              const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                              const volatile int*);
-template cudaError_t launch_reduce<uint32_t>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                              const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                              const volatile int*);
-template cudaError_t launch_reduce<uint64_t>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                              const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                              const volatile int*);
-template cudaError_t launch_reduce<float>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                              const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                              const volatile int*);
-template cudaError_t launch_reduce<double>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,
-                                              const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,
-                                              const volatile int*);
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(uint8_t)
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(uint16_t)
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(uint32_t)
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(uint64_t)
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(float)
+GSHMEM_INSTANTIATE_LAUNCH_REDUCE(double)
 }  // namespace gshmem::gpu

@@ -1,6 +1,6 @@
 // Kernels shaped like users' (and gshmem-bench's) 1024-thread kernels, each calling the device API the way those
 // do: a loop of non-blocking puts/gets at rotating offsets in thread, warp and block scope, put+signal, barriers,
-// declared __launch_bounds__(1024) as a 1024-thread kernel should be. Compiled (not run) by regs_check.py, which
+// atomics, collectives, declared __launch_bounds__(1024) as a 1024-thread kernel should be. Compiled (not run) by regs_check.py, which
 // fails when any of them needs more than 64 registers per thread (it could not launch with 1024 threads: "too
 // many resources requested for launch") or spills to fit. The device API is inlined into the caller, so its
 // register appetite is the caller's; a copy change that raised gshmem-bench's kernels to 68-80 registers on sm_90
@@ -93,6 +93,50 @@ __global__ void __launch_bounds__(1024) amo(unsigned long long* a, int pe, int r
   out[threadIdx.x] = acc;
 }
 
+// Collectives, one per kernel as users call them (a reduction in place too), at warp and block scope (the warp forms
+// on warp 0), and the thread scope's fcollect / alltoall / broadcast. The reductions' device forms keep the
+// element loop to fit here (coll::ReducePass; the stream kernels' wide form spilled 280-420 bytes). Not checked:
+// the thread scope's reductions, which spill 8-16 bytes stored / 40-72 loaded on sm_80 in a 1024-thread kernel
+// (main did before the rewrite too; one thread reducing for a whole 1024-thread block is not a shape to tune for).
+enum Coll { kReduce, kReduceInPlace, kReduceHalf, kReduceXor, kReduceScatter, kFcollect, kAlltoall, kBroadcast };
+
+template <int S, int C>
+__global__ void __launch_bounds__(1024) coll(float* d, const float* s, __half* hd, const __half* hs, uint64_t* ud,
+                                             const uint64_t* us, size_t n) {
+  if constexpr (S == kThread) {
+    if (threadIdx.x != 0) return;
+  } else if constexpr (S == kWarp) {
+    if (threadIdx.x >= 32) return;
+  }
+#define REGS_COLL(call, ...)                                             \
+  if constexpr (S == kBlock) gshmemx_##call##_block(__VA_ARGS__);        \
+  else if constexpr (S == kWarp) gshmemx_##call##_warp(__VA_ARGS__);    \
+  else gshmem_##call(__VA_ARGS__);
+  if constexpr (C == kReduce) { REGS_COLL(float_sum_reduce, GSHMEM_TEAM_WORLD, d, s, n) }
+  else if constexpr (C == kReduceInPlace) { REGS_COLL(float_sum_reduce, GSHMEM_TEAM_WORLD, d, d, n) }
+  else if constexpr (C == kReduceHalf) { REGS_COLL(half_max_reduce, GSHMEM_TEAM_WORLD, hd, hs, n) }
+  else if constexpr (C == kReduceXor) { REGS_COLL(uint64_xor_reduce, GSHMEM_TEAM_WORLD, ud, us, n) }
+  else if constexpr (C == kReduceScatter) { REGS_COLL(float_sum_reducescatter, GSHMEM_TEAM_WORLD, d, s, n) }
+  else if constexpr (C == kFcollect) { REGS_COLL(float_fcollect, GSHMEM_TEAM_WORLD, d, s, n) }
+  else if constexpr (C == kAlltoall) { REGS_COLL(float_alltoall, GSHMEM_TEAM_WORLD, d, s, n) }
+  else { REGS_COLL(float_broadcast, GSHMEM_TEAM_WORLD, d, s, n, 0) }
+#undef REGS_COLL
+}
+
+template <int S>
+void coll_instantiate(void** k) {
+  k[0] = reinterpret_cast<void*>(&coll<S, kFcollect>);
+  k[1] = reinterpret_cast<void*>(&coll<S, kAlltoall>);
+  k[2] = reinterpret_cast<void*>(&coll<S, kBroadcast>);
+  if constexpr (S != kThread) {
+    k[3] = reinterpret_cast<void*>(&coll<S, kReduce>);
+    k[4] = reinterpret_cast<void*>(&coll<S, kReduceInPlace>);
+    k[5] = reinterpret_cast<void*>(&coll<S, kReduceHalf>);
+    k[6] = reinterpret_cast<void*>(&coll<S, kReduceXor>);
+    k[7] = reinterpret_cast<void*>(&coll<S, kReduceScatter>);
+  }
+}
+
 }  // namespace
 
 // Referenced from host code so every instantiation is compiled.
@@ -106,5 +150,10 @@ void regs_1024_instantiate() {
       reinterpret_cast<void*>(&rma_all<kBlock, false>),   reinterpret_cast<void*>(&rma_all<kBlock, true>),
       reinterpret_cast<void*>(&signal_block),             reinterpret_cast<void*>(&signal_warp),
       reinterpret_cast<void*>(&barriers),                 reinterpret_cast<void*>(&amo)};
+  void* c[3][8];
+  coll_instantiate<kThread>(c[0]);
+  coll_instantiate<kWarp>(c[1]);
+  coll_instantiate<kBlock>(c[2]);
   (void)k;
+  (void)c;
 }

@@ -202,6 +202,21 @@ MPT_CASE(reduce_large) {
   run_red<float>(Op::Sum, false, world, n + 1, true, 65);
 }
 
+// Above GSHMEM_COLL_TWO_SHOT_BYTES (1 MiB): reduce goes two-shot (each member reduces its block, then pushes it to
+// the others), in place too; sizes that split unevenly into blocks, sources that share dest's misalignment and
+// sources that do not, narrow and 16-bit floating types. reducescatter (one-shot) at the same sizes.
+MPT_CASE(reduce_two_shot) {
+  const TeamShape world{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()};
+  const std::size_t n = (std::size_t(1) << 18) + 3;  // 1 MiB + 12 bytes of float
+  run_red<float>(Op::Sum, false, world, n, false, 70);
+  run_red<float>(Op::Sum, false, world, n, false, 71, true);
+  run_red<double>(Op::Sum, false, world, n / 2 + 5, true, 72);  // in place (always two-shot)
+  run_red<int8_t>(Op::Prod, false, world, 4 * n + 1, false, 73, true);
+  run_red<Half16>(Op::Sum, false, world, 2 * n, false, 74, true);
+  run_red<unsigned int>(Op::Xor, true, world, n, false, 75, true);
+  run_red<int64_t>(Op::Max, false, world, n / 2, false, 76);
+}
+
 namespace {
 // One bad call (argv[1] == "coll_bad", argv[2] == case); returns only if the library accepted it.
 int bad(const std::string& c) {

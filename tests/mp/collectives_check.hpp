@@ -4,6 +4,7 @@
 // compared bit for bit with a reference computed here in the library's order (team index 0, 1, ..., size-1).
 #pragma once
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -355,13 +356,19 @@ T red_value(std::uint64_t tag, int pe, std::size_t i) {
 // One reduction (scatter: reducescatter) on `team` of n elements per member, checked bit for bit. Every world PE
 // calls; members make the call. inplace: dest == source (reduce only).
 template <typename T>
-void run_red(Op op, bool scatter, const TeamShape& team, std::size_t n, bool inplace, std::uint64_t salt) {
+// shifted: the source starts kGuard elements into its allocation, as dest + kGuard does, so both share their
+// misalignment to 16 bytes (the GPU's 16-byte passes then start after a few elements one by one); else the source
+// is the allocation's start and the two differ.
+void run_red(Op op, bool scatter, const TeamShape& team, std::size_t n, bool inplace, std::uint64_t salt,
+             bool shifted = false) {
   const int me = mpt::me();
   const int idx = team.index_of(me);
   const std::size_t src_n = scatter ? n * static_cast<std::size_t>(team.size) : n;
+  const std::size_t shift = shifted ? kGuard : 0;
   T* dest = static_cast<T*>(gshmem_malloc((n + 2 * kGuard) * sizeof(T)));
-  T* src = inplace ? dest + kGuard : static_cast<T*>(gshmem_malloc((src_n + 1) * sizeof(T)));
-  mpt::require(dest && src, "gshmem_malloc for the reduction's buffers");
+  T* src_base = inplace ? nullptr : static_cast<T*>(gshmem_malloc((src_n + 1 + shift) * sizeof(T)));
+  T* src = inplace ? dest + kGuard : src_base + shift;
+  mpt::require(dest && (inplace || src_base), "gshmem_malloc for the reduction's buffers");
   const std::uint64_t tag = mpt::tag_of(op_name(op)) ^ (scatter ? 0x5c : 0x7e) ^ (salt << 8);
   auto sent = [&](int p, std::size_t i) { return red_value<T>(tag, p, i); };
   std::vector<T> want(n + 2 * kGuard), mysrc(src_n);
@@ -385,13 +392,20 @@ void run_red(Op op, bool scatter, const TeamShape& team, std::size_t n, bool inp
   if (!inplace && src_n) mpt::local_write(src, mysrc.data(), src_n * sizeof(T));
   gshmem_barrier_all();
   if (idx >= 0) {
+    // MPT_TRACE=1: each call named on stderr before it starts, so a hang shows which one (coll-bisect-gpu.sh)
+    static const bool trace = std::getenv("MPT_TRACE") != nullptr;
+    if (trace)
+      std::fprintf(stderr, "[PE %d] calling %s%s team %s n %zu%s%s elem %zu\n", me, op_name(op),
+                   scatter ? "_reducescatter" : "_reduce", team.name, n, inplace ? " in place" : "",
+                   shifted ? " shifted" : "", sizeof(T));
     const int s = red_call<T>(op, scatter, team.handle, dest + kGuard, src, n);
     MPT_CHECK(s == GSHMEM_SUCCESS) << op_name(op) << "returned" << s;
   }
   std::vector<T> got = mpt::local_vec(dest, want.size());
   const std::string what = std::string(op_name(op)) + (scatter ? "_reducescatter" : "_reduce") + " team " +
                            team.name + " n " + std::to_string(n) + (inplace ? " in place" : "") + " elem " +
-                           std::to_string(sizeof(T)) + (std::is_floating_point_v<T> || kIsF16<T> ? " float" : "");
+                           std::to_string(sizeof(T)) + (std::is_floating_point_v<T> || kIsF16<T> ? " float" : "") +
+                           (shifted ? " shifted" : "");
   if (idx >= 0) {
     MPT_CHECK_ARRAY(what + " (dest with guards)", got.data(), want.data(), want.size());
   } else {
@@ -402,7 +416,7 @@ void run_red(Op op, bool scatter, const TeamShape& team, std::size_t n, bool inp
     MPT_CHECK_ARRAY(what + " (source unchanged)", s.data(), mysrc.data(), src_n);
   }
   gshmem_barrier_all();
-  if (!inplace) gshmem_free(src);
+  if (!inplace) gshmem_free(src_base);
   gshmem_free(dest);
 }
 

@@ -6,41 +6,15 @@
 // bfloat16 (every form, by their typed names), alltoalls (device thread form), nvshmemx_double2_maxloc_reduce_block,
 // and the _on_stream forms captured in a CUDA graph and replayed.
 // Needs GPU PEs (CTest label gpu; skipped without a GPU by gpu_or_skip.sh).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-
-#include "collectives_check.hpp"
-#include "cuda_check.cuh"
-#include "gshmem/device.cuh"
+#include "collectives_gpu.cuh"
 
 using namespace mpc;
-
-// The test's half and bfloat16 (bit patterns) through CUDA's host conversions.
-template <typename B, typename C>
-B to_bits(C v) {
-  B b;
-  std::memcpy(static_cast<void*>(&b), static_cast<const void*>(&v), sizeof b);
-  return b;
-}
-template <>
-struct mpc::F16<mpc::Half16> {
-  using Cuda = __half;
-  static float to_float(Half16 v) { return __half2float(to_bits<__half>(v)); }
-  static Half16 from_float(float f) { return to_bits<Half16>(__float2half_rn(f)); }
-};
-template <>
-struct mpc::F16<mpc::Bf16> {
-  using Cuda = __nv_bfloat16;
-  static float to_float(Bf16 v) { return __bfloat162float(to_bits<__nv_bfloat16>(v)); }
-  static Bf16 from_float(float f) { return to_bits<Bf16>(__float2bfloat16_rn(f)); }
-};
+using namespace mpcg;
 
 namespace {
 
 cudaStream_t stream = nullptr;
 
-enum : int { kThread = 0, kWarp = 1, kBlock = 2 };
 
 // The device forms by name, for each scope (free functions as NVSHMEM names them).
 template <typename T>
@@ -89,121 +63,9 @@ __global__ void coll_kernel(int scope, int k, gshmem_team_t t, T* d, const T* s,
   if (tid == 0) *ret = r;
 }
 
-// Reductions by name: the device forms of each scope and the _on_stream forms, for the types the test uses.
-#define MPC_RED_CASE(N, OP, O, PRE, SUF)                                                                       \
-  case Op::O:                                                                                                  \
-    return scatter ? PRE##N##_##OP##_reducescatter##SUF(t, d, s, n) : PRE##N##_##OP##_reduce##SUF(t, d, s, n);
-#define MPC_RED_STANDARD(N, PRE, SUF)                                                                          \
-  MPC_RED_CASE(N, max, Max, PRE, SUF) MPC_RED_CASE(N, min, Min, PRE, SUF)                                     \
-  MPC_RED_CASE(N, sum, Sum, PRE, SUF) MPC_RED_CASE(N, prod, Prod, PRE, SUF)
-#define MPC_RED_BITWISE(N, PRE, SUF)                                                                           \
-  MPC_RED_CASE(N, and, And, PRE, SUF) MPC_RED_CASE(N, or, Or, PRE, SUF) MPC_RED_CASE(N, xor, Xor, PRE, SUF)
-#define MPC_RED_NONE(N, PRE, SUF)
-#define MPC_STREAM_CASE(N, OP, O)                                                                              \
-  case Op::O:                                                                                                  \
-    return scatter ? gshmemx_##N##_##OP##_reducescatter_on_stream(t, d, s, n, stream)                          \
-                   : gshmemx_##N##_##OP##_reduce_on_stream(t, d, s, n, stream);
-template <typename T>
-struct RedCall;
-#define MPC_RED_CALL(T, N, BITWISE)                                                                            \
-  template <>                                                                                                  \
-  struct RedCall<T> {                                                                                          \
-    static __device__ int dev(int scope, Op op, bool scatter, gshmem_team_t t, T* d, const T* s, size_t n) {   \
-      if (scope == kThread) {                                                                                  \
-        switch (op) {                                                                                          \
-          MPC_RED_STANDARD(N, gshmem_, )                                                                       \
-          BITWISE(N, gshmem_, )                                                                                \
-          default: return -2;                                                                                  \
-        }                                                                                                      \
-      }                                                                                                        \
-      if (scope == kWarp) {                                                                                    \
-        switch (op) {                                                                                          \
-          MPC_RED_STANDARD(N, gshmemx_, _warp)                                                                 \
-          BITWISE(N, gshmemx_, _warp)                                                                          \
-          default: return -2;                                                                                  \
-        }                                                                                                      \
-      }                                                                                                        \
-      switch (op) {                                                                                            \
-        MPC_RED_STANDARD(N, gshmemx_, _block)                                                                  \
-        BITWISE(N, gshmemx_, _block)                                                                           \
-        default: return -2;                                                                                    \
-      }                                                                                                        \
-    }                                                                                                          \
-    static int on_stream(Op op, bool scatter, gshmem_team_t t, T* d, const T* s, size_t n) {                   \
-      switch (op) {                                                                                            \
-        MPC_STREAM_CASE(N, max, Max) MPC_STREAM_CASE(N, min, Min)                                             \
-        MPC_STREAM_CASE(N, sum, Sum) MPC_STREAM_CASE(N, prod, Prod)                                           \
-        default: return -2;                                                                                    \
-      }                                                                                                        \
-    }                                                                                                          \
-  };
-MPC_RED_CALL(int, int, MPC_RED_NONE)
-MPC_RED_CALL(float, float, MPC_RED_NONE)
-MPC_RED_CALL(double, double, MPC_RED_NONE)
-MPC_RED_CALL(unsigned int, uint, MPC_RED_BITWISE)
-#undef MPC_RED_CALL
-// half / bfloat16: the test's bit-pattern types passed as CUDA's, by the typed names of every form.
-#define MPC_RED_CALL_F16(T, N)                                                                                 \
-  template <>                                                                                                  \
-  struct RedCall<T> {                                                                                          \
-    using C = F16<T>::Cuda;                                                                                    \
-    static __device__ int dev(int scope, Op op, bool scatter, gshmem_team_t t, T* d_, const T* s_, size_t n) { \
-      C* d = reinterpret_cast<C*>(d_);                                                                         \
-      const C* s = reinterpret_cast<const C*>(s_);                                                             \
-      if (scope == kThread) {                                                                                  \
-        switch (op) {                                                                                          \
-          MPC_RED_STANDARD(N, gshmem_, )                                                                       \
-          default: return -2;                                                                                  \
-        }                                                                                                      \
-      }                                                                                                        \
-      if (scope == kWarp) {                                                                                    \
-        switch (op) {                                                                                          \
-          MPC_RED_STANDARD(N, gshmemx_, _warp)                                                                 \
-          default: return -2;                                                                                  \
-        }                                                                                                      \
-      }                                                                                                        \
-      switch (op) {                                                                                            \
-        MPC_RED_STANDARD(N, gshmemx_, _block)                                                                  \
-        default: return -2;                                                                                    \
-      }                                                                                                        \
-    }                                                                                                          \
-    static int on_stream(Op op, bool scatter, gshmem_team_t t, T* d_, const T* s_, size_t n) {                 \
-      C* d = reinterpret_cast<C*>(d_);                                                                         \
-      const C* s = reinterpret_cast<const C*>(s_);                                                             \
-      switch (op) {                                                                                            \
-        MPC_STREAM_CASE(N, max, Max) MPC_STREAM_CASE(N, min, Min)                                             \
-        MPC_STREAM_CASE(N, sum, Sum) MPC_STREAM_CASE(N, prod, Prod)                                           \
-        default: return -2;                                                                                    \
-      }                                                                                                        \
-    }                                                                                                          \
-    static int host(Op op, bool scatter, gshmem_team_t t, T* d_, const T* s_, size_t n) {                      \
-      C* d = reinterpret_cast<C*>(d_);                                                                         \
-      const C* s = reinterpret_cast<const C*>(s_);                                                             \
-      switch (op) {                                                                                            \
-        MPC_RED_STANDARD(N, gshmem_, )                                                                         \
-        default: return -2;                                                                                    \
-      }                                                                                                        \
-    }                                                                                                          \
-  };
-MPC_RED_CALL_F16(Half16, half)
-MPC_RED_CALL_F16(Bf16, bfloat16)
-#undef MPC_RED_CALL_F16
-#undef MPC_STREAM_CASE
-#undef MPC_RED_NONE
-#undef MPC_RED_BITWISE
-#undef MPC_RED_STANDARD
-#undef MPC_RED_CASE
 template <typename T>
 constexpr bool kGpuRedType = std::is_same_v<T, int> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
                              std::is_same_v<T, unsigned int> || kIsF16<T>;
-
-template <typename T>
-__global__ void red_kernel(int scope, Op op, bool scatter, gshmem_team_t t, T* d, const T* s, size_t n, int* ret) {
-  const int tid = static_cast<int>(threadIdx.x);
-  if ((scope == kThread && tid != 0) || (scope == kWarp && tid >= 32)) return;
-  const int r = RedCall<T>::dev(scope, op, scatter, t, d, s, n);
-  if (tid == 0) *ret = r;
-}
 
 }  // namespace
 
@@ -275,19 +137,23 @@ int mpc::red_call_other(Mode m, Op op, bool scatter, gshmem_team_t team, T* d, c
     mpt::require(false, "mp_collectives_gpu calls reductions of int, unsigned, float and double only");
     return -1;
   } else {
+    using C = typename RedCall<T>::C;
+    C* dc = reinterpret_cast<C*>(d);
+    const C* sc = reinterpret_cast<const C*>(s);
     if (m == Mode::Stream) {
-      const int r = RedCall<T>::on_stream(op, scatter, team, d, s, n);
+      const int r = RedCall<T>::on_stream(op, scatter, team, dc, sc, n, stream);
       CK(cudaStreamSynchronize(stream));
       return r;
     }
     if constexpr (kIsF16<T>) {
-      if (m == Mode::HostNamed) return RedCall<T>::host(op, scatter, team, d, s, n);
+      if (m == Mode::HostNamed) return RedCall<T>::host(op, scatter, team, dc, sc, n);
     }
-    const int scope = m == Mode::DeviceThread ? kThread : m == Mode::DeviceWarp ? kWarp : kBlock;
     int* ret = nullptr;
     CK(cudaMallocManaged(&ret, sizeof(int)));
     *ret = -1;
-    red_kernel<T><<<1, 256, 0, stream>>>(scope, op, scatter, team, d, s, n, ret);
+    if (m == Mode::DeviceThread) launch_red<T, kThread>(op, scatter, team, d, s, n, ret, stream);
+    else if (m == Mode::DeviceWarp) launch_red<T, kWarp>(op, scatter, team, d, s, n, ret, stream);
+    else launch_red<T, kBlock>(op, scatter, team, d, s, n, ret, stream);
     CK(cudaGetLastError());
     CK(cudaStreamSynchronize(stream));
     const int r = *ret;
@@ -373,6 +239,19 @@ void reductions(Mode m) {
   const TeamShape world{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()};
   run_red<float>(Op::Sum, false, world, std::size_t(1) << 16, false, 210);
   run_red<float>(Op::Sum, true, world, std::size_t(1) << 16, false, 211);
+  // Two-shot (reduce of 1 MiB and more, and in place), over many CTAs in the stream form; sources that share
+  // dest's misalignment to 16 bytes (16-byte passes after a few elements) and sources that do not.
+  const std::size_t big = 300001;  // 1.2 MB of float
+  run_red<float>(Op::Sum, false, world, big, false, 212);
+  run_red<float>(Op::Sum, false, world, big, false, 213, true);
+  run_red<float>(Op::Max, true, world, big, false, 214, true);
+  run_red<double>(Op::Sum, false, world, big / 2 + 7, true, 215);  // in place
+  run_red<Half16>(Op::Sum, false, world, 2 * big, false, 216, true);
+  if (m != Mode::Stream) run_red<unsigned int>(Op::Xor, false, world, big, false, 217, true);  // device forms only
+  if (m == Mode::Stream) {  // 16 MiB: 32 CTAs
+    run_red<float>(Op::Sum, false, world, (std::size_t(1) << 22) + 3, false, 218, true);
+    run_red<int>(Op::Sum, true, world, (std::size_t(1) << 22) + 1, false, 219, true);
+  }
   g_mode = Mode::Host;
 }
 }  // namespace

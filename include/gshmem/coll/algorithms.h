@@ -330,16 +330,35 @@ struct Combine<ReduceOp::MaxLoc> {
 // HostThread, whose K (1024) is a cache-sized block rather than registers: a reduce of 2 elements then costs 2
 // steps per member, not 1024 (CPU PEs, 8 bytes: 3.1 -> 0.4 us; bench/NOTES.md entry 19). The device scopes keep
 // the fixed K (unrolled, in registers).
-template <class Scope>
-struct ReducePass {
+// kChunks: 16-byte chunks each thread of a device scope combines per pass where the data allows them
+// (reduce_chunks; 0: the element loop only). kPairs: two members' chunks are loaded before either is combined
+// (2 * kChunks loads in flight instead of kChunks). kTwoShot: the scope may run two-shot (large and in-place
+// reduces); without it a reduce is one-shot and in place goes pass by pass with a team sync per pass
+// (reduce_in_place).
+// The default, DevicePass<0, false>, is the device API's scopes (thread, warp, block), inlined into users' kernels,
+// where a 1024-thread kernel has 64 registers a thread: the wide form took 98 there and spilled 280-420 bytes
+// under __launch_bounds__(1024), and narrower chunk passes still spilled in a kernel that loops over the call
+// (gshmem-bench's; bench/NOTES.md entry 27), so the device API keeps the element loop. The library's stream
+// kernels (512 threads, up to 128 registers) use a scope of their own with the wide form, DevicePass<4, true>
+// (gpu::ReduceCta, src/transport/gpu_coll_reduce.cuh).
+template <int Chunks, bool Wide>
+struct DevicePass {
   static constexpr int kPerThread = 8;
   static constexpr bool kBounded = false;
+  static constexpr int kChunks = Chunks;
+  static constexpr bool kPairs = Wide;
+  static constexpr bool kTwoShot = Wide;
 };
+template <class Scope>
+struct ReducePass : DevicePass<0, false> {};
 #if !defined(__CUDACC_RTC__)
 template <>
 struct ReducePass<HostThread> {
   static constexpr int kPerThread = 1024;
   static constexpr bool kBounded = true;
+  static constexpr int kChunks = 0;
+  static constexpr bool kPairs = false;
+  static constexpr bool kTwoShot = true;
 };
 #endif
 
@@ -394,71 +413,205 @@ GSHMEM_COLL_FN void store_pass(T* dest, const T (&acc)[K], size_t base, size_t h
     if (i < hi) dest[i] = acc[k];
   }
 }
-// The data phase of a reduction with dest != src: `part` of the nelems output elements.
+// dest[i] = op over members of src[first + i], i in [lo, hi), element by element (reduce_pass / store_pass).
 GSHMEM_COLL_REDUCE_TEMPLATE
-GSHMEM_COLL_FN void reduce_data(Env& env, const TeamValue& t, T* dest, const T* src, size_t first, size_t nelems,
-                                Part part) {
+GSHMEM_COLL_FN void reduce_elements(Env& env, const TeamValue& t, T* dest, const T* src, size_t first, size_t lo,
+                                    size_t hi) {
   constexpr int K = ReducePass<Scope>::kPerThread;
   const size_t step = static_cast<size_t>(Scope::size());
-  size_t lo, hi;
-  part.range(nelems, kPartAlign, lo, hi);
   for (size_t base = lo; base < hi; base += step * K) {
     T acc[K] = {};
     reduce_pass<Scope, Op>(env, t, src, first, base, hi, acc);
     store_pass<Scope>(dest, acc, base, hi);
   }
 }
-// In place (dest == src): each pass is combined into registers, then a team sync (every member has read the pass's
-// elements of every source), then written; the next pass reads other elements.
+
+// 16 bytes moved by one load or store (device code: one 128-bit access).
+struct alignas(16) Chunk16 {
+  uint64_t w[2];
+};
+// Elements of T in a Chunk16; 0 where T does not tile 16 bytes with more than one element (double2: the element
+// loop already moves 16 bytes at a time).
+template <class T>
+struct ChunkLanes {
+  static constexpr int value = sizeof(T) < 16 && 16 % sizeof(T) == 0 ? static_cast<int>(16 / sizeof(T)) : 0;
+};
+template <ReduceOp Op, class T>
+GSHMEM_COLL_FN Chunk16 combine_chunk(Chunk16 a, const Chunk16& b) {
+  T* x = reinterpret_cast<T*>(&a);
+  const T* y = reinterpret_cast<const T*>(&b);
+  for (int j = 0; j < ChunkLanes<T>::value; ++j) x[j] = Combine<Op>::apply(x[j], y[j]);
+  return a;
+}
+// Device scopes: chunk i of dest (16-byte aligned) = op over members, in team-index order, of chunk i at src (the
+// same 16-byte alignment, in each member's heap), i < nchunks. Thread r of the group takes chunks r, r + size, ...
+// kChunks per pass; with kPairs the chunks of two members are loaded before either is combined, so the loads from
+// peers overlap (a member's loads waiting on the last one's combine leave the links idle: bench/NOTES.md entry 21).
 GSHMEM_COLL_REDUCE_TEMPLATE
-GSHMEM_COLL_FN void reduce_in_place(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t first,
-                                    size_t nelems, const char* call) {
+GSHMEM_COLL_FN void reduce_chunks(Env& env, const TeamValue& t, T* dest, const T* src, size_t nchunks) {
+  constexpr int K = ReducePass<Scope>::kChunks;
+  const size_t step = static_cast<size_t>(Scope::size());
+  Chunk16* d = reinterpret_cast<Chunk16*>(dest);
+  for (size_t base = static_cast<size_t>(Scope::rank()); base < nchunks; base += step * K) {
+    Chunk16 acc[K];
+    constexpr int kStep = ReducePass<Scope>::kPairs ? 2 : 1;
+    for (int r = 0; r < t.size; r += kStep) {
+      const bool two = kStep == 2 && r + 1 < t.size;
+      const Chunk16* a = reinterpret_cast<const Chunk16*>(env.peer(const_cast<T*>(src), team_world_pe(t, r)));
+      const Chunk16* b = two ? reinterpret_cast<const Chunk16*>(env.peer(const_cast<T*>(src), team_world_pe(t, r + 1)))
+                             : a;
+      Chunk16 va[K], vb[K];
+      for (int k = 0; k < K; ++k) {
+        const size_t i = base + static_cast<size_t>(k) * step;
+        if (i < nchunks) {
+          va[k] = a[i];
+          if (two) vb[k] = b[i];
+        }
+      }
+      for (int k = 0; k < K; ++k) {
+        const size_t i = base + static_cast<size_t>(k) * step;
+        if (i < nchunks) {
+          acc[k] = r == 0 ? va[k] : combine_chunk<Op, T>(acc[k], va[k]);
+          if (two) acc[k] = combine_chunk<Op, T>(acc[k], vb[k]);
+        }
+      }
+    }
+    for (int k = 0; k < K; ++k) {
+      const size_t i = base + static_cast<size_t>(k) * step;
+      if (i < nchunks) d[i] = acc[k];
+    }
+  }
+}
+
+// The data phase of a reduction: `part` of dest[i] = op over members of src[first + i], i < nelems. On device
+// scopes the stretch where dest and the sources share their 16-byte alignment goes by reduce_chunks (the elements
+// before and after it, and data without a shared alignment, element by element). Each output element is read and
+// written by one thread, which loads it from every member before it stores it: dest may equal src + first on
+// this member (two-shot in place), as long as no other member reads these elements meanwhile.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce_data(Env& env, const TeamValue& t, T* dest, const T* src, size_t first, size_t nelems,
+                                Part part) {
+  size_t lo, hi;
+  part.range(nelems, kPartAlign, lo, hi);
+  if (lo >= hi) return;
+  if constexpr (ReducePass<Scope>::kChunks > 0 && ChunkLanes<T>::value > 0) {
+    constexpr size_t L = static_cast<size_t>(ChunkLanes<T>::value);
+    const uintptr_t s = reinterpret_cast<uintptr_t>(src + first + lo), d = reinterpret_cast<uintptr_t>(dest + lo);
+    if ((s & 15) == (d & 15) && s % sizeof(T) == 0) {
+      size_t head = ((16 - (s & 15)) & 15) / sizeof(T);
+      if (head > hi - lo) head = hi - lo;
+      const size_t nchunks = (hi - lo - head) / L, mid = lo + head, tail = mid + nchunks * L;
+      reduce_elements<Scope, Op>(env, t, dest, src, first, lo, mid);
+      reduce_chunks<Scope, Op>(env, t, dest + mid, src + first + mid, nchunks);
+      reduce_elements<Scope, Op>(env, t, dest, src, first, tail, hi);
+      return;
+    }
+  }
+  reduce_elements<Scope, Op>(env, t, dest, src, first, lo, hi);
+}
+
+// ---- one-shot and two-shot ----
+// One-shot (reducescatter always; reduce below the two-shot threshold): each member reads its output elements
+// from every member's source and combines them, between two syncs: the first makes sure every source is ready
+// (and no member still reads a dest), the second that no member still reads this member's source when the call
+// returns. Every member's output element i is op(op(s0[i], s1[i]), s2[i])... in team-index order, so every member
+// computes the bit-identical result, floating point included.
+// Two-shot (reduce at and above the threshold, and in place): member m owns block m of the elements (Part{m,
+// size}: blocks of ceil(nelems / size), rounded up to kPartAlign elements); it reduces its block from every
+// member's source into its own dest (the same team-index order, so the same bits), the team syncs, and each
+// member pushes its block into every other member's dest; a last sync ends it. Each member reads nelems in total
+// instead of nelems * size and each link carries each element once each way, at the cost of one more sync.
+// In place (dest == source, the same on every member since the addresses are symmetric) is safe with two-shot
+// alone: during the first phase a member writes only its own block, which no other member reads; during the
+// second nobody reads a source. (One-shot in place would let a member overwrite elements a peer still reads.)
+inline constexpr size_t kTwoShotBytes = size_t(1) << 20;
+GSHMEM_HD constexpr bool use_two_shot(int size, size_t bytes, bool in_place, size_t threshold) {
+  return size > 1 && (in_place || bytes >= threshold);
+}
+
+// In place on a scope without two-shot (ReducePass::kTwoShot false, the device API's scopes): each pass is combined
+// into registers, then a team sync (every member has read the pass's elements of every source), then written; the
+// next pass reads other elements. One team sync per pass of Scope::size() * kPerThread elements.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce_in_place(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
+                                    const char* call) {
   constexpr int K = ReducePass<Scope>::kPerThread;
   const size_t step = static_cast<size_t>(Scope::size());
   for (size_t base = 0; base < nelems; base += step * K) {
     T acc[K] = {};
-    reduce_pass<Scope, Op>(env, t, src, first, base, nelems, acc);
+    reduce_pass<Scope, Op>(env, t, src, 0, base, nelems, acc);
     team_sync<Scope>(env, t, slot, call);
     store_pass<Scope>(dest, acc, base, nelems);
   }
 }
 
-// The one reduction routine. Member index `me` combines, for each of its `nelems` output elements i, element
-// `first + i` of every member's source, in team-index order 0, 1, ..., size-1 (op(op(s0, s1), s2)...), so every
-// member computes the bit-identical result, floating point included; dest[i] gets it. reduce: first = 0 (every
-// member gets the whole result); reducescatter: first = me * nelems (member i gets block i).
-// Between two syncs: the first makes sure every source is ready (and no member still reads a dest), the second
-// that no member still reads this member's source when the call returns (dest is this member's own writes).
-// In place (dest == source, reduce only; the same on every member, since the addresses are symmetric): a member
-// writing its dest would race with peers still reading the same elements as their source. The group therefore
-// combines one pass (Scope::size() * kPerThread elements) into registers, syncs the team (every member has read
-// those elements of every source), then writes them; the next pass reads other elements, so the writes of one
-// pass never meet the reads of the next. Costs one team sync per pass, in place only.
+// Two-shot, first phase's data: `part` of this member's block, reduced from every member's source into its dest.
 GSHMEM_COLL_REDUCE_TEMPLATE
-GSHMEM_COLL_FN void reduce_range(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t first,
-                                 size_t nelems, const char* call) {
-  const bool in_place = static_cast<const T*>(dest) == src;
+GSHMEM_COLL_FN void reduce_owned_data(Env& env, const TeamValue& t, T* dest, const T* src, size_t nelems, Part part) {
+  size_t lo, hi;
+  Part{t.my_rank, t.size}.range(nelems, kPartAlign, lo, hi);
+  reduce_data<Scope, Op>(env, t, dest + lo, src, lo, hi - lo, part);
+}
+// Two-shot, second phase's data: `part` of this member's block of dest (elements of `elem` bytes) pushed into
+// every other member's dest, staggered from the next member.
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void gather_owned_data(Env& env, const TeamValue& t, void* dest, size_t elem, size_t nelems,
+                                      Part part) {
+  size_t blo, bhi, lo, hi;
+  Part{t.my_rank, t.size}.range(nelems, kPartAlign, blo, bhi);
+  part.range((bhi - blo) * elem, kPartAlign, lo, hi);
+  if (lo >= hi) return;
+  char* mine = static_cast<char*>(dest) + blo * elem;
+  for (int k = 1; k < t.size; ++k) {
+    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    env.template copy<Scope>(env.peer(mine, team_world_pe(t, r)) + lo, mine + lo, hi - lo);
+  }
+}
+
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce_one_shot(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t first,
+                                    size_t nelems, const char* call) {
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
-  if (in_place) reduce_in_place<Scope, Op>(env, t, slot, dest, src, first, nelems, call);
-  else reduce_data<Scope, Op>(env, t, dest, src, first, nelems, Part::whole());
+  reduce_data<Scope, Op>(env, t, dest, src, first, nelems, Part::whole());
+  team_sync<Scope>(env, t, slot, call);
+}
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce_two_shot(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
+                                    const char* call) {
+  team_sync<Scope>(env, t, slot, call);
+  entered<Scope>(env, t, slot, call);
+  reduce_owned_data<Scope, Op>(env, t, dest, src, nelems, Part::whole());
+  team_sync<Scope>(env, t, slot, call);
+  gather_owned_data<Scope>(env, t, dest, sizeof(T), nelems, Part::whole());
   team_sync<Scope>(env, t, slot, call);
 }
 
 // reduce (allreduce): dest[i] = op over members 0..size-1 of source[i], i < nelems, on every member. dest ==
-// source allowed (see reduce_range); otherwise they must not overlap.
+// source allowed; otherwise they must not overlap. Two-shot from `two_shot_bytes` of data and in place where the
+// scope has it (ReducePass::kTwoShot); otherwise one-shot, and in place pass by pass.
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reduce(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
-                           const char* call) {
-  reduce_range<Scope, Op>(env, t, slot, dest, src, 0, nelems, call);
+                           const char* call, size_t two_shot_bytes = kTwoShotBytes) {
+  const bool in_place = static_cast<const T*>(dest) == src;
+  if constexpr (ReducePass<Scope>::kTwoShot) {
+    if (use_two_shot(t.size, nelems * sizeof(T), in_place, two_shot_bytes))
+      return reduce_two_shot<Scope, Op>(env, t, slot, dest, src, nelems, call);
+  } else if (in_place && t.size > 1) {
+    team_sync<Scope>(env, t, slot, call);
+    entered<Scope>(env, t, slot, call);
+    reduce_in_place<Scope, Op>(env, t, slot, dest, src, nelems, call);
+    return team_sync<Scope>(env, t, slot, call);
+  }
+  reduce_one_shot<Scope, Op>(env, t, slot, dest, src, 0, nelems, call);
 }
 
 // reducescatter: member m's dest[i] = op over members of source[m * nelems + i], i < nelems (source holds size
-// blocks of nelems). dest and source must not overlap.
+// blocks of nelems). dest and source must not overlap. One-shot: each member reads only its own block.
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reducescatter(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
                                   const char* call) {
-  reduce_range<Scope, Op>(env, t, slot, dest, src, static_cast<size_t>(t.my_rank) * nelems, nelems, call);
+  reduce_one_shot<Scope, Op>(env, t, slot, dest, src, static_cast<size_t>(t.my_rank) * nelems, nelems, call);
 }
 
 }  // namespace coll
