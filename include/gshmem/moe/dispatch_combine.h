@@ -38,6 +38,14 @@ inline constexpr uint64_t kMetaBytes = 8;
 // Largest experts_per_token accepted (pplx-kernels' configurations use up to 8).
 inline constexpr uint64_t kMaxExpertsPerToken = 64;
 
+// The call state of the GPU stream kernels (src/transport/gpu_moe.cu), words of this PE's own part of the workspace
+// (zeroed at creation): the call number c lives in device memory, so a dispatch / combine captured in a CUDA graph
+// and replayed advances it (a kernel argument would be replayed unchanged). CPU PEs keep it on the host instead.
+inline constexpr uint64_t kStateDispatches = 0;  // dispatches finished: the call number of the last one
+inline constexpr uint64_t kStateCombines = 1;    // combines finished (== dispatches between calls)
+inline constexpr uint64_t kStateTokens = 2;      // m of the last dispatch (combine must pass the same)
+inline constexpr uint64_t kStateWords = 4;
+
 // Everything the routines need to know, computed once (make_plan) from the configuration and this PE's place:
 // plain data, the same on host and device; offsets are into the symmetric workspace (the same on every PE).
 struct Plan {
@@ -57,6 +65,7 @@ struct Plan {
   uint64_t done_off;           // [W] uint64: c once PE p finished call c (combine)
   uint64_t slot_off;           // [T * K] uint32, this PE's own scratch: staging index of (token, k)
   uint64_t expert_count_off;   // [E] uint32, this PE's own scratch: tokens per expert this call
+  uint64_t state_off;          // [4] uint64, this PE's own: the GPU stream kernels' call state (kState*)
   uint64_t bytes;              // workspace size
   int32_t rank;                // this PE (world)
   int32_t world;               // W
@@ -65,7 +74,7 @@ struct Plan {
   int32_t groups;              // G
   int32_t my_local_experts;    // experts this PE holds: min(L, max(0, E - rank * L))
 };
-static_assert(sizeof(Plan) == 17 * 8 + 6 * 4, "Plan is plain data crossing host and device");
+static_assert(sizeof(Plan) == 18 * 8 + 6 * 4, "Plan is plain data crossing host and device");
 
 GSHMEM_HD uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
 
@@ -108,6 +117,8 @@ GSHMEM_HD Plan make_plan(uint64_t max_tokens, uint64_t num_experts, uint64_t exp
   off += round16(max_tokens * experts_per_token * 4);
   p.expert_count_off = off;
   off += round16(num_experts * 4);
+  p.state_off = off;
+  off += kStateWords * 8;
   p.bytes = off;
   return p;
 }
@@ -135,6 +146,9 @@ GSHMEM_HD uint64_t* comb_flag(const Plan& p, char* ws, uint64_t h, uint64_t i, u
 }
 GSHMEM_HD uint64_t* done_flag(const Plan& p, char* ws, int pe) {
   return reinterpret_cast<uint64_t*>(ws + p.done_off) + pe;
+}
+GSHMEM_HD uint64_t* state_word(const Plan& p, char* ws, uint64_t word) {
+  return reinterpret_cast<uint64_t*>(ws + p.state_off) + word;
 }
 
 // The group waits until *f >= v (one thread polls; the sync orders the others' later reads after its acquire).
