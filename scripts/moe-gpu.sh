@@ -30,7 +30,8 @@ trap 'rm -rf "$work"' EXIT
 rc=0
 left() { echo $((deadline - SECONDS)); }
 want() { [[ " $steps " == *" $1 "* ]] && [[ $(left) -gt 20 ]]; }
-echo "moe-gpu.sh: $(date -u +%FT%TZ) commit ${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)} PES=$pes steps='$steps'"
+commit=${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+echo "moe-gpu.sh: $(date -u +%FT%TZ) commit $commit PES=$pes steps='$steps'"
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader || true
 
 if want build; then
@@ -38,12 +39,14 @@ if want build; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_CUDA_ARCHITECTURES="$arch" \
     "-DGSHMEM_GPU_TEST_PES=$(echo 2 "$pes" | tr " " "\n" | sort -nu | paste -sd";")" >"$work/configure.txt" 2>&1 &&
     cmake --build "$build" -j"$(nproc)" --target gshmem gshmemrun gshmem-info mp_moe mp_moe_gpu compile_moe_device \
-      moe-nvshmem-bench >"$work/build.txt" 2>&1 || { rc=1; grep -E 'error' -A3 "$work/build.txt" | head -60; tail -20 "$work/configure.txt"; }
+      moe-nvshmem-bench >"$work/build.txt" 2>&1 ||
+    { rc=1; grep -E 'error' -A3 "$work/build.txt" | head -60; tail -20 "$work/configure.txt"; }
 fi
 
 if want test; then
   echo "=== ctest -R moe (CPU and GPU PEs)"
-  (cd "$build" && timeout $(($(left) - 10)) ctest -R 'moe' --output-on-failure --timeout 300) >"$out/ctest.txt" 2>&1 || rc=1
+  (cd "$build" && timeout $(($(left) - 10)) ctest -R 'moe' --output-on-failure --timeout 300) >"$out/ctest.txt" 2>&1 ||
+    rc=1
   grep -E 'tests passed|Failed|\*\*\*|Timeout|Skipped' "$out/ctest.txt" | head -40
 fi
 
@@ -84,12 +87,14 @@ fi
 if want python || want bench; then
   echo "=== Python package with CUDA"
   GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$arch GSHMEM_PY_TARGET=$work/site GSHMEM_PY_INSTALL_ONLY=1 \
-    timeout $(($(left) - 10)) "$root/scripts/python-tests.sh" >"$work/pyinstall.txt" 2>&1 || { rc=1; tail -20 "$work/pyinstall.txt"; }
+    timeout $(($(left) - 10)) "$root/scripts/python-tests.sh" >"$work/pyinstall.txt" 2>&1 ||
+    { rc=1; tail -20 "$work/pyinstall.txt"; }
 fi
 
 if want bench && [[ -d $work/site ]]; then
   echo "=== bench: gshmem.moe beside all_to_all_single over NCCL (bench/moe/moe_bench.py, torchrun)"
-  PYTHONPATH=$work/site${PYTHONPATH:+:$PYTHONPATH} PATH=$work/site/bin:$PATH GSHMEM_DEVICE=gpu GSHMEM_SYMMETRIC_SIZE=4G \
+  PYTHONPATH=$work/site${PYTHONPATH:+:$PYTHONPATH} PATH=$work/site/bin:$PATH GSHMEM_DEVICE=gpu \
+    GSHMEM_SYMMETRIC_SIZE=4G \
     timeout $(($(left) - 10)) torchrun --nproc-per-node "$pes" "$root/bench/moe/moe_bench.py" --tokens "$tokens" \
     --configs "$configs" --max-gib "$max_gib" --json "$out/bench_torch.json" >"$out/bench_torch.jsonl" 2>&1 || rc=1
   tail -40 "$out/bench_torch.jsonl"

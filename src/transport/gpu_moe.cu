@@ -36,9 +36,10 @@ CallName call_name(const char* call) {
 // Launch bounds of the largest GSHMEM_MOE_THREADS, so every allowed setting launches (registers capped to fit).
 constexpr unsigned kMoeMaxThreads = 1024;
 
-__global__ void __launch_bounds__(kMoeMaxThreads) moe_dispatch_kernel(gshmem_device_state_t h, moe::Plan p, void* ws, int32_t* counts, void* ex,
-                                    void* es, const void* x, const void* xs, const uint32_t* idx, uint64_t rows,
-                                    const uint32_t* bound_m, const volatile int* abort_flag, CallName name) {
+__global__ void __launch_bounds__(kMoeMaxThreads)
+    moe_dispatch_kernel(gshmem_device_state_t h, moe::Plan p, void* ws, int32_t* counts, void* ex, void* es,
+                        const void* x, const void* xs, const uint32_t* idx, uint64_t rows, const uint32_t* bound_m,
+                        const volatile int* abort_flag, CallName name) {
   stream_kernel_entry();
   __shared__ uint64_t call_no;
   dev::moe_dispatch_counted<dev::Block>(h, p, ws, counts, ex, es, x, xs, idx, rows, bound_m, abort_flag, &call_no,
@@ -46,9 +47,10 @@ __global__ void __launch_bounds__(kMoeMaxThreads) moe_dispatch_kernel(gshmem_dev
 }
 
 template <typename TY, typename TO>
-__global__ void __launch_bounds__(kMoeMaxThreads) moe_combine_kernel(gshmem_device_state_t h, moe::Plan p, void* ws, TO* out, const uint32_t* idx,
-                                   const float* w, const TY* y, uint64_t rows, const uint32_t* bound_m,
-                                   const volatile int* abort_flag, CallName name) {
+__global__ void __launch_bounds__(kMoeMaxThreads)
+    moe_combine_kernel(gshmem_device_state_t h, moe::Plan p, void* ws, TO* out, const uint32_t* idx, const float* w,
+                       const TY* y, uint64_t rows, const uint32_t* bound_m, const volatile int* abort_flag,
+                       CallName name) {
   stream_kernel_entry();
   __shared__ uint64_t call_no;
   dev::moe_combine_counted<dev::Block, TY, TO>(h, p, ws, out, idx, w, y, rows, bound_m, abort_flag, &call_no,

@@ -226,16 +226,19 @@ class LibraryBackend : public Backend {
   gshmem::MoeAllToAll ata_;
 };
 
-// A cooperation scope of kGroup threads of this PE, the shape of the device's warp / block scope: the algorithm's
-// group-parallel paths (threads splitting experts, rows and elements; syncs; one thread polling) run with real
-// concurrency on CPU PEs, where the GPU form cannot run yet.
-constexpr int kGroup = 4;
+// A cooperation scope of kGroup threads of this PE in parts of kPart threads, the shape of the device's block of
+// warps: the algorithm's group-parallel paths (threads splitting experts and the index scan; parts taking rows and
+// tokens in turn; threads of a part splitting a row; syncs of the group and of a part; one thread polling) run with
+// real concurrency on CPU PEs, where the GPU form cannot run here.
+constexpr int kGroup = 8;
+constexpr int kPart = 4;
 class GroupBarrier {
  public:
+  explicit GroupBarrier(int n) : n_(n) {}
   void wait() {
     std::unique_lock<std::mutex> lock(m_);
     const unsigned long gen = gen_;
-    if (++waiting_ == kGroup) {
+    if (++waiting_ == n_) {
       waiting_ = 0;
       ++gen_;
       cv_.notify_all();
@@ -247,18 +250,35 @@ class GroupBarrier {
  private:
   std::mutex m_;
   std::condition_variable cv_;
+  const int n_;
   int waiting_ = 0;
   unsigned long gen_ = 0;
 };
 struct GroupScope {
   static thread_local int my_rank;
   static GroupBarrier* barrier;
+  static std::vector<std::unique_ptr<GroupBarrier>>* part_barriers;  // [kGroup / kPart]
   static int rank() { return my_rank; }
   static int size() { return kGroup; }
   static void sync() { barrier->wait(); }
 };
 thread_local int GroupScope::my_rank = 0;
 GroupBarrier* GroupScope::barrier = nullptr;
+std::vector<std::unique_ptr<GroupBarrier>>* GroupScope::part_barriers = nullptr;
+// The part this thread is in (the device's warp).
+struct PartScope {
+  static int rank() { return GroupScope::my_rank % kPart; }
+  static int size() { return kPart; }
+  static void sync() { (*GroupScope::part_barriers)[static_cast<std::size_t>(GroupScope::my_rank / kPart)]->wait(); }
+};
+}  // namespace
+template <>
+struct gshmem::moe::Parts<GroupScope> {
+  using Part = PartScope;
+  static int index() { return GroupScope::my_rank / kPart; }
+  static int count() { return kGroup / kPart; }
+};
+namespace {
 
 // The environment over the public API only: gshmem_ptr for peers, C++ atomics, a bounded poll, and a copy split
 // among the group's threads as the device's cooperative copy is.
@@ -302,6 +322,7 @@ class GroupBackend : public Backend {
       : plan_(gshmem::moe::make_plan(c.max_num_tokens, c.num_experts, c.experts_per_token, c.hidden_dim,
                                      c.hidden_dim_bytes, c.hidden_dim_scale_bytes, c.dp_size, mpt::me(),
                                      mpt::npes())) {
+    plan_.scan_chunk_entries = 1;  // every thread scans a chunk whenever there are entries enough (the GPU's shape)
     ws_ = static_cast<char*>(gshmem_calloc(1, plan_.bytes));
     mpt::require(ws_ != nullptr, "gshmem_calloc of the MoE workspace");
     gshmem_barrier_all();  // every PE zeroed its workspace before any PE writes into it
@@ -342,11 +363,14 @@ class GroupBackend : public Backend {
                                                static_cast<const TY*>(y), m, "the test's group combine");
     });
   }
-  // Runs fn on kGroup threads, GroupScope::rank() 0..kGroup-1.
+  // Runs fn on kGroup threads, GroupScope::rank() 0..kGroup-1, in parts of kPart.
   template <typename Fn>
   void run(Fn fn) {
-    GroupBarrier barrier;
+    GroupBarrier barrier(kGroup);
+    std::vector<std::unique_ptr<GroupBarrier>> parts;
+    for (int q = 0; q < kGroup / kPart; ++q) parts.push_back(std::make_unique<GroupBarrier>(kPart));
     GroupScope::barrier = &barrier;
+    GroupScope::part_barriers = &parts;
     std::vector<std::thread> threads;
     for (int r = 0; r < kGroup; ++r)
       threads.emplace_back([&fn, r] {

@@ -22,6 +22,18 @@
 #include "gshmem/moe/dispatch_combine.h"
 
 namespace gshmem {
+namespace moe {
+// A block's parts are its warps: each moves its own rows (a put with signal, a wait and a copy per row), so a block
+// of W warps has W rows in flight. The block size must be a multiple of 32 (GSHMEM_MOE_THREADS is; the device
+// entries below check it).
+template <>
+struct Parts<dev::Block> {
+  using Part = dev::Warp;
+  static __device__ __forceinline__ int index() { return dev::Block::rank() / 32; }
+  static __device__ __forceinline__ int count() { return dev::Block::size() / 32; }
+};
+}  // namespace moe
+
 namespace dev {
 namespace detail {
 
@@ -86,6 +98,19 @@ struct MoeEnv : CollEnv {
   __trap();
 }
 
+[[noreturn]] __device__ __noinline__ inline void trap_moe_block(const DeviceHandle& h, const char* call, int size) {
+  printf("gshmem: %s on PE %d: a block of %d threads; the MoE routines split a block into warps, so its size must "
+         "be a multiple of 32; aborting the kernel. Fix: launch 32, 64, ... threads per block\n", call, h.my_pe,
+         size);
+  __trap();
+}
+
+// Scopes the MoE routines run in: a warp, or a block of whole warps.
+template <typename Coop>
+__device__ __forceinline__ void moe_check_scope(const DeviceHandle& h, const char* call) {
+  if (Coop::size() % 32 != 0) trap_moe_block(h, call, Coop::size());
+}
+
 // The live token count: *bound_m (device memory, pplx's one-element uint32 tensor) or `rows`; traps above rows.
 __device__ __forceinline__ uint64_t moe_tokens(const DeviceHandle& h, const uint32_t* bound_m, uint64_t rows,
                                                const moe::Plan& p, const char* call) {
@@ -103,6 +128,7 @@ __device__ __forceinline__ void moe_dispatch(const DeviceHandle& h, const moe::P
                                              void* out_expert_x_scale, const void* dp_x, const void* dp_x_scale,
                                              const uint32_t* indices, const uint32_t* bound_m, uint32_t m,
                                              const char* call = "gshmem::dev::moe_dispatch") {
+  detail::moe_check_scope<Coop>(h, call);
   detail::MoeEnv env{{h, nullptr}};
   const uint64_t n = bound_m != nullptr ? *bound_m : m;
   moe::dispatch<Coop>(env, p, static_cast<char*>(ws), call_no, out_expert_num_tokens,
@@ -116,6 +142,7 @@ __device__ __forceinline__ void moe_combine(const DeviceHandle& h, const moe::Pl
                                             TO* out_tokens, const uint32_t* indices, const float* weights,
                                             const TY* expert_y, const uint32_t* bound_m, uint32_t m,
                                             const char* call = "gshmem::dev::moe_combine") {
+  detail::moe_check_scope<Coop>(h, call);
   detail::MoeEnv env{{h, nullptr}};
   const uint64_t n = bound_m != nullptr ? *bound_m : m;
   moe::combine<Coop, TY, TO>(env, p, static_cast<char*>(ws), call_no, out_tokens, indices, weights, expert_y, n,
@@ -150,6 +177,7 @@ __device__ __forceinline__ void moe_dispatch_counted(const DeviceHandle& h, cons
                                                      uint64_t* shared, const char* call) {
   char* ws = static_cast<char*>(ws_);
   uint64_t* st = moe::state_word(p, ws, 0);
+  detail::moe_check_scope<Coop>(h, call);
   const uint64_t m = detail::moe_tokens(h, bound_m, rows, p, call);
   if (Coop::rank() == 0) {
     const uint64_t d = st[moe::kStateDispatches], c = st[moe::kStateCombines];
@@ -177,6 +205,7 @@ __device__ __forceinline__ void moe_combine_counted(const DeviceHandle& h, const
                                                     const volatile int* abort, uint64_t* shared, const char* call) {
   char* ws = static_cast<char*>(ws_);
   uint64_t* st = moe::state_word(p, ws, 0);
+  detail::moe_check_scope<Coop>(h, call);
   const uint64_t m = detail::moe_tokens(h, bound_m, rows, p, call);
   if (Coop::rank() == 0) {
     const uint64_t d = st[moe::kStateDispatches], c = st[moe::kStateCombines];

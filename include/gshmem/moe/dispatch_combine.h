@@ -37,6 +37,10 @@ namespace moe {
 inline constexpr uint64_t kMetaBytes = 8;
 // Largest experts_per_token accepted (pplx-kernels' configurations use up to 8).
 inline constexpr uint64_t kMaxExpertsPerToken = 64;
+// Most chunks the staging-index scan splits the entries into (one per thread of the group, at most this many).
+inline constexpr uint64_t kScanChunks = 1024;
+// Fewest (token, k) entries per chunk: below, fewer chunks (the chunks' prefix pass costs as much as a chunk).
+inline constexpr uint64_t kScanChunkEntries = 32;
 
 // The call state of the GPU stream kernels (src/transport/gpu_moe.cu), words of this PE's own part of the workspace
 // (zeroed at creation): the call number c lives in device memory, so a dispatch / combine captured in a CUDA graph
@@ -65,6 +69,9 @@ struct Plan {
   uint64_t done_off;           // [W] uint64: c once PE p finished call c (combine)
   uint64_t slot_off;           // [T * K] uint32, this PE's own scratch: staging index of (token, k)
   uint64_t expert_count_off;   // [E] uint32, this PE's own scratch: tokens per expert this call
+  uint64_t scan_off;           // [scan_chunks][E] uint32, this PE's own scratch: per-chunk counts of the index scan
+  uint64_t scan_chunks;        // most chunks the staging-index scan splits the (token, k) entries into
+  uint64_t scan_chunk_entries; // fewest entries per chunk (kScanChunkEntries; the CPU tests lower it to 1)
   uint64_t state_off;          // [4] uint64, this PE's own: the GPU stream kernels' call state (kState*)
   uint64_t bytes;              // workspace size
   int32_t rank;                // this PE (world)
@@ -74,7 +81,7 @@ struct Plan {
   int32_t groups;              // G
   int32_t my_local_experts;    // experts this PE holds: min(L, max(0, E - rank * L))
 };
-static_assert(sizeof(Plan) == 18 * 8 + 6 * 4, "Plan is plain data crossing host and device");
+static_assert(sizeof(Plan) == 21 * 8 + 6 * 4, "Plan is plain data crossing host and device");
 
 GSHMEM_HD uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
 
@@ -117,6 +124,13 @@ GSHMEM_HD Plan make_plan(uint64_t max_tokens, uint64_t num_experts, uint64_t exp
   off += round16(max_tokens * experts_per_token * 4);
   p.expert_count_off = off;
   off += round16(num_experts * 4);
+  // The scan's scratch stays within 4 MiB whatever E is (1 chunk from E = 2^20 up: the scan is then serial).
+  p.scan_chunks = kScanChunks * num_experts <= (uint64_t{1} << 20) ? kScanChunks
+                  : num_experts >= (uint64_t{1} << 20)           ? 1
+                                                                  : (uint64_t{1} << 20) / num_experts;
+  p.scan_chunk_entries = kScanChunkEntries;
+  p.scan_off = off;
+  off += round16(p.scan_chunks * num_experts * 4);
   p.state_off = off;
   off += kStateWords * 8;
   p.bytes = off;
@@ -150,6 +164,17 @@ GSHMEM_HD uint64_t* done_flag(const Plan& p, char* ws, int pe) {
 GSHMEM_HD uint64_t* state_word(const Plan& p, char* ws, uint64_t word) {
   return reinterpret_cast<uint64_t*>(ws + p.state_off) + word;
 }
+
+// The parts of a cooperation scope that move rows independently: Parts<Scope>::Part is a scope of its own (rank,
+// size, sync), index() which part this thread is in and count() how many there are. By default a scope is one part
+// (the host thread, a warp); device.cuh makes a block's warps its parts, so the rows of a call go out and come in
+// a warp each, in parallel, with one fence per row per warp instead of a block-wide sync and fence per row.
+template <class Scope>
+struct Parts {
+  using Part = Scope;
+  static GSHMEM_HD int index() { return 0; }
+  static GSHMEM_HD int count() { return 1; }
+};
 
 // The group waits until *f >= v (one thread polls; the sync orders the others' later reads after its acquire).
 GSHMEM_MOE_TEMPLATE(class Scope, class Env)
@@ -192,12 +217,39 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
     Scope::sync();
   }
   // 2. Staging index of each (token, k): the running count of its expert over the group's tokens in row-major
-  //    order (the same on every member of the group), and the tokens per expert.
+  //    order (the same on every member of the group), and the tokens per expert. The N = m * K entries are split
+  //    into C contiguous chunks, one per thread: each thread counts its chunk's entries per expert, an exclusive
+  //    prefix over the chunks per expert gives each chunk its starting index, and each thread numbers its chunk's
+  //    entries from there. The result is that of the serial scan (each entry's index = the entries before it with
+  //    the same expert), in three passes of about N / C + C steps instead of one of N.
   uint32_t* slot = reinterpret_cast<uint32_t*>(ws + p.slot_off);
   uint32_t* per_expert = reinterpret_cast<uint32_t*>(ws + p.expert_count_off);
-  if (Scope::rank() == 0) {
-    for (uint64_t e = 0; e < p.num_experts; ++e) per_expert[e] = 0;
-    for (uint64_t n = 0; n < m * K; ++n) slot[n] = per_expert[indices[n]]++;
+  uint32_t* chunk_count = reinterpret_cast<uint32_t*>(ws + p.scan_off);  // [C][E]
+  {
+    const uint64_t N = m * K, E = p.num_experts, size = static_cast<uint64_t>(Scope::size());
+    const uint64_t rank = static_cast<uint64_t>(Scope::rank());
+    uint64_t C = (N + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
+    if (C > p.scan_chunks) C = p.scan_chunks;
+    if (C > size) C = size;
+    if (C == 0) C = 1;
+    const uint64_t per = (N + C - 1) / C, lo = rank * per, hi = lo + per < N ? lo + per : N;
+    for (uint64_t x = rank; x < C * E; x += size) chunk_count[x] = 0;
+    Scope::sync();
+    if (rank < C)
+      for (uint64_t n = lo; n < hi; ++n) ++chunk_count[rank * E + indices[n]];
+    Scope::sync();
+    for (uint64_t e = rank; e < E; e += size) {
+      uint32_t sum = 0;
+      for (uint64_t q = 0; q < C; ++q) {
+        const uint32_t here = chunk_count[q * E + e];
+        chunk_count[q * E + e] = sum;
+        sum += here;
+      }
+      per_expert[e] = sum;
+    }
+    Scope::sync();
+    if (rank < C)
+      for (uint64_t n = lo; n < hi; ++n) slot[n] = chunk_count[rank * E + indices[n]]++;
   }
   Scope::sync();
   // 3. Counts first (they tell a receiver how many rows to wait for, zero included): expert e's word goes to its
@@ -208,21 +260,23 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
     env.store_relaxed(env.peer(count_word(p, ws, h, e % L, my_group), dst), c << 32 | per_expert[e]);
   }
   // 4. Tokens: one put-with-signal per (token, k) into slot (group, staging index) of the expert's PE; the meta
-  //    words (token index, k) travel in the row, for combine.
-  for (uint64_t i = my_d; i < m; i += D) {
-    for (uint64_t k = 0; k < K; ++k) {
-      const uint64_t e = indices[i * K + k], l = e % L, idx = slot[i * K + k];
-      const int dst = static_cast<int>(e / L);
-      char* to = env.peer(recv_row(p, ws, h, l, my_group, idx), dst);
-      if (p.scale_bytes != 0) env.template copy<Scope>(to + p.x_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
-      if (Scope::rank() == 0) {
-        uint32_t* meta = reinterpret_cast<uint32_t*>(to + p.x_bytes + p.scale_bytes);
-        meta[0] = static_cast<uint32_t>(i);
-        meta[1] = static_cast<uint32_t>(k);
-      }
-      put_signal<Scope>(env, to, x + i * p.x_bytes, p.x_bytes, env.peer(row_flag(p, ws, h, l, my_group, idx), dst),
-                        c);
+  //    words (token index, k) travel in the row, for combine. The parts take the entries in turn.
+  using Part = typename Parts<Scope>::Part;
+  const uint64_t part = static_cast<uint64_t>(Parts<Scope>::index());
+  const uint64_t parts = static_cast<uint64_t>(Parts<Scope>::count());
+  const uint64_t my_tokens = m > my_d ? (m - my_d + D - 1) / D : 0;  // tokens i = my_d, my_d + D, ... below m
+  for (uint64_t f = part; f < my_tokens * K; f += parts) {
+    const uint64_t i = my_d + D * (f / K), k = f % K;
+    const uint64_t e = indices[i * K + k], l = e % L, idx = slot[i * K + k];
+    const int dst = static_cast<int>(e / L);
+    char* to = env.peer(recv_row(p, ws, h, l, my_group, idx), dst);
+    if (p.scale_bytes != 0) env.template copy<Part>(to + p.x_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
+    if (Part::rank() == 0) {
+      uint32_t* meta = reinterpret_cast<uint32_t*>(to + p.x_bytes + p.scale_bytes);
+      meta[0] = static_cast<uint32_t>(i);
+      meta[1] = static_cast<uint32_t>(k);
     }
+    put_signal<Part>(env, to, x + i * p.x_bytes, p.x_bytes, env.peer(row_flag(p, ws, h, l, my_group, idx), dst), c);
   }
   // 5. Receive: per local expert, group by group, wait for the count, then for each row, and copy it out.
   const uint64_t GT = static_cast<uint64_t>(p.groups) * p.max_tokens;
@@ -233,13 +287,13 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
         const uint64_t* cw = count_word(p, ws, h, l, g);
         wait_group<Scope>(env, cw, c << 32, call);
         const uint64_t n = *cw & 0xffffffffu;
-        for (uint64_t idx = 0; idx < n; ++idx) {
-          wait_group<Scope>(env, row_flag(p, ws, h, l, g, idx), c, call);
+        for (uint64_t idx = part; idx < n; idx += parts) {  // the parts take the rows in turn
+          wait_group<Part>(env, row_flag(p, ws, h, l, g, idx), c, call);
           const char* row = recv_row(p, ws, h, l, g, idx);
-          env.template copy<Scope>(out_x + (l * GT + total + idx) * p.x_bytes, row, p.x_bytes);
+          env.template copy<Part>(out_x + (l * GT + total + idx) * p.x_bytes, row, p.x_bytes);
           if (p.scale_bytes != 0)
-            env.template copy<Scope>(out_scale + (l * GT + total + idx) * p.scale_bytes, row + p.x_bytes,
-                                     p.scale_bytes);
+            env.template copy<Part>(out_scale + (l * GT + total + idx) * p.scale_bytes, row + p.x_bytes,
+                                    p.scale_bytes);
         }
         total += n;
       }
@@ -275,28 +329,33 @@ GSHMEM_COLL_FN void combine(Env& env, const Plan& p, char* ws, uint64_t c, TO* o
                             const float* weights, const TY* expert_y, uint64_t m, const char* call) {
   const uint64_t h = c & 1, K = p.experts_per_token, D = static_cast<uint64_t>(p.dp_size);
   const uint64_t GT = static_cast<uint64_t>(p.groups) * p.max_tokens, H = p.hidden_dim;
-  // 1. Send: each row this PE's experts computed goes to staging row (token, k) of every member of its group.
+  using Part = typename Parts<Scope>::Part;
+  const uint64_t part = static_cast<uint64_t>(Parts<Scope>::index());
+  const uint64_t parts = static_cast<uint64_t>(Parts<Scope>::count());
+  // 1. Send: each row this PE's experts computed goes to staging row (token, k) of every member of its group; the
+  //    parts take the rows in turn.
   for (uint64_t l = 0; l < static_cast<uint64_t>(p.my_local_experts); ++l) {
     uint64_t pos = 0;
     for (uint64_t g = 0; g < static_cast<uint64_t>(p.groups); ++g) {
       const uint64_t n = *count_word(p, ws, h, l, g) & 0xffffffffu;  // acquired in dispatch c
-      for (uint64_t idx = 0; idx < n; ++idx, ++pos) {
+      for (uint64_t idx = part; idx < n; idx += parts) {
         const uint32_t* meta = reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes +
                                                                  p.scale_bytes);
         const uint64_t i = meta[0], k = meta[1];
-        const char* y = reinterpret_cast<const char*>(expert_y + (l * GT + pos) * H);
+        const char* y = reinterpret_cast<const char*>(expert_y + (l * GT + pos + idx) * H);
         for (uint64_t d = 0; d < D; ++d) {
           const int dst = static_cast<int>(g * D + d);
-          put_signal<Scope>(env, env.peer(comb_row(p, ws, h, i, k), dst), y, H * sizeof(TY),
-                            env.peer(comb_flag(p, ws, h, i, k), dst), c);
+          put_signal<Part>(env, env.peer(comb_row(p, ws, h, i, k), dst), y, H * sizeof(TY),
+                           env.peer(comb_flag(p, ws, h, i, k), dst), c);
         }
       }
+      pos += n;
     }
   }
-  // 2. Receive and sum: token by token, once its K rows landed.
-  for (uint64_t i = 0; i < m; ++i) {
-    for (uint64_t k = 0; k < K; ++k) wait_group<Scope>(env, comb_flag(p, ws, h, i, k), c, call);
-    for (uint64_t j = static_cast<uint64_t>(Scope::rank()); j < H; j += static_cast<uint64_t>(Scope::size())) {
+  // 2. Receive and sum: token by token (the parts take the tokens in turn), once its K rows landed.
+  for (uint64_t i = part; i < m; i += parts) {
+    for (uint64_t k = 0; k < K; ++k) wait_group<Part>(env, comb_flag(p, ws, h, i, k), c, call);
+    for (uint64_t j = static_cast<uint64_t>(Part::rank()); j < H; j += static_cast<uint64_t>(Part::size())) {
       float acc = 0.0f;
       for (uint64_t k = 0; k < K; ++k) {
         const TY* y = reinterpret_cast<const TY*>(comb_row(p, ws, h, i, k));
