@@ -399,6 +399,8 @@ def gpu_bad_cases(me, n):
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "cases"
+    if LIB == "cuda":
+        import torch  # noqa: F401  imported before init, which then makes this PE's GPU torch's current device
     nv.init()
     me, n = nv.my_pe(), nv.n_pes()
     arr = Arrays(LIB)
