@@ -226,6 +226,33 @@ class LibraryBackend : public Backend {
   gshmem::MoeAllToAll ata_;
 };
 
+// The C API (gshmem.h, gshmemx_moe_*): every status checked, the message printed where one fails.
+class CBackend : public Backend {
+ public:
+  explicit CBackend(const gshmem::host::MoeConfig& c) {
+    gshmemx_moe_config_t cfg;
+    std::memcpy(&cfg, &c, sizeof cfg);
+    ok(gshmemx_moe_create(&cfg, &moe_), "gshmemx_moe_create");
+  }
+  ~CBackend() override { ok(gshmemx_moe_destroy(moe_), "gshmemx_moe_destroy"); }
+  void dispatch(std::int32_t* counts, void* ex, void* es, const void* x, const void* xs, const std::uint32_t* idx,
+                std::size_t m) override {
+    ok(gshmemx_moe_dispatch(moe_, counts, ex, es, x, xs, idx, m), "gshmemx_moe_dispatch");
+  }
+  void combine(void* out, ReduceType to, const std::uint32_t* idx, const float* w, const void* y, ReduceType ty,
+               std::size_t m) override {
+    ok(gshmemx_moe_combine(moe_, out, static_cast<int>(to), idx, w, y, static_cast<int>(ty), m),
+       "gshmemx_moe_combine");
+  }
+  static void ok(int status, const char* what) {
+    if (status != GSHMEM_SUCCESS) std::fprintf(stderr, "[PE %d] %s: %s\n", mpt::me(), what, gshmemx_last_error());
+    mpt::require(status == GSHMEM_SUCCESS, what);
+  }
+
+ private:
+  gshmemx_moe_t moe_ = nullptr;
+};
+
 // A cooperation scope of kGroup threads of this PE in parts of kPart threads, the shape of the device's block of
 // warps: the algorithm's group-parallel paths (threads splitting experts and the index scan; parts taking rows and
 // tokens in turn; threads of a part splitting a row; syncs of the group and of a part; one thread polling) run with
@@ -470,13 +497,16 @@ void check_combine(const Round& r, const std::uint8_t* out) {
                     ", rows past m poisoned)", out, r.want_out.data(), r.want_out.size());
 }
 
-std::unique_ptr<Backend> make_backend(const gshmem::host::MoeConfig& cfg, bool group);
+// Which form a scenario goes through: the C++ class, the C API (gshmemx_moe_*), or the test's group scope.
+enum class Via { Cxx, C, Group };
+std::unique_ptr<Backend> make_backend(const gshmem::host::MoeConfig& cfg, Via via);
 
-void run_scenario(const Scenario& s, int dp, std::uint64_t tag, bool group) {
+void run_scenario(const Scenario& s, int dp, std::uint64_t tag, Via via) {
   const int me = mpt::me();
-  const std::string where = std::string(s.name) + " dp_size=" + std::to_string(dp) + (group ? " (group scope)" : "");
+  const std::string where = std::string(s.name) + " dp_size=" + std::to_string(dp) +
+                            (via == Via::Group ? " (group scope)" : via == Via::C ? " (C API)" : "");
   gshmem::host::MoeConfig cfg{s.max_tokens, s.experts, s.topk, s.hidden, s.x_bytes, s.scale_bytes, dp, 0};
-  std::unique_ptr<Backend> ata = make_backend(cfg, group);
+  std::unique_ptr<Backend> ata = make_backend(cfg, via);
   for (int call = 1; call <= s.rounds; ++call) {
     const Round r = make_round(s, dp, tag, call, where);
     // Long runs: some PEs fall behind by up to 2 ms now and then, so fast PEs reach the next calls' staging halves
@@ -501,8 +531,8 @@ std::vector<int> dp_sizes() {
   return v;
 }
 
-void run_all(const Scenario& s, std::uint64_t tag, bool group = false) {
-  for (int dp : dp_sizes()) run_scenario(s, dp, tag + static_cast<std::uint64_t>(dp) * 1000, group);
+void run_all(const Scenario& s, std::uint64_t tag, Via via = Via::Cxx) {
+  for (int dp : dp_sizes()) run_scenario(s, dp, tag + static_cast<std::uint64_t>(dp) * 1000, via);
 }
 
 std::uint64_t n_pes() { return static_cast<std::uint64_t>(mpt::npes()); }
@@ -532,11 +562,11 @@ class DevBuf {
 // Every form of the host entry in turn: call c's dispatch and combine each pick one of four (blocking; stream with
 // bound_m in device memory and all T rows passed; stream with m rows and no bound_m; stream with bound_m == rows),
 // dispatch and combine with different ones, so the call state they share (device memory) is exercised across forms.
+// Through the C++ class, or (c_api) the C API's gshmemx_moe_* with every status checked.
 class GpuBackend : public Backend {
  public:
-  explicit GpuBackend(const gshmem::host::MoeConfig& c)
-      : ata_(c),
-        cfg_(c),
+  GpuBackend(const gshmem::host::MoeConfig& c, bool c_api)
+      : cfg_(c),
         L_((c.num_experts + static_cast<std::uint64_t>(mpt::npes()) - 1) / static_cast<std::uint64_t>(mpt::npes())),
         rows_(L_ * static_cast<std::uint64_t>(mpt::npes() / c.dp_size) * c.max_num_tokens),
         counts_(L_ * 4),
@@ -550,15 +580,24 @@ class GpuBackend : public Backend {
         out_((c.max_num_tokens + 1) * c.hidden_dim * 4),
         bound_(4) {
     MOE_CK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    if (c_api) {
+      gshmemx_moe_config_t cc;
+      std::memcpy(&cc, &c, sizeof cc);
+      CBackend::ok(gshmemx_moe_create(&cc, &moe_), "gshmemx_moe_create");
+    } else {
+      ata_ = std::make_unique<gshmem::MoeAllToAll>(c);
+    }
   }
-  ~GpuBackend() override { cudaStreamDestroy(stream_); }
+  ~GpuBackend() override {
+    if (moe_) CBackend::ok(gshmemx_moe_destroy(moe_), "gshmemx_moe_destroy");
+    cudaStreamDestroy(stream_);
+  }
 
   void dispatch(std::int32_t* counts, void* ex, void* es, const void* x, const void* xs, const std::uint32_t* idx,
                 std::size_t m) override {
     const std::uint64_t T = cfg_.max_num_tokens, K = cfg_.experts_per_token;
     const bool scales = cfg_.hidden_dim_scale_bytes != 0;
     ++calls_;
-    m_ = m;
     up(counts_.get(), counts, L_ * 4);
     up(ex_.get(), ex, rows_ * cfg_.hidden_dim_bytes);
     if (scales) up(es_.get(), es, rows_ * cfg_.hidden_dim_scale_bytes);
@@ -572,13 +611,18 @@ class GpuBackend : public Backend {
     void* des = scales ? es_.get() : nullptr;
     const void* dxs = scales ? xs_.get() : nullptr;
     const std::uint32_t* di = idx_.get<std::uint32_t>();
-    if (form == 0) {
-      MOE_CK(cudaStreamSynchronize(stream_));  // the blocking form runs on the library's own stream
-      ata_.dispatch(dc, ex_.get(), des, x_.get(), dxs, di, m);
-    } else {
-      ata_.dispatch_on_stream(dc, ex_.get(), des, x_.get(), dxs, di, form == 1 ? T : m,
-                              form == 2 ? nullptr : bound_.get<std::uint32_t>(), stream_);
-    }
+    const std::size_t rows = form == 1 ? T : m;
+    const std::uint32_t* bound = form == 2 ? nullptr : bound_.get<std::uint32_t>();
+    if (form == 0) MOE_CK(cudaStreamSynchronize(stream_));  // the blocking form runs on the library's own stream
+    if (moe_ && form == 0)
+      CBackend::ok(gshmemx_moe_dispatch(moe_, dc, ex_.get(), des, x_.get(), dxs, di, m), "gshmemx_moe_dispatch");
+    else if (moe_)
+      CBackend::ok(gshmemx_moe_dispatch_on_stream(moe_, dc, ex_.get(), des, x_.get(), dxs, di, rows, bound, stream_),
+                   "gshmemx_moe_dispatch_on_stream");
+    else if (form == 0)
+      ata_->dispatch(dc, ex_.get(), des, x_.get(), dxs, di, m);
+    else
+      ata_->dispatch_on_stream(dc, ex_.get(), des, x_.get(), dxs, di, rows, bound, stream_);
     down(counts, counts_.get(), L_ * 4);
     down(ex, ex_.get(), rows_ * cfg_.hidden_dim_bytes);
     if (scales) down(es, es_.get(), rows_ * cfg_.hidden_dim_scale_bytes);
@@ -593,16 +637,23 @@ class GpuBackend : public Backend {
     up(w_.get(), w, m * K * 4);
     up(y_.get(), y, rows_ * H * type_bytes(ty));
     const int form = static_cast<int>((calls_ + 1) % 4);
-    if (form == 0) {
-      MOE_CK(cudaStreamSynchronize(stream_));
-      ata_.combine(out_.get(), to, idx_.get<std::uint32_t>(), w_.get<float>(), y_.get(), ty, m);
-    } else {
-      ata_.combine_on_stream(out_.get(), to, idx_.get<std::uint32_t>(), w_.get<float>(), y_.get(), ty,
-                             form == 1 ? T : m, form == 2 ? nullptr : bound_.get<std::uint32_t>(), stream_);
-    }
+    const std::size_t rows = form == 1 ? T : m;
+    const std::uint32_t* bound = form == 2 ? nullptr : bound_.get<std::uint32_t>();
+    const std::uint32_t* di = idx_.get<std::uint32_t>();
+    if (form == 0) MOE_CK(cudaStreamSynchronize(stream_));
+    if (moe_ && form == 0)
+      CBackend::ok(gshmemx_moe_combine(moe_, out_.get(), static_cast<int>(to), di, w_.get<float>(), y_.get(),
+                                       static_cast<int>(ty), m), "gshmemx_moe_combine");
+    else if (moe_)
+      CBackend::ok(gshmemx_moe_combine_on_stream(moe_, out_.get(), static_cast<int>(to), di, w_.get<float>(),
+                                                 y_.get(), static_cast<int>(ty), rows, bound, stream_),
+                   "gshmemx_moe_combine_on_stream");
+    else if (form == 0)
+      ata_->combine(out_.get(), to, di, w_.get<float>(), y_.get(), ty, m);
+    else
+      ata_->combine_on_stream(out_.get(), to, di, w_.get<float>(), y_.get(), ty, rows, bound, stream_);
     down(out, out_.get(), out_bytes);
     MOE_CK(cudaStreamSynchronize(stream_));
-    (void)m_;
   }
 
  private:
@@ -613,13 +664,13 @@ class GpuBackend : public Backend {
     if (n) MOE_CK(cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, stream_));
   }
 
-  gshmem::MoeAllToAll ata_;
+  std::unique_ptr<gshmem::MoeAllToAll> ata_;  // the C++ class, or
+  gshmemx_moe_t moe_ = nullptr;               // the C API's handle
   gshmem::host::MoeConfig cfg_;
   std::uint64_t L_, rows_;
   DevBuf counts_, ex_, es_, x_, xs_, idx_, w_, y_, out_, bound_;
   cudaStream_t stream_ = nullptr;
   std::uint64_t calls_ = 0;
-  std::size_t m_ = 0;
 };
 
 // One round's buffers in device memory: inputs uploaded and outputs poisoned on `st`, before any call is enqueued.
@@ -764,12 +815,13 @@ void run_graph(const Scenario& s, int dp, std::uint64_t tag) {
 }
 #endif
 
-std::unique_ptr<Backend> make_backend(const gshmem::host::MoeConfig& cfg, bool group) {
+std::unique_ptr<Backend> make_backend(const gshmem::host::MoeConfig& cfg, Via via) {
 #if defined(MPT_MOE_GPU)
-  mpt::require(!group, "the group-scope form runs on CPU PEs only");
-  return std::make_unique<GpuBackend>(cfg);
+  mpt::require(via != Via::Group, "the group-scope form runs on CPU PEs only");
+  return std::make_unique<GpuBackend>(cfg, via == Via::C);
 #else
-  if (group) return std::make_unique<GroupBackend>(cfg);
+  if (via == Via::Group) return std::make_unique<GroupBackend>(cfg);
+  if (via == Via::C) return std::make_unique<CBackend>(cfg);
   return std::make_unique<LibraryBackend>(cfg);
 #endif
 }
@@ -797,6 +849,12 @@ MPT_CASE(max_tokens) {
 }
 
 MPT_CASE(bound_m) { run_all({"bound_m_below_max", 32, 3 * n_pes(), 2, 8, 16, 0, Routing::Random, 2, 4}, 9); }
+
+// The C API: a few scenarios end to end (it is the C++ class's calls with statuses).
+MPT_CASE(c_api) {
+  run_all({"c_random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 4}, 30, Via::C);
+  run_all({"c_hot_bound", 6, 2 * n_pes() + 1, 2, 4, 16, 0, Routing::Hot, 2, 3}, 31, Via::C);
+}
 
 MPT_CASE(topk_1_to_8) {
   for (std::uint64_t k = 1; k <= 8; ++k) {
@@ -838,17 +896,17 @@ MPT_CASE(graph_replay) {
 #else
 // The algorithm over a group of 4 threads per PE (the device scopes' shape), through the test's own environment.
 MPT_CASE(group_scope) {
-  run_all({"group_random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 5}, 20, true);
-  run_all({"group_hot_empty", 5, 4 * n_pes() + 1, 2, 5, 16, 0, Routing::Hot, 0, 4}, 21, true);
-  run_all({"group_max", 16, 8 * n_pes(), 8, 37, 48, 16, Routing::Random, 1, 3}, 22, true);
-  run_all({"group_many_calls", 6, 2 * n_pes() + 2, 2, 6, 32, 16, Routing::Random, 0, 12}, 23, true);
+  run_all({"group_random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 5}, 20, Via::Group);
+  run_all({"group_hot_empty", 5, 4 * n_pes() + 1, 2, 5, 16, 0, Routing::Hot, 0, 4}, 21, Via::Group);
+  run_all({"group_max", 16, 8 * n_pes(), 8, 37, 48, 16, Routing::Random, 1, 3}, 22, Via::Group);
+  run_all({"group_many_calls", 6, 2 * n_pes() + 2, 2, 6, 32, 16, Routing::Random, 0, 12}, 23, Via::Group);
   // Few tokens over many experts (so PEs often exchange nothing in a call: no implicit ordering through the data)
   // with slow readers on odd PEs: fast PEs reach the next calls while slow ones still read; the done flags must
   // hold them back from staging still being read.
   skew_copies = true;
-  run_all({"group_skewed", 2, 4 * n_pes(), 1, 4, 16, 16, Routing::Random, 0, 30}, 24, true);
+  run_all({"group_skewed", 2, 4 * n_pes(), 1, 4, 16, 16, Routing::Random, 0, 30}, 24, Via::Group);
   // W + 1 experts: from 4 PEs on, the last PEs hold none, so nothing they receive orders them after the others.
-  run_all({"group_skewed_idle_pes", 3, n_pes() + 1, 1, 4, 16, 16, Routing::Random, 0, 30}, 25, true);
+  run_all({"group_skewed_idle_pes", 3, n_pes() + 1, 1, 4, 16, 16, Routing::Random, 0, 30}, 25, Via::Group);
   skew_copies = false;
 }
 #endif
