@@ -389,7 +389,9 @@ int main(int argc, char** argv) {
     for (const std::string& t : split(tokens)) {
       const int m = std::atoi(t.c_str());
       const double L = std::ceil(static_cast<double>(E) / nranks);
-      const double gib = (L * nranks * m * (4.0 * H + kMetaBytes) + m * K * 4.0 * H) / (1 << 30);
+      // Staging (symmetric) and the received rows, plus the combine staging and the send rows with their meta.
+      const double row = 2.0 * H + kMetaBytes;
+      const double gib = (L * nranks * m * (row + 2.0 * H) + m * K * (2.0 * H + row)) / (1 << 30);
       if (m < 1 || gib > max_gib) {
         if (nvshmem_my_pe() == 0)
           std::printf("{\"config\": \"%s\", \"tokens\": %d, \"skipped\": \"about %.1f GiB > --max-gib\"}\n",
