@@ -66,7 +66,7 @@ if want bench; then
     for p in "${pids[@]}"; do wait "$p" || s=$?; done
     return $s
   }
-  GSHMEM_SYMMETRIC_SIZE=4G launch gshmem "$build/bench/moe-nvshmem-bench" "$out/bench_api_gshmem.jsonl" || rc=1
+  GSHMEM_SYMMETRIC_SIZE=4G launch gshmem "$build/bin/moe-nvshmem-bench" "$out/bench_api_gshmem.jsonl" || rc=1
   nvhome=$(python3 -c 'import nvidia.nvshmem as m; print(m.__path__[0])' 2>/dev/null)
   if [[ -n $nvhome ]]; then
     mkdir -p "$work/nvlib"
