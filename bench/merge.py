@@ -10,7 +10,8 @@ Rows measured on every PE (all-to-all bandwidth) also carry `min_over_pes` {libr
 every row keeps `pes`, the PE count it ran with (runs at several counts have names ending in /pes=<n>).
 With three or more libraries (gshmem, NVSHMEM, NCCL for the collective rows), `advantage_over` {library: times the
 first library is better} compares the first with each of the others, and the table gets a column per extra one.
-Collective busbw rows carry `algbw` {library: GB/s}."""
+Collective busbw rows carry `algbw` {library: GB/s}. A row a library ran without a figure (its value null: a failed
+result check, or skipped) carries `status` {library: why}, and the table shows the reason after the figures."""
 import argparse
 import datetime
 import json
@@ -50,10 +51,12 @@ def main():
                 if key not in values:
                     values[key] = {}
                     meta[key] = {"repeats": {}, "how": row.get("how", ""), "pes": row.get("pes", doc.get("pes")),
-                                 "min_over_pes": {}, "algbw": {}}
+                                 "min_over_pes": {}, "algbw": {}, "status": {}}
                     order.append(key)
                 v = row.get(col, row.get(lib))
                 if v is None:
+                    if row.get("status"):
+                        meta[key]["status"].setdefault(lib, row["status"])
                     continue
                 values[key].setdefault(lib, []).append(v)
                 meta[key]["repeats"][lib] = meta[key]["repeats"].get(lib, 0) + row.get("repeats", 1)
@@ -85,6 +88,9 @@ def main():
             out["min_over_pes"] = {lib: statistics.median(v) for lib, v in meta[key]["min_over_pes"].items()}
         if meta[key]["algbw"]:
             out["algbw"] = {lib: statistics.median(v) for lib, v in meta[key]["algbw"].items()}
+        status = {lib: why for lib, why in meta[key]["status"].items() if lib not in out}
+        if status:
+            out["status"] = status
         out["how"] = meta[key]["how"]
         rows.append(out)
 
@@ -124,6 +130,8 @@ def main():
         if "min_over_pes" in r:
             line += "  min over PEs " + " / ".join(f"{r['min_over_pes'][lib]:.4g}" if lib in r["min_over_pes"]
                                                    else "-" for lib in libs)
+        for lib, why in r.get("status", {}).items():
+            line += f"  {lib}: {why}"
         print(line)
 
 

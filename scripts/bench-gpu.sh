@@ -102,11 +102,13 @@ build() {
 }
 
 # launchN NAME NPES LIMIT_S BINARY ARGS...: NPES ranks by unique id through a file (the gshmem-bench binary picks
-# GPU rank % GPU count), each under `timeout LIMIT_S`; fails if any rank fails.
+# GPU rank % GPU count), each under `timeout LIMIT_S`; fails if any rank fails. Once a rank has failed, the others
+# get 10 s to end by themselves, then TERM (KILL 5 s later): a rank left waiting in a barrier for one that exited
+# never returns (NVSHMEM's barriers have no timeout, and its unique-id bootstrap has no global exit).
 launchN() {
   local name=$1 np=$2 limit=$3 bin=$4
   shift 4
-  local uid=$work/uid.$name pids=() rc=0 r p t0=$SECONDS left=$((deadline - SECONDS - 20))
+  local uid=$work/uid.$name pids=() rc=0 r p t0=$SECONDS left=$((deadline - SECONDS - 20)) live next failed_at=''
   if [[ $left -lt 10 ]]; then
     echo "bench-gpu.sh: $name ($np PEs) skipped: the time budget (BUDGET_S=$budget) is spent"
     return 1
@@ -117,7 +119,30 @@ launchN() {
     BENCH_RANK=$r BENCH_NRANKS=$np timeout "$limit" "$bin" --uid-file "$uid" --commit "$commit" "$@" &
     pids+=($!)
   done
-  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+  live=("${pids[@]}")
+  while [[ ${#live[@]} -gt 0 ]]; do
+    next=()
+    for p in "${live[@]}"; do
+      if kill -0 "$p" 2>/dev/null; then
+        next+=("$p")
+      else
+        wait "$p" || { rc=$?; failed_at=${failed_at:-$SECONDS}; }
+      fi
+    done
+    live=(${next[@]+"${next[@]}"})
+    if [[ ${#live[@]} -gt 0 && -n $failed_at && $((SECONDS - failed_at)) -ge 10 ]]; then
+      echo "bench-gpu.sh: $name: a rank failed; ending the ${#live[@]} still running"
+      kill -TERM "${live[@]}" 2>/dev/null || true
+      for ((r = 0; r < 10; r++)); do
+        sleep 0.5
+        kill -0 "${live[@]}" 2>/dev/null || break
+      done
+      for p in "${live[@]}"; do kill -KILL -- "-$p" "$p" 2>/dev/null || true; done
+      for p in "${live[@]}"; do wait "$p" 2>/dev/null || true; done
+      live=()
+    fi
+    [[ ${#live[@]} -eq 0 ]] || sleep 0.5
+  done
   if [[ $rc -eq 0 ]]; then
     echo "bench-gpu.sh: $name ($np PEs) done in $((SECONDS - t0)) s"
   else
@@ -143,14 +168,19 @@ run() {
   # alternating by round; rows merge into the main file (NCCL as a third column).
   if [[ $want_coll == 1 ]]; then
     local coll=(--suite coll --progress "${timing[@]}" ${BENCH_ARGS:-} ${COLL_ARGS:-}) cbin=$gbuild/bin/nccl-bench
+    # A run that failed still merges the JSON it wrote: gshmem-bench exits 3 after rows that failed their check
+    # (recorded without a figure) and writes the rows so far when an error ends it.
     for ((k = 1; k <= rounds; k++)); do
-      launchN "gshmem-coll$k" "$pes" "$coll_limit" "$gbin" "${coll[@]}" --no-table --json "$work/gshmem-coll$k.json" &&
-        gi+=("$work/gshmem-coll$k.json") || status=1
+      launchN "gshmem-coll$k" "$pes" "$coll_limit" "$gbin" "${coll[@]}" --no-table --json "$work/gshmem-coll$k.json" ||
+        status=1
+      if [[ -s $work/gshmem-coll$k.json ]]; then gi+=("$work/gshmem-coll$k.json"); fi
       launchN "nvshmem-coll$k" "$pes" "$coll_limit" "$nbin" "${coll[@]}" --no-table \
-              --json "$work/nvshmem-coll$k.json" && ni+=("$work/nvshmem-coll$k.json") || status=1
+              --json "$work/nvshmem-coll$k.json" || status=1
+      if [[ -s $work/nvshmem-coll$k.json ]]; then ni+=("$work/nvshmem-coll$k.json"); fi
       if [[ -x $cbin ]]; then
-        launchN "nccl-coll$k" "$pes" "$coll_limit" "$cbin" "${coll[@]}" --no-table --json "$work/nccl-coll$k.json" &&
-          ci+=("$work/nccl-coll$k.json") || status=1
+        launchN "nccl-coll$k" "$pes" "$coll_limit" "$cbin" "${coll[@]}" --no-table --json "$work/nccl-coll$k.json" ||
+          status=1
+        if [[ -s $work/nccl-coll$k.json ]]; then ci+=("$work/nccl-coll$k.json"); fi
       fi
     done
   fi

@@ -94,7 +94,7 @@ inline std::string row_name(Kind k, const std::string& form, int threads = 0) {
   return s;
 }
 
-inline std::size_t elem_size(Kind k) {
+BENCH_HD inline std::size_t elem_size(Kind k) {
   return k == Kind::ReduceFloat || k == Kind::ReducescatterFloat || k == Kind::ReduceInt ? 4 : 1;
 }
 inline bool has_blocks(Kind k) {
@@ -203,6 +203,12 @@ BENCH_HD inline double expected_value(Kind k, int me, int n, std::uint64_t nb, s
   return 0;
 }
 
+// A value that differs from expected_value (the test hook's spoiled element).
+BENCH_HD inline double spoiled_value(Kind k, int me, int n, std::uint64_t nb, std::uint64_t i) {
+  const double want = expected_value(k, me, n, nb, i);
+  return elem_size(k) == 1 ? double(std::uint8_t(want) ^ 1u) : want + 1;
+}
+
 // Element i of a buffer of kind k, read as the value source_value/expected_value compare against.
 BENCH_HD inline double load(Kind k, const void* buf, std::uint64_t i) {
   switch (k) {
@@ -228,12 +234,39 @@ inline std::uint64_t iters(std::uint64_t fixed, std::uint64_t bw_target, std::ui
   return n < 1 ? 1 : n > cap ? cap : n;
 }
 
-// Text for a failed check (thrown by the callers, which end the run).
+// Text for a failed check (printed on stderr by the PE that found it; the row is recorded as failed and the run
+// goes on: a wrong result in one row must not lose the others).
 inline std::string mismatch_text(const std::string& row, std::uint64_t bytes, int me, std::uint64_t bad,
                                  std::uint64_t first, double got, double want) {
   return row + " at " + std::to_string(bytes) + " bytes: wrong result on PE " + std::to_string(me) + ": " +
          std::to_string(bad) + " element(s) differ, first at " + std::to_string(first) + " (got " +
          std::to_string(got) + ", expected " + std::to_string(want) + ")";
+}
+
+// Test hook (--coll-fault <row>@<bytes>): whether the last PE spoils its result of this row and size before the
+// check, so the failure path (the row recorded as failed on PE 0, the run going on) can be exercised.
+inline bool fault_here(const std::string& fault, const std::string& row, std::uint64_t bytes, int me, int npes) {
+  return !fault.empty() && me == npes - 1 && fault == row + "@" + std::to_string(bytes);
+}
+
+// PE 0's status for a row whose check failed on some PEs: `wrong[p]` nonzero where PE p's result was wrong.
+inline std::string failed_status(const int* wrong, int npes) {
+  std::string pes;
+  for (int p = 0; p < npes; ++p)
+    if (wrong[p]) {
+      if (!pes.empty()) pes += ',';
+      pes += std::to_string(p);
+    }
+  return "failed: wrong result on PE " + pes + " (the PE's stderr line names the first wrong element)";
+}
+
+// A row with no figure (failed check or skipped): one time row carrying the reason, so the table and the JSON say
+// why the library has no value there.
+inline void add_status_row(Rows& out, const std::string& name, const Shape& sh, const std::string& status,
+                           const std::string& how) {
+  Row r{name, sh.bytes, "us", 0, 0, 0, how};
+  r.status = status;
+  out.push_back(r);
 }
 
 // The rows of one collective at one size: time per call (us) and, with 2 or more PEs, busbw (GB/s, algbw beside).

@@ -41,6 +41,10 @@ __global__ void check_kernel(Kind k, const void* buf, std::uint64_t n, int me, i
   }
 }
 
+__global__ void spoil_kernel(Kind k, void* buf, int me, int npes, std::uint64_t nb) {
+  store(k, buf, 0, spoiled_value(k, me, npes, nb, 0));
+}
+
 inline void cuda_check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
@@ -58,9 +62,17 @@ inline void fill(Kind k, void* src, void* dst, const Shape& sh, int me, cudaStre
   cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize after the collective fill");
 }
 
-// Checks this PE's destination after the collective; throws naming the row, the size and the first wrong element.
-inline void check(Kind k, const void* dst, const Shape& sh, int me, int npes, const std::string& row,
-                  cudaStream_t s) {
+// Test hook (coll.hpp's fault_here): spoils element 0 of this PE's destination.
+inline void spoil(Kind k, void* dst, const Shape& sh, int me, int npes, cudaStream_t s) {
+  spoil_kernel<<<1, 1, 0, s>>>(k, dst, me, npes, sh.count);
+  cuda_check(cudaGetLastError(), "collective spoil kernel");
+  cuda_check(cudaStreamSynchronize(s), "cudaStreamSynchronize after the spoil kernel");
+}
+
+// Checks this PE's destination after the collective: empty if right, else the text naming the row, the size and the
+// first wrong element. Throws only for CUDA errors.
+inline std::string check(Kind k, const void* dst, const Shape& sh, int me, int npes, const std::string& row,
+                         cudaStream_t s) {
   unsigned long long* c = nullptr;
   cuda_check(cudaMalloc(&c, 2 * sizeof(unsigned long long)), "cudaMalloc (check counters)");
   unsigned long long h[2] = {0, ~0ull};
@@ -71,13 +83,12 @@ inline void check(Kind k, const void* dst, const Shape& sh, int me, int npes, co
   if (e == cudaSuccess) e = cudaMemcpy(h, c, sizeof h, cudaMemcpyDeviceToHost);
   cudaFree(c);
   cuda_check(e, "collective check kernel");
-  if (h[0] == 0) return;
+  if (h[0] == 0) return {};
   unsigned char got[8] = {};
   cuda_check(cudaMemcpy(got, static_cast<const char*>(dst) + h[1] * elem_size(k), elem_size(k),
                         cudaMemcpyDeviceToHost),
              "cudaMemcpy (first wrong element)");
-  throw std::runtime_error(mismatch_text(row, sh.bytes, me, h[0], h[1], load(k, got, 0),
-                                         expected_value(k, me, npes, sh.count, h[1])));
+  return mismatch_text(row, sh.bytes, me, h[0], h[1], load(k, got, 0), expected_value(k, me, npes, sh.count, h[1]));
 }
 
 }  // namespace bench::coll

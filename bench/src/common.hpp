@@ -32,6 +32,7 @@ struct Options {
   bool progress = false;                      // collective rows: PE 0 names each row on stderr before it runs
   std::vector<std::string> coll_kinds;        // collective rows: these kinds only (coll::kind_name), empty: all
   std::vector<std::string> coll_forms;        // GPU collective rows: stream and/or block, empty: both
+  std::string coll_fault;                     // test: "<row>@<bytes>": the last PE spoils its result of that row
 };
 
 struct Row {
@@ -44,6 +45,7 @@ struct Row {
   std::string how;          // one line: what was timed
   double min_over_pes = -1;  // where every PE measures the same thing (all-to-all rows): the lowest PE's figure
   double algbw = -1;         // collective busbw rows: the algorithm bandwidth (size / time) beside busbw, GB/s
+  std::string status{};      // empty: measured; "failed: ..." (result check) or "skipped: ...": `value` means nothing
 };
 
 using Clock = std::chrono::steady_clock;

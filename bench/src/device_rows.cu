@@ -648,15 +648,43 @@ const char* coll_call_name(coll::Kind k, bool block) {
   return "?";
 }
 
+// Every PE's verdict on one row, gathered on PE 0 (collective): each PE puts 1 (wrong) or 0 into its slot of PE 0's
+// `slots` (npes ints), a barrier completes the puts. PE 0 gets the row's status ("" if right everywhere); the others
+// get "" and go on too, so no PE leaves its peers waiting in the next row's barriers.
+std::string coll_verdict(const Sym& slots, bool wrong, int me, int npes) {
+  nvshmem_int_p(slots.as<int>() + me, wrong ? 1 : 0, 0);
+  nvshmem_barrier_all();
+  if (me != 0) return {};
+  std::vector<int> h(std::size_t(npes), 0);
+  CK(cudaMemcpy(h.data(), slots.p, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  return std::count(h.begin(), h.end(), 0) == npes ? std::string() : coll::failed_status(h.data(), npes);
+}
+
+// Why the block form is not run for kind k at shape sh in this build (empty: it is). NVSHMEM 3.4.5's device
+// reducescatter stages all npes blocks of the source in the team's reduce scratch and only asserts that they fit
+// (api.hpp, BENCH_DEVICE_REDUCESCATTER_MAX_BYTES): a larger source writes past it into other symmetric memory.
+std::string coll_block_skip(coll::Kind k, const coll::Shape& sh) {
+  const std::uint64_t limit = BENCH_DEVICE_REDUCESCATTER_MAX_BYTES();
+  const std::uint64_t src_bytes = sh.src_elems * coll::elem_size(k);
+  if (k == coll::Kind::ReducescatterFloat && limit > 0 && src_bytes > limit)
+    return fmt::format("skipped: a {} B source is more than the {} B of the team's reduce scratch that {}'s device "
+                       "reducescatter stages it in (half of NVSHMEM_REDUCE_SCRATCH_SIZE; a larger one is written "
+                       "past it)",
+                       src_bytes, limit, BENCH_LIBRARY);
+  return {};
+}
+
 // Per kind, form (stream, block) and size: fill the source with this PE's known values and the destination with
 // other ones (untimed), time `it` calls per sample (stream: the calls between two events; block: one kernel that
-// loops over them), then check every element of this PE's result; a wrong result ends the run.
+// loops over them), then check every element of this PE's result. A wrong result on any PE marks the row failed on
+// PE 0 (no figure; the PE that found it prints the first wrong element) and the run goes on; a row the library
+// cannot take (coll_block_skip) is recorded as skipped.
 void coll_rows(const Options& o, Rows& out) {
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   if (o.threads % 32 != 0 || o.threads < 32 || o.threads > 1024)
     throw std::invalid_argument("--threads must be a multiple of 32 in [32, 1024]");
   const std::uint64_t maxb = coll::max_buffer_bytes(o.coll_sizes, npes);
-  Sym src(maxb), dst(maxb);
+  Sym src(maxb), dst(maxb), verdicts(std::uint64_t(npes) * sizeof(int));
   Stream st;
   const std::uint64_t cap = std::min<std::uint64_t>(o.lat_iters, 200);
   const auto form_wanted = [&](bool block) {
@@ -671,21 +699,35 @@ void coll_rows(const Options& o, Rows& out) {
       for (const std::uint64_t size : o.coll_sizes) {
         const coll::Shape sh = coll::shape(k, size, npes);
         if (!sh.ok()) continue;  // smaller than one element per block: the same on every PE
+        const std::uint64_t it = coll::iters(o.iters, o.bw_target_bytes, cap, sh.bytes);
+        const std::string how = block ? fmt::format("{} (count {}) x{} in one CTA of {} threads per PE (one kernel "
+                                                    "by nvshmemx_collective_launch), result checked",
+                                                    coll_call_name(k, true), sh.count, it, o.threads)
+                                      : fmt::format("{} (count {}) x{} between two events, result checked",
+                                                    coll_call_name(k, false), sh.count, it);
+        if (const std::string why = block ? coll_block_skip(k, sh) : std::string(); !why.empty()) {  // every PE
+          if (me == 0) {
+            fmt::print(stderr, "gshmem-bench: {} at {} B {}\n", name, sh.bytes, why);
+            coll::add_status_row(out, name, sh, why, how);
+          }
+          continue;
+        }
         if (o.progress && me == 0) fmt::print(stderr, "gshmem-bench: {} at {} B\n", name, sh.bytes);
         coll::fill(k, src.p, dst.p, sh, me, st.s);
-        const std::uint64_t it = coll::iters(o.iters, o.bw_target_bytes, cap, sh.bytes);
         const double sec = time_events(o, st, [&](cudaStream_t cs) {
           if (block) coll_block_launch(k, dst.p, src.p, sh.count, it, o.threads, cs);
           else
             for (std::uint64_t i = 0; i < it; ++i) coll_stream_call(k, dst.p, src.p, sh.count, cs);
         });
-        coll::check(k, dst.p, sh, me, npes, name, st.s);
-        coll::add_rows(out, k, name, sh, npes, sec, o.repeats, it,
-                       block ? fmt::format("{} (count {}) x{} in one CTA of {} threads per PE (one kernel by "
-                                           "nvshmemx_collective_launch), result checked",
-                                           coll_call_name(k, true), sh.count, it, o.threads)
-                             : fmt::format("{} (count {}) x{} between two events, result checked",
-                                           coll_call_name(k, false), sh.count, it));
+        if (coll::fault_here(o.coll_fault, name, sh.bytes, me, npes)) coll::spoil(k, dst.p, sh, me, npes, st.s);
+        const std::string wrong = coll::check(k, dst.p, sh, me, npes, name, st.s);
+        if (!wrong.empty()) fmt::print(stderr, "gshmem-bench: PE {}: {}\n", me, wrong);
+        if (const std::string status = coll_verdict(verdicts, !wrong.empty(), me, npes); !status.empty()) {
+          fmt::print(stderr, "gshmem-bench: {} at {} B {}\n", name, sh.bytes, status);
+          coll::add_status_row(out, name, sh, status, how);
+          continue;
+        }
+        coll::add_rows(out, k, name, sh, npes, sec, o.repeats, it, how);
       }
     }
   }

@@ -284,14 +284,15 @@ const char* host_call_name(coll::Kind k) {
 }  // namespace
 
 // Host collectives on CPU PEs: per kind and size, fill the source with the PE's known values and the destination
-// with other ones, time `it` calls per sample, then check every element of this PE's result (a wrong result ends
-// the run: a broken collective must not post a figure). A row the build's library cannot run (host_coll_skip) is
-// left out, with a line on stderr from PE 0.
+// with other ones, time `it` calls per sample, then check every element of this PE's result. A wrong result on any
+// PE marks the row failed on PE 0 (no figure: a broken collective must not post one; the PE that found it prints
+// the first wrong element) and the run goes on, every PE in step. A row the build's library cannot run
+// (host_coll_skip) is left out, with a line on stderr from PE 0.
 void host_coll_suite(const Options& o, Rows& out) {
 #if BENCH_HOST_COLL
   const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
   const std::uint64_t maxb = coll::max_buffer_bytes(o.coll_sizes, npes);
-  Sym src(maxb), dst(maxb);
+  Sym src(maxb), dst(maxb), verdicts(std::uint64_t(npes) * sizeof(int));
   if (!BENCH_HOST_COLL_PREPARE(maxb))
     throw std::runtime_error(fmt::format("{}: no symmetric memory for the collectives' work arrays", BENCH_LIBRARY));
   const std::uint64_t cap = std::min<std::uint64_t>(o.lat_iters, 200);
@@ -312,15 +313,27 @@ void host_coll_suite(const Options& o, Rows& out) {
       const double s = time_samples(o, [&] {
         for (std::uint64_t i = 0; i < it; ++i) host_coll_call(k, dst.p, src.p, sh.count);
       });
+      if (coll::fault_here(o.coll_fault, name, sh.bytes, me, npes))
+        coll::store(k, dst.p, 0, coll::spoiled_value(k, me, npes, sh.count, 0));
       std::uint64_t bad = 0, first = 0;
       for (std::uint64_t i = 0; i < sh.dst_elems; ++i)
         if (coll::load(k, dst.p, i) != coll::expected_value(k, me, npes, sh.count, i) && bad++ == 0) first = i;
       if (bad)
-        throw std::runtime_error(coll::mismatch_text(name, sh.bytes, me, bad, first, coll::load(k, dst.p, first),
-                                                     coll::expected_value(k, me, npes, sh.count, first)));
-      coll::add_rows(out, k, name, sh, npes, s, o.repeats, it,
-                     fmt::format("{} from the host on every PE (world team, count {}) x{}, result checked",
-                                 host_call_name(k), sh.count, it));
+        fmt::print(stderr, "gshmem-bench: PE {}: {}\n", me,
+                   coll::mismatch_text(name, sh.bytes, me, bad, first, coll::load(k, dst.p, first),
+                                       coll::expected_value(k, me, npes, sh.count, first)));
+      const std::string how = fmt::format("{} from the host on every PE (world team, count {}) x{}, result checked",
+                                          host_call_name(k), sh.count, it);
+      // Every PE's verdict on PE 0 (its slot of `verdicts`), then a barrier: all PEs go on to the next row.
+      nvshmem_int_p(verdicts.as<int>() + me, bad ? 1 : 0, 0);
+      nvshmem_barrier_all();
+      if (me == 0 && std::count(verdicts.as<int>(), verdicts.as<int>() + npes, 0) != npes) {
+        const std::string status = coll::failed_status(verdicts.as<int>(), npes);
+        fmt::print(stderr, "gshmem-bench: {} at {} B {}\n", name, sh.bytes, status);
+        coll::add_status_row(out, name, sh, status, how);
+        continue;
+      }
+      coll::add_rows(out, k, name, sh, npes, s, o.repeats, it, how);
     }
   }
   BENCH_HOST_COLL_RELEASE();

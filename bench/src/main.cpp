@@ -1,10 +1,13 @@
 // gshmem-bench: NVSHMEM's perftests in one binary, written against the NVSHMEM API names so that the same source
 // measures gshmem, NVIDIA NVSHMEM or (host rows) Open MPI's OSHMEM. Prints a table on PE 0 and writes JSON
 // ({"device","date","commit","library","rows":[{"name","bytes","unit",<library>: value, ...}]}); bench/merge.py
-// joins two libraries' files and bench/plot.py draws them. bench/README.md describes every row.
+// joins two libraries' files and bench/plot.py draws them. bench/README.md describes every row. Exit status: 0; 3 when
+// a collective row failed its result check (the run went on; the row is in the JSON with "status" and no figure);
+// 1 for an error that ended the run (PE 0's JSON then has the rows so far and "error"); 2 for bad options.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -120,6 +123,9 @@ int main(int argc, char** argv) {
   app.add_option("--coll-forms", coll_forms, "GPU collective rows: stream and/or block (default both)");
   app.add_flag("--progress", o.progress,
                "collective rows: PE 0 names each row and size on stderr before running it (where a run stops)");
+  app.add_option("--coll-fault", o.coll_fault,
+                 "test the failure path: the last PE spoils its result of this collective row at this size "
+                 "(<row>@<bytes>, e.g. host_reduce/sum/float@4096); the row is recorded as failed, the run goes on");
   app.add_flag("--name-pes", name_pes,
                "append /pes=<PE count> to every row name (runs at several PE counts merged into one file)");
 #if BENCH_HAVE_UID
@@ -200,6 +206,40 @@ int main(int argc, char** argv) {
   const bool gpu = bench_pe_is_gpu();
   std::vector<Row> rows;
   int status = 0;
+  // PE 0's JSON (--json): the rows so far; gpus < 0 (not counted: a run ended by `error`) leaves "gpus" out. A row
+  // with a status ("failed: ...", "skipped: ...") has no figure: the library's value is null and "status" says why.
+  const auto write_json = [&](const std::string& device, int gpus, const std::string& error) {
+    if (json_path.empty()) return;
+    nlohmann::json j;
+    j["device"] = device;
+    j["date"] = bench::iso_date();
+    j["commit"] = commit;
+    j["library"] = BENCH_LIBRARY;
+    j["pes"] = npes;
+    if (gpu && gpus >= 0) j["gpus"] = gpus;
+    j["pe_kind"] = gpu ? "gpu" : "cpu";
+    j["method"] = fmt::format("median of {} samples after {} warm-up; GPU rows: CUDA events; host rows: "
+                              "steady_clock; figures from PE 0 (min_over_pes: the lowest PE's)",
+                              o.repeats, o.warmup);
+    j["argv"] = std::vector<std::string>(argv, argv + argc);
+    if (!error.empty()) j["error"] = error;
+    nlohmann::json jr = nlohmann::json::array();
+    for (const auto& r : rows) {
+      nlohmann::json row = {{"name", r.name}, {"bytes", r.bytes}, {"unit", r.unit}, {BENCH_LIBRARY, r.value},
+                            {"repeats", r.repeats}, {"iters", r.iters}, {"pes", npes}, {"how", r.how}};
+      if (!r.status.empty()) {
+        row[BENCH_LIBRARY] = nullptr;
+        row["status"] = r.status;
+      }
+      if (r.min_over_pes >= 0) row["min_over_pes"] = r.min_over_pes;
+      if (r.algbw >= 0) row["algbw"] = r.algbw;
+      jr.push_back(row);
+    }
+    j["rows"] = jr;
+    std::ofstream f(json_path);
+    f << j.dump(1) << "\n";
+    if (!f) throw std::runtime_error("cannot write " + json_path);
+  };
   try {
     // Defaults that depend on the PE kind.
     o.sizes = parse_sizes(!sizes.empty() ? sizes : gpu ? "8:1G" : "8:16M:4");
@@ -262,37 +302,32 @@ int main(int argc, char** argv) {
                    since_start_s * 1e3);
         bench::print_table(rows);
       }
-      if (!json_path.empty()) {
-        nlohmann::json j;
-        j["device"] = gpu ? bench::device_name(npes, gpus) : cpu_name(npes);
-        j["date"] = bench::iso_date();
-        j["commit"] = commit;
-        j["library"] = BENCH_LIBRARY;
-        j["pes"] = npes;
-        if (gpu) j["gpus"] = gpus;
-        j["pe_kind"] = gpu ? "gpu" : "cpu";
-        j["method"] = fmt::format("median of {} samples after {} warm-up; GPU rows: CUDA events; host rows: "
-                                  "steady_clock; figures from PE 0 (min_over_pes: the lowest PE's)",
-                                  o.repeats, o.warmup);
-        j["argv"] = std::vector<std::string>(argv, argv + argc);
-        nlohmann::json jr = nlohmann::json::array();
-        for (const auto& r : rows) {
-          nlohmann::json row = {{"name", r.name}, {"bytes", r.bytes}, {"unit", r.unit}, {BENCH_LIBRARY, r.value},
-                                {"repeats", r.repeats}, {"iters", r.iters}, {"pes", npes}, {"how", r.how}};
-          if (r.min_over_pes >= 0) row["min_over_pes"] = r.min_over_pes;
-          if (r.algbw >= 0) row["algbw"] = r.algbw;
-          jr.push_back(row);
-        }
-        j["rows"] = jr;
-        std::ofstream f(json_path);
-        f << j.dump(1) << "\n";
-        if (!f) throw std::runtime_error("cannot write " + json_path);
+      write_json(gpu ? bench::device_name(npes, gpus) : cpu_name(npes), gpus, "");
+      const auto failed = std::count_if(rows.begin(), rows.end(),
+                                        [](const Row& r) { return r.status.rfind("failed", 0) == 0; });
+      if (failed) {
+        fmt::print(stderr, "gshmem-bench: {} row(s) failed their result check (recorded without a figure)\n", failed);
+        status = 3;
       }
     }
   } catch (const std::exception& e) {
+    // One PE's error: the others are not in step with it any more, so no barrier or finalize after it (NVSHMEM's
+    // nvshmem_global_exit returns under its unique-id bootstrap, which has no global exit, after marking the
+    // library down: a later call reports "nvshmem API called before nvshmem_init"). PE 0 first keeps the rows it
+    // has (JSON with "error"); gshmem's global exit ends the other PEs, and under NVSHMEM the launcher
+    // (scripts/bench-gpu.sh) ends any PE still waiting for this one.
     std::cerr << "gshmem-bench: PE " << me << ": " << e.what() << "\n";
+    if (me == 0) {
+      try {
+        write_json(gpu ? bench::device_name(npes, npes) : cpu_name(npes), -1, e.what());
+      } catch (const std::exception& e2) {
+        std::cerr << "gshmem-bench: PE 0: " << e2.what() << "\n";
+      }
+    }
+    std::cerr.flush();
     nvshmem_global_exit(1);
-    status = 1;
+    std::fflush(nullptr);
+    std::_Exit(1);
   }
   nvshmem_barrier_all();
   nvshmem_finalize();

@@ -119,7 +119,8 @@ void coll_rows(const Options& o, Comm& c, std::vector<Row>& out) {
       const double sec = time_events(o, c, [&] {
         for (std::uint64_t i = 0; i < it; ++i) nccl_call(k, dst, src, sh, c);
       });
-      coll::check(k, dst, sh, c.rank, c.n, name, c.s);
+      if (const std::string wrong = coll::check(k, dst, sh, c.rank, c.n, name, c.s); !wrong.empty())
+        throw std::runtime_error(wrong);
       coll::add_rows(out, k, name, sh, c.n, sec, o.repeats, it,
                      fmt::format("{} (count {}) x{} between two events, result checked", coll::names(k).nccl,
                                  sh.count, it));

@@ -30,8 +30,11 @@ inline void print_table(const std::vector<Row>& rows) {
   for (const auto& r : rows) w = std::max(w, r.name.size());
   fmt::print("{:<{}} {:>8} {:>12} {:<6} {:>8} {:>8}\n", "name", w, "bytes", "value", "unit", "samples", "ops");
   for (const auto& r : rows)
-    fmt::print("{:<{}} {:>8} {:>12.4g} {:<6} {:>8} {:>8}\n", r.name, w, r.bytes ? size_label(r.bytes) : "-",
-               r.value, r.unit, r.repeats, r.iters);
+    if (r.status.empty())
+      fmt::print("{:<{}} {:>8} {:>12.4g} {:<6} {:>8} {:>8}\n", r.name, w, r.bytes ? size_label(r.bytes) : "-",
+                 r.value, r.unit, r.repeats, r.iters);
+    else  // no figure: the reason instead
+      fmt::print("{:<{}} {:>8} {:>12} {}\n", r.name, w, r.bytes ? size_label(r.bytes) : "-", "-", r.status);
   std::fflush(stdout);
 }
 
