@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # MoE dispatch / combine on the GPU machine (issue 18, docs/moe.md), one command (device tool; scripts/gpu-all.sh
-# STEPS=moe runs it): build, the MoE tests on GPU PEs, the Python op's tests on GPU PEs, then the benchmark
+# STEPS=moe runs it): build, the MoE tests on GPU PEs, the Python op's tests on GPU PEs (correctness first, so the
+# budget cuts a benchmark rather than a test), then the benchmark
 # (bench/moe): gshmem.moe beside torch.distributed's all_to_all_single over NCCL (moe_bench.py under torchrun), and
 # the NVSHMEM-API kernel source (moe_nvshmem.cu) built against gshmem and against NVIDIA NVSHMEM 3.4.5. Files in
 # $OUT (or ./moe-gpu-out): log.txt, ctest.txt, python.txt, bench_torch.jsonl, bench_api_gshmem.jsonl,
@@ -50,6 +51,20 @@ if want test; then
   grep -E 'tests passed|Failed|\*\*\*|Timeout|Skipped' "$out/ctest.txt" | head -40
 fi
 
+if want python || want bench; then
+  echo "=== Python package with CUDA"
+  GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$arch GSHMEM_PY_TARGET=$work/site GSHMEM_PY_INSTALL_ONLY=1 \
+    timeout $(($(left) - 10)) "$root/scripts/python-tests.sh" >"$work/pyinstall.txt" 2>&1 ||
+    { rc=1; tail -20 "$work/pyinstall.txt"; }
+fi
+
+if want python && [[ -d $work/site ]]; then
+  echo "=== Python tests -k moe on GPU PEs"
+  (cd "$root/python/tests" && PYTHONPATH=$work/site${PYTHONPATH:+:$PYTHONPATH} PATH=$work/site/bin:$PATH \
+     GSHMEM_TEST_GPU_PES=$pes timeout $(($(left) - 5)) python3 -m pytest -q -rs -k moe -p no:cacheprovider \
+     --basetemp="$work/pytest") >"$out/python.txt" 2>&1 || rc=1
+  tail -15 "$out/python.txt"
+fi
 if want bench; then
   echo "=== bench: NVSHMEM-API kernels (bench/moe/moe_nvshmem.cu) against gshmem, then NVIDIA NVSHMEM"
   # launch NAME BINARY OUTFILE: $pes ranks by a unique id through a file
@@ -85,13 +100,6 @@ if want bench; then
   fi
 fi
 
-if want python || want bench; then
-  echo "=== Python package with CUDA"
-  GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$arch GSHMEM_PY_TARGET=$work/site GSHMEM_PY_INSTALL_ONLY=1 \
-    timeout $(($(left) - 10)) "$root/scripts/python-tests.sh" >"$work/pyinstall.txt" 2>&1 ||
-    { rc=1; tail -20 "$work/pyinstall.txt"; }
-fi
-
 if want bench && [[ -d $work/site ]]; then
   echo "=== bench: gshmem.moe beside all_to_all_single over NCCL (bench/moe/moe_bench.py, torchrun)"
   PYTHONPATH=$work/site${PYTHONPATH:+:$PYTHONPATH} PATH=$work/site/bin:$PATH GSHMEM_DEVICE=gpu \
@@ -101,13 +109,6 @@ if want bench && [[ -d $work/site ]]; then
   tail -40 "$out/bench_torch.jsonl"
 fi
 
-if want python && [[ -d $work/site ]]; then
-  echo "=== Python tests -k moe on GPU PEs"
-  (cd "$root/python/tests" && PYTHONPATH=$work/site${PYTHONPATH:+:$PYTHONPATH} PATH=$work/site/bin:$PATH \
-     GSHMEM_TEST_GPU_PES=$pes timeout $(($(left) - 5)) python3 -m pytest -q -rs -k moe -p no:cacheprovider \
-     --basetemp="$work/pytest") >"$out/python.txt" 2>&1 || rc=1
-  tail -15 "$out/python.txt"
-fi
 cat "$out"/bench_api_*.jsonl 2>/dev/null
 echo "moe-gpu.sh: status $rc after $SECONDS s"
 exit $rc
