@@ -19,11 +19,11 @@ exec > >(tee -a "$out/log.txt") 2>&1
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export PATH=/usr/local/cuda/bin:$PATH GSHMEM_DEVICE=gpu GSHMEM_WAIT_TIMEOUT=20 GSHMEM_BOOTSTRAP_TIMEOUT=30
 export MPT_TRACE=1  # the branch's test names each reduction call on stderr before it starts (the last one hung)
-# It bisects the reduction rewrite parked on branch park/coll-two-shot (its GSHMEM_COLL_TWO_SHOT_BYTES setting):
+# It bisects the reduction rewrite parked on branch coll-rw2 (its GSHMEM_COLL_TWO_SHOT_BYTES setting):
 # on a tree without it every case passes and the reruns test nothing, so say so instead of spending a GPU call.
 if ! grep -q coll_two_shot_bytes "$root/src/runtime/settings.def"; then
   echo "coll-bisect-gpu.sh: this tree has no GSHMEM_COLL_TWO_SHOT_BYTES: it is not the parked reduction rewrite." \
-    "Fix: run it from branch park/coll-two-shot (git checkout park/coll-two-shot), or set FORCE=1"
+    "Fix: run it from branch coll-rw2 (git checkout coll-rw2), or set FORCE=1"
   [[ ${FORCE:-0} == 1 ]] || exit 2
 fi
 deadline=$((SECONDS + ${BUDGET_S:-520}))

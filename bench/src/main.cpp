@@ -223,22 +223,8 @@ int main(int argc, char** argv) {
                               o.repeats, o.warmup);
     j["argv"] = std::vector<std::string>(argv, argv + argc);
     if (!error.empty()) j["error"] = error;
-    nlohmann::json jr = nlohmann::json::array();
-    for (const auto& r : rows) {
-      nlohmann::json row = {{"name", r.name}, {"bytes", r.bytes}, {"unit", r.unit}, {BENCH_LIBRARY, r.value},
-                            {"repeats", r.repeats}, {"iters", r.iters}, {"pes", npes}, {"how", r.how}};
-      if (!r.status.empty()) {
-        row[BENCH_LIBRARY] = nullptr;
-        row["status"] = r.status;
-      }
-      if (r.min_over_pes >= 0) row["min_over_pes"] = r.min_over_pes;
-      if (r.algbw >= 0) row["algbw"] = r.algbw;
-      jr.push_back(row);
-    }
-    j["rows"] = jr;
-    std::ofstream f(json_path);
-    f << j.dump(1) << "\n";
-    if (!f) throw std::runtime_error("cannot write " + json_path);
+    j["rows"] = bench::rows_json(rows, BENCH_LIBRARY, npes);
+    bench::write_json_file(j, json_path);
   };
   try {
     // Defaults that depend on the PE kind.

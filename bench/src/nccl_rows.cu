@@ -254,17 +254,8 @@ int main(int argc, char** argv) {
                                   "NCCL_NVLS_ENABLE=0",
                                   o.repeats, o.warmup);
         j["argv"] = std::vector<std::string>(argv, argv + argc);
-        nlohmann::json jr = nlohmann::json::array();
-        for (const auto& r : rows) {
-          nlohmann::json row = {{"name", r.name}, {"bytes", r.bytes}, {"unit", r.unit}, {"nccl", r.value},
-                                {"repeats", r.repeats}, {"iters", r.iters}, {"pes", nranks}, {"how", r.how}};
-          if (r.algbw >= 0) row["algbw"] = r.algbw;
-          jr.push_back(row);
-        }
-        j["rows"] = jr;
-        std::ofstream f(json_path);
-        f << j.dump(1) << "\n";
-        if (!f) throw std::runtime_error("cannot write " + json_path);
+        j["rows"] = bench::rows_json(rows, "nccl", nranks);
+        bench::write_json_file(j, json_path);
       }
     }
     barrier(c);

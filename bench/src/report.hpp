@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common.hpp"
 
@@ -36,6 +37,29 @@ inline void print_table(const std::vector<Row>& rows) {
     else  // no figure: the reason instead
       fmt::print("{:<{}} {:>8} {:>12} {}\n", r.name, w, r.bytes ? size_label(r.bytes) : "-", "-", r.status);
   std::fflush(stdout);
+}
+
+// The rows as the JSON files hold them, the figure under `library`: a row with a status ("failed: ...", "skipped:
+// ...") has none, so its value is null and "status" says why.
+inline nlohmann::json rows_json(const std::vector<Row>& rows, const char* library, int pes) {
+  nlohmann::json jr = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json row = {{"name", r.name}, {"bytes", r.bytes}, {"unit", r.unit}, {library, r.value},
+                          {"repeats", r.repeats}, {"iters", r.iters}, {"pes", pes}, {"how", r.how}};
+    if (!r.status.empty()) {
+      row[library] = nullptr;
+      row["status"] = r.status;
+    }
+    if (r.min_over_pes >= 0) row["min_over_pes"] = r.min_over_pes;
+    if (r.algbw >= 0) row["algbw"] = r.algbw;
+    jr.push_back(row);
+  }
+  return jr;
+}
+inline void write_json_file(const nlohmann::json& j, const std::string& path) {
+  std::ofstream f(path);
+  f << j.dump(1) << "\n";
+  if (!f) throw std::runtime_error("cannot write " + path);
 }
 
 // Rank 0 writes the id (atomically, by rename); the others poll for it (120 s at most).
