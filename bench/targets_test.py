@@ -111,20 +111,33 @@ class CollectiveGoals(unittest.TestCase):
         self.assertEqual(block["name"], "reduce_block/sum/float/threads=256")  # the fastest thread count
         self.assertTrue(met["block-scope allreduce 1 KiB in a kernel <= 3 us"])
 
-    def test_report_names_nccl(self):
+    def report(self, doc):
+        """targets.py's output for `doc` (written to a temporary file)."""
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump(self.doc(), f)
+            json.dump(doc, f)
         try:
             out = io.StringIO()
             sys.argv = ["targets.py", f.name]
             with contextlib.redirect_stdout(out):
                 targets.main()
-            text = out.getvalue()
+            return out.getvalue()
         finally:
             os.unlink(f.name)
+
+    def test_report_names_nccl(self):
+        text = self.report(self.doc())
         self.assertIn("| allreduce f32 1 KiB on a stream <= 4.5 us | `reduce_on_stream/sum/float` 1 KiB "
                       "(float_sum_reduce_on_stream; NCCL 7.5 us) | 4 us | 6.3 | yes |", text)
         self.assertIn("| alltoall 16 MiB on a stream <= 45 us | (no row in this file) |", text)
+
+    def test_failed_gshmem_row_is_named(self):
+        doc = self.doc()
+        doc["rows"].append({"name": "alltoall_on_stream/mem", "bytes": 16 << 20, "unit": "us", "nvshmem": 50.0,
+                            "nccl": 49.0, "status": {"gshmem": "failed: wrong result on PE 1"}})
+        text = self.report(doc)
+        self.assertIn("| alltoall 16 MiB on a stream <= 45 us | (no row in this file) |", text)
+        self.assertIn("gshmem rows without a figure (1):", text)
+        self.assertIn("| `alltoall_on_stream/mem` | 16 MiB | failed: wrong result on PE 1 |", text)
 
 
 if __name__ == "__main__":

@@ -133,7 +133,9 @@ int device_count();                       // visible GPUs (0 without CUDA or GPU
 void device_select(int ordinal);          // cudaSetDevice
 void device_warm_up_context();            // cudaFree(0): create the context
 int gpus_in_job();                        // collective: distinct GPUs of the job's PEs, on PE 0 (others: 0)
-std::string device_name(int npes, int gpus);  // "NVIDIA H200 x2", "NVIDIA H200 x1 (2 PEs)"; "" without CUDA
+// "NVIDIA H200 x2", "NVIDIA H200 x1 (2 PEs)"; gpus < 0 (not counted): "NVIDIA H200 (2 PEs, GPUs not counted)";
+// "" without CUDA
+std::string device_name(int npes, int gpus);
 void device_fill(void* p, int byte, std::uint64_t bytes, bool gpu);  // memset on host or device memory
 bool device_rows_available();             // built with CUDA
 

@@ -781,6 +781,7 @@ std::string device_name(int npes, int gpus) {
   CK(cudaGetDevice(&dev));
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, dev));
+  if (gpus < 0) return fmt::format("{} ({} PEs, GPUs not counted)", prop.name, npes);  // a run ended by an error
   return gpus == npes ? fmt::format("{} x{}", prop.name, gpus) : fmt::format("{} x{} ({} PEs)", prop.name, gpus, npes);
 }
 void device_fill(void* p, int byte, std::uint64_t bytes, bool gpu) {

@@ -304,8 +304,16 @@ int main(int argc, char** argv) {
     // (scripts/bench-gpu.sh) ends any PE still waiting for this one.
     std::cerr << "gshmem-bench: PE " << me << ": " << e.what() << "\n";
     if (me == 0) {
+      // The device's name needs CUDA calls, which fail after a sticky CUDA error: the rows matter more.
+      std::string device = gpu ? "GPU (its name not read after the error)" : cpu_name(npes);
+      if (gpu) {
+        try {
+          device = bench::device_name(npes, -1);
+        } catch (const std::exception&) {
+        }
+      }
       try {
-        write_json(gpu ? bench::device_name(npes, npes) : cpu_name(npes), -1, e.what());
+        write_json(device, -1, e.what());
       } catch (const std::exception& e2) {
         std::cerr << "gshmem-bench: PE 0: " << e2.what() << "\n";
       }
