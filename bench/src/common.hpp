@@ -142,6 +142,9 @@ bool device_rows_available();             // built with CUDA
 // Collective rows (suite coll, not part of "all"): on CPU PEs the host forms (host_rows.cpp), on GPU PEs the stream
 // and block forms (device_rows.cu). Sizes: Options::coll_sizes.
 void host_coll_suite(const Options& o, Rows& out);
+// PE 0: the status of a collective row from every PE's verdict ("" where right everywhere; others: ""); collective
+// (host_rows.cpp; slots: npes symmetric ints)
+std::string coll_verdict(int* slots, bool wrong, int me, int npes);
 void device_coll_suite(const Options& o, Rows& out);
 inline const char* coll_suite_name() { return "coll"; }
 

@@ -648,18 +648,6 @@ const char* coll_call_name(coll::Kind k, bool block) {
   return "?";
 }
 
-// Every PE's verdict on one row, gathered on PE 0 (collective): each PE puts 1 (wrong) or 0 into its slot of PE 0's
-// `slots` (npes ints), a barrier completes the puts. PE 0 gets the row's status ("" if right everywhere); the others
-// get "" and go on too, so no PE leaves its peers waiting in the next row's barriers.
-std::string coll_verdict(const Sym& slots, bool wrong, int me, int npes) {
-  nvshmem_int_p(slots.as<int>() + me, wrong ? 1 : 0, 0);
-  nvshmem_barrier_all();
-  if (me != 0) return {};
-  std::vector<int> h(std::size_t(npes), 0);
-  CK(cudaMemcpy(h.data(), slots.p, h.size() * sizeof(int), cudaMemcpyDeviceToHost));
-  return std::count(h.begin(), h.end(), 0) == npes ? std::string() : coll::failed_status(h.data(), npes);
-}
-
 // Why the block form is not run for kind k at shape sh in this build (empty: it is). NVSHMEM 3.4.5's device
 // reducescatter stages all npes blocks of the source in the team's reduce scratch and only asserts that they fit
 // (api.hpp, BENCH_DEVICE_REDUCESCATTER_MAX_BYTES): a larger source writes past it into other symmetric memory.
@@ -722,7 +710,7 @@ void coll_rows(const Options& o, Rows& out) {
         if (coll::fault_here(o.coll_fault, name, sh.bytes, me, npes)) coll::spoil(k, dst.p, sh, me, npes, st.s);
         const std::string wrong = coll::check(k, dst.p, sh, me, npes, name, st.s);
         if (!wrong.empty()) fmt::print(stderr, "gshmem-bench: PE {}: {}\n", me, wrong);
-        if (const std::string status = coll_verdict(verdicts, !wrong.empty(), me, npes); !status.empty()) {
+        if (const std::string status = coll_verdict(verdicts.as<int>(), !wrong.empty(), me, npes); !status.empty()) {
           fmt::print(stderr, "gshmem-bench: {} at {} B {}\n", name, sh.bytes, status);
           coll::add_status_row(out, name, sh, status, how);
           continue;

@@ -283,6 +283,19 @@ const char* host_call_name(coll::Kind k) {
 
 }  // namespace
 
+// Every PE's verdict on one collective row, gathered on PE 0 (collective; CPU and GPU PEs): each PE puts 1 (wrong)
+// or 0 into its slot of PE 0's `slots` (npes symmetric ints), a barrier completes the puts, PE 0 reads them. PE 0
+// gets the row's status ("" if right everywhere); the others get "" and go on too, so no PE leaves its peers waiting
+// in the next row's barriers.
+std::string coll_verdict(int* slots, bool wrong, int me, int npes) {
+  nvshmem_int_p(slots + me, wrong ? 1 : 0, 0);
+  nvshmem_barrier_all();
+  if (me != 0) return {};
+  std::vector<int> w(static_cast<std::size_t>(npes));
+  for (int p = 0; p < npes; ++p) w[static_cast<std::size_t>(p)] = nvshmem_int_g(slots + p, 0);
+  return std::count(w.begin(), w.end(), 0) == npes ? std::string() : coll::failed_status(w.data(), npes);
+}
+
 // Host collectives on CPU PEs: per kind and size, fill the source with the PE's known values and the destination
 // with other ones, time `it` calls per sample, then check every element of this PE's result. A wrong result on any
 // PE marks the row failed on PE 0 (no figure: a broken collective must not post one; the PE that found it prints
@@ -324,11 +337,7 @@ void host_coll_suite(const Options& o, Rows& out) {
                                        coll::expected_value(k, me, npes, sh.count, first)));
       const std::string how = fmt::format("{} from the host on every PE (world team, count {}) x{}, result checked",
                                           host_call_name(k), sh.count, it);
-      // Every PE's verdict on PE 0 (its slot of `verdicts`), then a barrier: all PEs go on to the next row.
-      nvshmem_int_p(verdicts.as<int>() + me, bad ? 1 : 0, 0);
-      nvshmem_barrier_all();
-      if (me == 0 && std::count(verdicts.as<int>(), verdicts.as<int>() + npes, 0) != npes) {
-        const std::string status = coll::failed_status(verdicts.as<int>(), npes);
+      if (const std::string status = coll_verdict(verdicts.as<int>(), bad != 0, me, npes); !status.empty()) {
         fmt::print(stderr, "gshmem-bench: {} at {} B {}\n", name, sh.bytes, status);
         coll::add_status_row(out, name, sh, status, how);
         continue;
