@@ -45,4 +45,23 @@ cudaError_t launch_stream_kernel(bool overlap, void (*kernel)(P...), unsigned th
   return launch_stream_grid(overlap, kernel, 1, threads, s, std::forward<A>(args)...);
 }
 
+// `blocks` blocks of `threads` on `s`, launched cooperatively (cudaLaunchAttributeCooperative: every block
+// resident at once, so the kernel may wait at grid-wide barriers; the caller keeps `blocks` within the occupancy
+// limit: the occupancy API). Capturable in a CUDA graph. Without programmatic stream serialization: a
+// cooperative grid that started beside the previous kernel could find too few free SMs.
+template <typename... P, typename... A>
+cudaError_t launch_cooperative_grid(void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t s,
+                                    A&&... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(threads);
+  cfg.stream = s;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeCooperative;
+  attr.val.cooperative = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
+
 }  // namespace gshmem::gpu

@@ -258,7 +258,7 @@ class CBackend : public Backend {
 // tokens in turn; threads of a part splitting a row; syncs of the group and of a part; one thread polling) run with
 // real concurrency on CPU PEs, where the GPU form cannot run here.
 constexpr int kGroup = 8;
-constexpr int kPart = 4;
+constexpr int kPart = 2;
 class GroupBarrier {
  public:
   explicit GroupBarrier(int n) : n_(n) {}
@@ -350,6 +350,7 @@ class GroupBackend : public Backend {
                                      c.hidden_dim_bytes, c.hidden_dim_scale_bytes, c.dp_size, mpt::me(),
                                      mpt::npes())) {
     plan_.scan_chunk_entries = 1;  // every thread scans a chunk whenever there are entries enough (the GPU's shape)
+    plan_.piece_bytes = 16;        // rows and tokens split into pieces whenever there are fewer than parts
     ws_ = static_cast<char*>(gshmem_calloc(1, plan_.bytes));
     mpt::require(ws_ != nullptr, "gshmem_calloc of the MoE workspace");
     gshmem_barrier_all();  // every PE zeroed its workspace before any PE writes into it
@@ -894,12 +895,15 @@ MPT_CASE(graph_replay) {
   }
 }
 #else
-// The algorithm over a group of 4 threads per PE (the device scopes' shape), through the test's own environment.
+// The algorithm over a group of 8 threads per PE in 4 parts of 2 (the device scopes' shape), through the test's own environment.
 MPT_CASE(group_scope) {
   run_all({"group_random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 5}, 20, Via::Group);
   run_all({"group_hot_empty", 5, 4 * n_pes() + 1, 2, 5, 16, 0, Routing::Hot, 0, 4}, 21, Via::Group);
   run_all({"group_max", 16, 8 * n_pes(), 8, 37, 48, 16, Routing::Random, 1, 3}, 22, Via::Group);
   run_all({"group_many_calls", 6, 2 * n_pes() + 2, 2, 6, 32, 16, Routing::Random, 0, 12}, 23, Via::Group);
+  // Fewer rows and tokens than parts, rows wider than a piece: received rows and combined tokens split into
+  // pieces (hidden 76: pieces of 8-element vectors and a 4-element tail).
+  run_all({"group_few_wide", 3, 2 * n_pes() + 1, 3, 76, 160, 16, Routing::Random, 2, 6}, 26, Via::Group);
   // Few tokens over many experts (so PEs often exchange nothing in a call: no implicit ordering through the data)
   // with slow readers on odd PEs: fast PEs reach the next calls while slow ones still read; the done flags must
   // hold them back from staging still being read.
