@@ -50,7 +50,7 @@ def _read(call, what, x, gpu=None):
     elif library == "cupy":
         dense, on_gpu, item = x.flags.c_contiguous, True, x.itemsize
     elif library == "torch":
-        dense, on_gpu, item = x.is_contiguous(), x.device.type == "cuda", x.element_size()
+        dense, on_gpu, item = x.is_contiguous(), x.is_cuda, x.element_size()  # is_cuda: no torch.device object
     elif library == "dlpack" and shape is not None:
         info = _gshmem.dlpack_info(x)
         dense, item = info[7], (info[4] + 7) // 8
@@ -72,7 +72,8 @@ def _read(call, what, x, gpu=None):
     if not dense:
         raise GshmemInvalid(f"{call}: {what} is not contiguous in C order. Fix: pass .contiguous() (torch) or "
                             "np.ascontiguousarray() of it")
-    return p, tuple(int(d) for d in shape), dtype, item
+    # torch.Size, NumPy's and CuPy's shapes are tuples of ints already (a generator per array cost ~1 us a call)
+    return p, (tuple(shape) if library != "dlpack" else tuple(int(d) for d in shape)), dtype, item
 
 
 def _on_gpu(x):

@@ -4,6 +4,7 @@
 // gshmem/moe/device.cuh), on the program's stream (_on_stream) or on the internal stream and waited for (the
 // blocking forms). On GPU PEs the checks that need the token data (indices, bound_m, the dispatch / combine order)
 // run on the device, since reading device memory here would synchronise (device.cuh).
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -32,6 +33,12 @@ class MoeState {
   bool dispatched = false;        // a dispatch waits for its combine
   std::uint64_t last_tokens = 0;  // the last dispatch's num_tokens
   bool gpu = false;               // a GPU PE: workspace in GPU memory, stream kernels
+  // GPU PEs: buffers this all-to-all already found GPU-readable (the last 16): a call with the buffers of an earlier
+  // one skips their cudaPointerGetAttributes (up to 7 a dispatch, about a microsecond each). Device allocations
+  // are never reused as ordinary host memory; a host buffer registered (cudaHostRegister), seen here, then
+  // unregistered and passed again is not checked again (the kernel then faults instead of this message).
+  std::array<const void*, 16> readable{};
+  unsigned next_readable = 0;
 };
 
 namespace {
@@ -218,9 +225,15 @@ void check_combine_buffers(const MoeState& st, const void* out_tokens, ReduceTyp
 }
 
 // GPU PEs: the kernel reads and writes these, so each must be GPU-readable (device, managed or pinned memory).
-void check_device_buffer(Runtime& r, const void* p, const char* name, const char* call) {
-  if (p && !gpu::device_accessible(r.gpu, p))
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {}={} is ordinary host memory, which the MoE kernel cannot reach on a GPU "
+void check_device_buffer(Runtime& r, MoeState& st, const void* p, const char* name, const char* call) {
+  if (!p) return;
+  for (const void* q : st.readable)
+    if (q == p) return;
+  if (gpu::device_accessible(r.gpu, p)) {
+    st.readable[st.next_readable++ % st.readable.size()] = p;
+    return;
+  }
+  fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {}={} is ordinary host memory, which the MoE kernel cannot reach on a GPU "
          "PE. Fix: pass GPU memory (cudaMalloc, a CUDA tensor) or pinned memory", call, name, p);
 }
 
@@ -249,13 +262,13 @@ void dispatch_gpu(Runtime& r, MoeState& st, std::int32_t* out_expert_num_tokens,
   check_rows(st, num_tokens, indices, call);
   check_dispatch_buffers(st, out_expert_num_tokens, out_expert_x, out_expert_x_scale, dp_x, dp_x_scale, num_tokens,
                          call);
-  check_device_buffer(r, out_expert_num_tokens, "out_expert_num_tokens", call);
-  check_device_buffer(r, out_expert_x, "out_expert_x", call);
-  check_device_buffer(r, out_expert_x_scale, "out_expert_x_scale", call);
-  check_device_buffer(r, dp_x, "dp_x", call);
-  check_device_buffer(r, dp_x_scale, "dp_x_scale", call);
-  check_device_buffer(r, indices, "indices", call);
-  check_device_buffer(r, bound_m, "bound_m", call);
+  check_device_buffer(r, st, out_expert_num_tokens, "out_expert_num_tokens", call);
+  check_device_buffer(r, st, out_expert_x, "out_expert_x", call);
+  check_device_buffer(r, st, out_expert_x_scale, "out_expert_x_scale", call);
+  check_device_buffer(r, st, dp_x, "dp_x", call);
+  check_device_buffer(r, st, dp_x_scale, "dp_x_scale", call);
+  check_device_buffer(r, st, indices, "indices", call);
+  check_device_buffer(r, st, bound_m, "bound_m", call);
   if (blocking) gpu::quiet(r.gpu);  // the program's earlier nbi operations from the host are complete first
   gpu::moe_dispatch_on_stream(r.gpu, device_state::current(), st.plan, st.ws, out_expert_num_tokens, out_expert_x,
                               out_expert_x_scale, dp_x, dp_x_scale, indices, num_tokens, bound_m, s, blocking, call);
@@ -266,11 +279,11 @@ void combine_gpu(Runtime& r, MoeState& st, void* out_tokens, ReduceType out_type
                  const std::uint32_t* bound_m, gshmem_stream_t s, bool blocking, const char* call) {
   check_rows(st, num_tokens, indices, call);
   check_combine_buffers(st, out_tokens, out_type, weights, expert_y, y_type, num_tokens, call);
-  check_device_buffer(r, out_tokens, "out_tokens", call);
-  check_device_buffer(r, indices, "indices", call);
-  check_device_buffer(r, weights, "weights", call);
-  check_device_buffer(r, expert_y, "expert_y", call);
-  check_device_buffer(r, bound_m, "bound_m", call);
+  check_device_buffer(r, st, out_tokens, "out_tokens", call);
+  check_device_buffer(r, st, indices, "indices", call);
+  check_device_buffer(r, st, weights, "weights", call);
+  check_device_buffer(r, st, expert_y, "expert_y", call);
+  check_device_buffer(r, st, bound_m, "bound_m", call);
   if (blocking) gpu::quiet(r.gpu);
   gpu::moe_combine_on_stream(r.gpu, device_state::current(), st.plan, st.ws, out_tokens,
                              static_cast<gpu::ReduceType>(out_type), indices, weights, expert_y,

@@ -43,7 +43,7 @@ inline constexpr uint64_t kMaxExpertsPerToken = 64;
 // Most chunks the staging-index scan splits the entries into (one per thread of the group, at most this many).
 inline constexpr uint64_t kScanChunks = 1024;
 // Fewest (token, k) entries per chunk: below, fewer chunks (the chunks' prefix pass costs as much as a chunk).
-inline constexpr uint64_t kScanChunkEntries = 32;
+inline constexpr uint64_t kScanChunkEntries = 8;
 // Most rows a part sends before one release fence and their flags (a batch of puts with signal).
 inline constexpr uint64_t kBatchRows = 32;
 // Fewest bytes of a receive-side piece: while there are fewer rows (tokens) than parts, a row (token) is split
@@ -79,6 +79,7 @@ struct Plan {
   uint64_t slot_off;           // [T * K] uint32, this PE's own scratch: staging index of (token, k)
   uint64_t expert_count_off;   // [E] uint32, this PE's own scratch: tokens per expert this call
   uint64_t scan_off;           // [scan_chunks][E] uint32, this PE's own scratch: per-chunk counts of the index scan
+  uint64_t recv_first_off;     // [L * G + 1] uint32, this PE's own scratch: first received row of each pair (l, g)
   uint64_t scan_chunks;        // most chunks the staging-index scan splits the (token, k) entries into
   uint64_t scan_chunk_entries; // fewest entries per chunk (kScanChunkEntries; the CPU tests lower it to 1)
   uint64_t piece_bytes;        // fewest bytes of a receive-side piece (kPieceBytes; the CPU tests lower it to 16)
@@ -91,7 +92,7 @@ struct Plan {
   int32_t groups;              // G
   int32_t my_local_experts;    // experts this PE holds: min(L, max(0, E - rank * L))
 };
-static_assert(sizeof(Plan) == 22 * 8 + 6 * 4, "Plan is plain data crossing host and device");
+static_assert(sizeof(Plan) == 23 * 8 + 6 * 4, "Plan is plain data crossing host and device");
 
 GSHMEM_HD uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
 
@@ -142,6 +143,8 @@ GSHMEM_HD Plan make_plan(uint64_t max_tokens, uint64_t num_experts, uint64_t exp
   p.piece_bytes = kPieceBytes;
   p.scan_off = off;
   off += round16(p.scan_chunks * num_experts * 4);
+  p.recv_first_off = off;
+  off += round16((static_cast<uint64_t>(p.local_experts) * static_cast<uint64_t>(p.groups) + 1) * 4);
   p.state_off = off;
   off += kStateWords * 8;
   p.bytes = off;
@@ -223,32 +226,27 @@ GSHMEM_HD uint64_t pair_rows(const Plan& p, char* ws, uint64_t h, uint64_t q) {
 GSHMEM_HD uint64_t recv_pairs(const Plan& p) {
   return static_cast<uint64_t>(p.my_local_experts) * static_cast<uint64_t>(p.groups);
 }
-// Rows this PE received in call c.
-GSHMEM_HD uint64_t recv_total(const Plan& p, char* ws, uint64_t h) {
-  uint64_t t = 0;
-  for (uint64_t q = 0; q < recv_pairs(p); ++q) t += pair_rows(p, ws, h, q);
-  return t;
-}
+// [recv_pairs + 1]: the received rows of call c numbered in out_x's order (pair q = l * G + g in turn, the rows of
+// each in order): recv_first[q] is pair q's first, recv_first[recv_pairs] the total. Written by dispatch.
+GSHMEM_HD uint32_t* recv_first(const Plan& p, char* ws) { return reinterpret_cast<uint32_t*>(ws + p.recv_first_off); }
 
-// A walk over the rows this PE received in call c, in out_x's order: pair q = l * G + g (local expert l, source
-// group g) in turn, rows 0 .. n - 1 of each. Received row r (0 .. recv_total - 1) is row r - first of pair q; its
-// place in out_x (and expert_y) is l * G * T + off + r - first, off being the rows of expert l's earlier groups.
-// A part's rows only grow, so its walk reads each count word once.
+// Where received row r (below the total) is: pair q (local expert q / G, group q % G), row r - first of it, and
+// its place in out_x (and expert_y) l * G * T + off + r - first, off being the rows of expert l's earlier groups.
+// A binary search over recv_first; `cur` keeps the last answer (a part's rows mostly fall in the pair before).
 struct RecvCursor {
-  uint64_t q, first, n, off;
+  uint64_t q, first, end, off;
 };
-GSHMEM_HD RecvCursor recv_cursor(const Plan& p, char* ws, uint64_t h) {
-  return RecvCursor{0, 0, recv_pairs(p) != 0 ? pair_rows(p, ws, h, 0) : 0, 0};
-}
-// Moves `cur` forward to the pair holding received row r (r < recv_total).
-GSHMEM_HD void recv_seek(const Plan& p, char* ws, uint64_t h, RecvCursor& cur, uint64_t r) {
-  const uint64_t G = static_cast<uint64_t>(p.groups);
-  while (r >= cur.first + cur.n) {
-    cur.first += cur.n;
-    cur.off = (cur.q + 1) % G == 0 ? 0 : cur.off + cur.n;
-    ++cur.q;
-    cur.n = pair_rows(p, ws, h, cur.q);
+GSHMEM_HD void recv_seek(const Plan& p, char* ws, RecvCursor& cur, uint64_t r) {
+  if (r >= cur.first && r < cur.end) return;
+  const uint32_t* f = recv_first(p, ws);
+  uint64_t lo = 0, hi = recv_pairs(p);  // the last q with f[q] <= r: f[q + 1] > r, so pair q holds r
+  while (hi - lo > 1) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (f[mid] <= r) lo = mid;
+    else hi = mid;
   }
+  const uint64_t G = static_cast<uint64_t>(p.groups);
+  cur = RecvCursor{lo, f[lo], f[lo + 1], f[lo] - f[lo / G * G]};
 }
 
 // dispatch, call number c (>= 1): this PE's `m` tokens (rows of x_bytes at x, of scale_bytes at x_scale; indices
@@ -299,12 +297,20 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
     if (rank < C)
       for (uint64_t n = lo; n < hi; ++n) ++chunk_count[rank * E + indices[n]];
     Scope::sync();
-    for (uint64_t e = rank; e < E; e += size) {
+    for (uint64_t e = rank; e < E; e += size) {  // 8 chunks' loads in flight at a time
       uint32_t sum = 0;
-      for (uint64_t q = 0; q < C; ++q) {
-        const uint32_t here = chunk_count[q * E + e];
-        chunk_count[q * E + e] = sum;
-        sum += here;
+      for (uint64_t q0 = 0; q0 < C; q0 += 8) {
+        const uint64_t n = C - q0 < 8 ? C - q0 : 8;
+        uint32_t here[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        GSHMEM_MOE_UNROLL
+        for (uint64_t u = 0; u < 8; ++u)
+          if (u < n) here[u] = chunk_count[(q0 + u) * E + e];
+        GSHMEM_MOE_UNROLL
+        for (uint64_t u = 0; u < 8; ++u)
+          if (u < n) {
+            chunk_count[(q0 + u) * E + e] = sum;
+            sum += here[u];
+          }
       }
       per_expert[e] = sum;
     }
@@ -349,8 +355,8 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   }
   // 5. Receive. The count words: the threads split the (local expert, group) pairs; after the sync every thread
   //    reads them. Tokens per local expert: the threads split the experts.
-  for (uint64_t q = rank; q < recv_pairs(p); q += size)
-    env.wait_flag(count_word(p, ws, h, q / G, q % G), c << 32, call);
+  const uint64_t P = recv_pairs(p);
+  for (uint64_t q = rank; q < P; q += size) env.wait_flag(count_word(p, ws, h, q / G, q % G), c << 32, call);
   Scope::sync();
   for (uint64_t l = rank; l < L; l += size) {
     uint64_t total = 0;
@@ -358,14 +364,26 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
       for (uint64_t g = 0; g < G; ++g) total += pair_rows(p, ws, h, l * G + g);
     out_num_tokens[l] = static_cast<int32_t>(total);
   }
-  //    The rows, in out_x's order: the parts take them in turn (pieces of rows while there are fewer rows than
-  //    parts); each waits for its row's flag, then copies its piece (the scale row with the first piece).
-  const uint64_t R = recv_total(p, ws, h);
+  //    The received rows numbered in out_x's order (recv_first: one thread, a pass over the count words, which
+  //    are contiguous), for the parts to find their rows (and combine's send its rows) by a binary search.
+  uint32_t* first = recv_first(p, ws);
+  if (rank == 0) {
+    uint32_t sum = 0;
+    for (uint64_t q = 0; q < P; ++q) {
+      first[q] = sum;
+      sum += static_cast<uint32_t>(pair_rows(p, ws, h, q));
+    }
+    first[P] = sum;
+  }
+  Scope::sync();
+  //    The rows: the parts take them in turn (pieces of rows while there are fewer rows than parts); each waits
+  //    for its row's flag, then copies its piece (the scale row with the first piece).
+  const uint64_t R = first[P];
   const uint64_t pl = piece_len(p.x_bytes, R, parts, p.piece_bytes, 16), Q = pieces_of(p.x_bytes, pl);
-  RecvCursor cur = recv_cursor(p, ws, h);
+  RecvCursor cur{0, 0, 0, 0};
   for (uint64_t t = part; t < R * Q; t += parts) {
     const uint64_t r = t / Q, lo = (t % Q) * pl;
-    recv_seek(p, ws, h, cur, r);
+    recv_seek(p, ws, cur, r);
     const uint64_t l = cur.q / G, g = cur.q % G, idx = r - cur.first, at = l * GT + cur.off + idx;
     wait_group<Part>(env, row_flag(p, ws, h, l, g, idx), c, call);
     const char* row = recv_row(p, ws, h, l, g, idx);
@@ -443,14 +461,12 @@ GSHMEM_COLL_FN void combine(Env& env, const Plan& p, char* ws, uint64_t c, TO* o
   //    parts take batches of consecutive rows (count words and meta of dispatch c, acquired there): a part copies
   //    its batch's rows, then each of its threads that has puts to flag fences once and stores flag c of puts
   //    j, j + part size, ... (put j: row j / D of the batch to member j % D).
-  const uint64_t R = recv_total(p, ws, h), B = batch_rows(R, parts);
-  RecvCursor cur = recv_cursor(p, ws, h);
+  const uint64_t R = recv_first(p, ws)[recv_pairs(p)], B = batch_rows(R, parts);  // numbered by dispatch c
+  RecvCursor cur{0, 0, 0, 0};
   for (uint64_t b0 = part * B; b0 < R; b0 += parts * B) {
     const uint64_t n = R - b0 < B ? R - b0 : B;
-    recv_seek(p, ws, h, cur, b0);
-    RecvCursor flags_cur = cur;
     for (uint64_t j = 0; j < n; ++j) {
-      recv_seek(p, ws, h, cur, b0 + j);
+      recv_seek(p, ws, cur, b0 + j);
       const uint64_t l = cur.q / G, g = cur.q % G, idx = b0 + j - cur.first;
       const uint32_t* meta =
           reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes + p.scale_bytes);
@@ -463,8 +479,8 @@ GSHMEM_COLL_FN void combine(Env& env, const Plan& p, char* ws, uint64_t c, TO* o
     Part::sync();
     if (prank < n * D) env.release_fence();
     for (uint64_t u = prank; u < n * D; u += psize) {
-      recv_seek(p, ws, h, flags_cur, b0 + u / D);
-      const uint64_t l = flags_cur.q / G, g = flags_cur.q % G, idx = b0 + u / D - flags_cur.first;
+      recv_seek(p, ws, cur, b0 + u / D);
+      const uint64_t l = cur.q / G, g = cur.q % G, idx = b0 + u / D - cur.first;
       const uint32_t* meta =
           reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes + p.scale_bytes);
       env.store_relaxed(env.peer(comb_flag(p, ws, h, meta[0], meta[1]), static_cast<int>(g * D + u % D)), c);
