@@ -83,6 +83,19 @@ if want bench; then
   }
   GSHMEM_SYMMETRIC_SIZE=4G launch gshmem "$build/bin/moe-nvshmem-bench" "$out/bench_api_gshmem.jsonl" || rc=1
   nvhome=$(python3 -c 'import nvidia.nvshmem as m; print(m.__path__[0])' 2>/dev/null)
+  # bytes of the largest symmetric staging among the runs (bench/moe/moe_nvshmem.cu's buffers), plus 25% and 2 GiB
+  nvsize=$(python3 -c '
+import math, sys
+pes, gib_max = int(sys.argv[1]), float(sys.argv[2])
+most = 0
+for c in sys.argv[3].split(","):
+    E, K, H = (int(v) for v in c.split("x"))
+    for m in (int(t) for t in sys.argv[4].split(",")):
+        L, row = math.ceil(E / pes), 2 * H + 16
+        if (L * pes * m * (row + 2 * H) + m * K * (2 * H + row)) / 2**30 > gib_max:
+            continue  # the bench skips it
+        most = max(most, L * pes * m * row + m * K * 2 * H + 2 * L * pes * 8 + m * 8)
+print(int(most * 1.25) + (2 << 30))' "$pes" "$max_gib" "$configs" "$tokens" 2>/dev/null || echo 21474836480)
   if [[ -n $nvhome ]]; then
     mkdir -p "$work/nvlib"
     ln -sf "$nvhome"/lib/libnvshmem_host.so.3 "$work/nvlib/libnvshmem_host.so"
@@ -90,8 +103,13 @@ if want bench; then
     if nvcc -O3 -rdc=true -arch="sm_$arch" -std=c++17 -DMOE_BENCH_LIBRARY='"nvshmem"' -I"$nvhome/include" \
          -o "$work/moe-nvshmem-bench-nv" "$root/bench/moe/moe_nvshmem.cu" -L"$work/nvlib" -lnvshmem_host \
          -lnvshmem_device -lcuda -Xlinker -rpath="$nvhome/lib" >"$work/nvbuild.txt" 2>&1; then
-      # room for the largest staging that passes MOE_MAX_GIB (256 experts, hidden 7168, 4096 tokens: 15 GB)
-      NVSHMEM_SYMMETRIC_SIZE=20G launch nvshmem "$work/moe-nvshmem-bench-nv" "$out/bench_api_nvshmem.jsonl" || rc=1
+      # Room for the largest symmetric staging of the runs MOE_MAX_GIB lets through (the bench's own estimate:
+      # 256 experts, hidden 7168, 4096 tokens: about 15 GB), as a plain byte count. 2026-11-26 the run with
+      # NVSHMEM_SYMMETRIC_SIZE=20G still failed its first allocation above 1 GiB (NVSHMEM's default heap) at 4096
+      # tokens, reason not known: NVSHMEM_DEBUG=WARN shows NVSHMEM's own message, and the bench prints the size
+      # it saw.
+      NVSHMEM_SYMMETRIC_SIZE=$nvsize NVSHMEM_DEBUG=WARN launch nvshmem "$work/moe-nvshmem-bench-nv" \
+        "$out/bench_api_nvshmem.jsonl" || rc=1
     else
       rc=1; echo "moe-gpu.sh: the NVSHMEM build failed:"; tail -20 "$work/nvbuild.txt"
     fi

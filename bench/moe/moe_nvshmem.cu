@@ -231,8 +231,9 @@ template <typename T>
 T* sym(size_t count) {
   void* p = nvshmem_calloc(count ? count : 1, sizeof(T));
   if (!p) {
-    std::fprintf(stderr, "moe-nvshmem-bench: nvshmem_calloc of %zu bytes failed (NVSHMEM_SYMMETRIC_SIZE)\n",
-                 count * sizeof(T));
+    const char* size = std::getenv("NVSHMEM_SYMMETRIC_SIZE");
+    std::fprintf(stderr, "moe-nvshmem-bench: nvshmem_calloc of %zu bytes failed (NVSHMEM_SYMMETRIC_SIZE=%s)\n",
+                 count * sizeof(T), size ? size : "(unset)");
     std::exit(2);
   }
   return static_cast<T*>(p);

@@ -1,6 +1,6 @@
 // gshmem::host MoE dispatch / combine (docs/moe.md): configuration and argument checks, the symmetric workspace,
 // then the one implementation (gshmem/moe/dispatch_combine.h): run by this thread on CPU PEs (scope HostThread,
-// environment HostPeerEnv); on GPU PEs launched as a one-block stream kernel (transport/gpu_moe.cu over
+// environment HostPeerEnv); on GPU PEs launched as a cooperative grid (transport/gpu_moe.cu over
 // gshmem/moe/device.cuh), on the program's stream (_on_stream) or on the internal stream and waited for (the
 // blocking forms). On GPU PEs the checks that need the token data (indices, bound_m, the dispatch / combine order)
 // run on the device, since reading device memory here would synchronise (device.cuh).

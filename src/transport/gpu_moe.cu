@@ -106,7 +106,9 @@ cudaError_t moe_blocks(Kernel kernel, unsigned threads, uint64_t rows, uint64_t 
   unsigned most = 1;
   const cudaError_t e = resident_blocks(reinterpret_cast<const void*>(kernel), threads, &most);
   if (e != cudaSuccess) return e;
-  const uint64_t warps = threads / 32, want = (2 * (rows == 0 ? 1 : rows) * K + warps - 1) / warps;
+  const uint64_t warps = threads / 32;
+  const long long set = config::get().moe_blocks;
+  const uint64_t want = set > 0 ? static_cast<uint64_t>(set) : (2 * (rows == 0 ? 1 : rows) * K + warps - 1) / warps;
   *blocks = static_cast<unsigned>(want < most ? want : most);
   return cudaSuccess;
 }

@@ -1,5 +1,6 @@
-// How the library's stream kernels start and are launched (one-block kernels on the user's stream: p_on_stream,
-// signal_op_on_stream, the signal and typed waits, the stream barrier). Internal to transport/.
+// How the library's stream kernels start and are launched (kernels on the user's stream: p_on_stream,
+// signal_op_on_stream, the signal and typed waits, the stream barrier; the MoE kernels as cooperative grids).
+// Internal to transport/.
 //
 // Where the GPU and the kernel's code allow it (compute capability 9.0+, the code compiled for 9.0+), a stream
 // kernel is launched with programmatic stream serialization: the GPU processes its launch while the previous kernel
