@@ -91,7 +91,8 @@ cudaError_t resident_blocks(const void* kernel, unsigned threads, unsigned* bloc
   }
   int sms = 0, per_sm = 0;
   e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), 0);
+  if (e == cudaSuccess)
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), 0);
   if (e != cudaSuccess) return e;
   *blocks = static_cast<unsigned>(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
   const std::lock_guard<std::mutex> lock(mu);
@@ -118,7 +119,8 @@ unsigned moe_threads(const char* call) {
   const long long t = config::get().moe_threads;
   if (t < 32 || t > kMoeMaxThreads || t % 32 != 0)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: GSHMEM_MOE_THREADS={} must be a multiple of 32 from 32 to 512 (threads "
-         "per block of the grid that runs one PE's dispatch or combine). Fix: set it to 32..512, or unset it (512)", call, t);
+         "per block of the grid that runs one PE's dispatch or combine). Fix: set it to 32..512, or unset it (512)",
+         call, t);
   return static_cast<unsigned>(t);
 }
 

@@ -895,7 +895,8 @@ MPT_CASE(graph_replay) {
   }
 }
 #else
-// The algorithm over a group of 8 threads per PE in 4 parts of 2 (the device scopes' shape), through the test's own environment.
+// The algorithm over a group of 8 threads per PE in 4 parts of 2 (the device scopes' shape), through the test's own
+// environment.
 MPT_CASE(group_scope) {
   run_all({"group_random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 5}, 20, Via::Group);
   run_all({"group_hot_empty", 5, 4 * n_pes() + 1, 2, 5, 16, 0, Routing::Hot, 0, 4}, 21, Via::Group);
