@@ -13,7 +13,11 @@ bf16 tokens, no scales, dp_size 1 (every rank its own tokens), m = 1, 2, 4, ...,
 Rows, per (configuration, m), rank 0's figures, microseconds, median over --iters timed iterations after --warmup
 untimed ones; every iteration starts with the ranks aligned (a barrier on the stream), then CUDA events around each
 phase on one stream:
-  gshmem/dispatch, gshmem/combine   one AllToAll.dispatch / .combine each (bound_m a uint32 CUDA tensor)
+  gshmem/dispatch, gshmem/combine   one AllToAll.dispatch / .combine each (bound_m a uint32 CUDA tensor); the
+                                    events include the host's work of the call (Python checks, launch), as the
+                                    NCCL rows' do
+  gshmem/graph_pair                 one replay of a CUDA graph of dispatch + combine (captured once): the GPU
+                                    time of the pair without the host's per-call work ("error" if capture failed)
   nccl/dispatch                     per-destination counts (bincount), all_to_all_single of the counts, the host
                                     reads them (.tolist(): the split sizes NCCL needs), token rows sorted by
                                     destination, all_to_all_single of the rows (what a dispatcher without a device-
@@ -181,6 +185,36 @@ def main():
                         c_samples.append(ev[2].elapsed_time(ev[3]) * 1e3)
                 row["gshmem/dispatch"] = statistics.median(d_samples)
                 row["gshmem/combine"] = statistics.median(c_samples)
+                torch.cuda.synchronize()
+                # The pair's GPU time alone: a graph of one dispatch + combine (the call numbers live in the
+                # workspace, so replays are real calls), each replay after a barrier.
+                graph, why = torch.cuda.CUDAGraph(), None
+                try:
+                    with torch.cuda.graph(graph):
+                        g_dispatch()
+                        g_combine()
+                    torch.cuda.synchronize()
+                except Exception as e:
+                    why = f"error: {type(e).__name__}: {e}"[:300]
+                captured = torch.tensor([0 if why else 1], dtype=torch.int32, device=dev)
+                dist.all_reduce(captured, op=dist.ReduceOp.MIN)  # replay only where every rank captured
+                try:
+                    if why or int(captured) == 0:
+                        raise RuntimeError(why or "another rank's capture failed")
+                    p_samples = []
+                    for i in range(args.warmup + args.iters):
+                        ev = [torch.cuda.Event(enable_timing=True) for _ in range(2)]
+                        aligned()
+                        ev[0].record(stream)
+                        graph.replay()
+                        ev[1].record(stream)
+                        ev[1].synchronize()
+                        if i >= args.warmup:
+                            p_samples.append(ev[0].elapsed_time(ev[1]) * 1e3)
+                    row["gshmem/graph_pair"] = statistics.median(p_samples)
+                    del graph
+                except Exception as e:  # the plain rows above stand; say why this one is missing
+                    row["gshmem/graph_pair"] = str(e) if why else f"error: {type(e).__name__}: {e}"[:300]
                 torch.cuda.synchronize()
                 ata.destroy()
             rows_out.append(row)

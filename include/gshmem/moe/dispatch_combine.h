@@ -292,10 +292,10 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
     if (C > size) C = size;
     if (C == 0) C = 1;
     const uint64_t per = (N + C - 1) / C, lo = rank * per, hi = lo + per < N ? lo + per : N;
-    for (uint64_t x = rank; x < C * E; x += size) chunk_count[x] = 0;
-    Scope::sync();
-    if (rank < C)
+    if (rank < C) {  // each chunk's counts are its thread's own: zeroed and counted without a sync between
+      for (uint64_t e = 0; e < E; ++e) chunk_count[rank * E + e] = 0;
       for (uint64_t n = lo; n < hi; ++n) ++chunk_count[rank * E + indices[n]];
+    }
     Scope::sync();
     for (uint64_t e = rank; e < E; e += size) {  // 8 chunks' loads in flight at a time
       uint32_t sum = 0;
