@@ -44,6 +44,9 @@ inline constexpr uint64_t kMaxExpertsPerToken = 64;
 inline constexpr uint64_t kScanChunks = 1024;
 // Fewest (token, k) entries per chunk: below, fewer chunks (the chunks' prefix pass costs as much as a chunk).
 inline constexpr uint64_t kScanChunkEntries = 8;
+// Loads a serial pass (the scan's prefix over chunks, the numbering of received rows) issues before it stores:
+// each pass stores into the workspace it loads from, so without this the compiler keeps one load in flight.
+inline constexpr uint64_t kLoadsInFlight = 16;
 // Most rows a part sends before one release fence and their flags (a batch of puts with signal).
 inline constexpr uint64_t kBatchRows = 32;
 // Fewest bytes of a receive-side piece: while there are fewer rows (tokens) than parts, a row (token) is split
@@ -297,16 +300,16 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
       for (uint64_t n = lo; n < hi; ++n) ++chunk_count[rank * E + indices[n]];
     }
     Scope::sync();
-    for (uint64_t e = rank; e < E; e += size) {  // 8 chunks' loads in flight at a time
+    for (uint64_t e = rank; e < E; e += size) {  // kLoadsInFlight chunks' loads issued before their stores
       uint32_t sum = 0;
-      for (uint64_t q0 = 0; q0 < C; q0 += 8) {
-        const uint64_t n = C - q0 < 8 ? C - q0 : 8;
-        uint32_t here[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      for (uint64_t q0 = 0; q0 < C; q0 += kLoadsInFlight) {
+        const uint64_t n = C - q0 < kLoadsInFlight ? C - q0 : kLoadsInFlight;
+        uint32_t here[kLoadsInFlight] = {};
         GSHMEM_MOE_UNROLL
-        for (uint64_t u = 0; u < 8; ++u)
+        for (uint64_t u = 0; u < kLoadsInFlight; ++u)
           if (u < n) here[u] = chunk_count[(q0 + u) * E + e];
         GSHMEM_MOE_UNROLL
-        for (uint64_t u = 0; u < 8; ++u)
+        for (uint64_t u = 0; u < kLoadsInFlight; ++u)
           if (u < n) {
             chunk_count[(q0 + u) * E + e] = sum;
             sum += here[u];
@@ -367,11 +370,20 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   //    The received rows numbered in out_x's order (recv_first: one thread, a pass over the count words, which
   //    are contiguous), for the parts to find their rows (and combine's send its rows) by a binary search.
   uint32_t* first = recv_first(p, ws);
-  if (rank == 0) {
+  if (rank == 0) {  // kLoadsInFlight count words loaded before their stores (the compiler cannot reorder them)
     uint32_t sum = 0;
-    for (uint64_t q = 0; q < P; ++q) {
-      first[q] = sum;
-      sum += static_cast<uint32_t>(pair_rows(p, ws, h, q));
+    for (uint64_t q0 = 0; q0 < P; q0 += kLoadsInFlight) {
+      const uint64_t n = P - q0 < kLoadsInFlight ? P - q0 : kLoadsInFlight;
+      uint32_t rows[kLoadsInFlight] = {};
+      GSHMEM_MOE_UNROLL
+      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+        if (u < n) rows[u] = static_cast<uint32_t>(pair_rows(p, ws, h, q0 + u));
+      GSHMEM_MOE_UNROLL
+      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+        if (u < n) {
+          first[q0 + u] = sum;
+          sum += rows[u];
+        }
     }
     first[P] = sum;
   }
