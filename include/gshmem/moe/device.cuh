@@ -61,7 +61,9 @@ __device__ __forceinline__ void moe_grid_sync() {
     const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
     const bool first = blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
     ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> word(*s.word);
-    // release: this block's writes (ordered before this thread by __syncthreads) before the arrival
+    // release: this block's writes (ordered before this thread by __syncthreads) before the arrival; the fence as
+    // well as the release add, as CUDA's own grid barrier has it (cheap beside the barrier's round trips)
+    __threadfence();
     const unsigned old = word.fetch_add(first ? 0x80000000u - (blocks - 1) : 1u, ::cuda::memory_order_release);
     if (((old ^ word.load(::cuda::memory_order_acquire)) & 0x80000000u) == 0) {
       const uint64_t start = globaltimer();
