@@ -17,6 +17,8 @@ mkdir -p "$out"
 exec > >(tee -a "$out/log.txt") 2>&1
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_REMOTE_TRANSPORT=none
+# a stuck device wait ends in a minute with its message (the default, 600 s, would eat the whole budget)
+export GSHMEM_WAIT_TIMEOUT=${GSHMEM_WAIT_TIMEOUT:-60}
 export PATH=/usr/local/cuda/bin:$PATH
 pes=${PES:-2}
 arch=$(echo "${ARCH:-sm_90}" | tr -dc 0-9)
