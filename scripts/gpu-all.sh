@@ -11,7 +11,8 @@
 #   "peervm": bench/experiments/peer_vm_probe, whether the CUDA driver keeps address space after a peer mapping;
 #   "collsweep": scripts/coll-sweep-gpu.sh, the collectives' CTA split settings side by side, SWEEP_TIMEOUT 560;
 #   "collbisect": scripts/coll-bisect-gpu.sh, mp_collectives_gpu case by case at 2 PEs with hang probes,
-#   BISECT_TIMEOUT 560)
+#   BISECT_TIMEOUT 560; "moe": scripts/moe-gpu.sh, MoE dispatch / combine on GPU PEs: build, ctest -R moe, the Python
+#   op's tests on GPU PEs, and bench/moe beside NCCL's all_to_all_single and NVIDIA NVSHMEM, MOE_TIMEOUT default 580)
 #   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
@@ -53,6 +54,8 @@ for step in $steps; do
                  >"$work/collsweep/console.txt" 2>&1 ;;
     collbisect) OUT=$work/collbisect BUDGET_S=$((${BISECT_TIMEOUT:-560} - 20)) timeout "${BISECT_TIMEOUT:-560}" \
                   "$root/scripts/coll-bisect-gpu.sh" >"$work/collbisect/console.txt" 2>&1 ;;
+    moe) OUT=$work/moe BUDGET_S=$((${MOE_TIMEOUT:-580} - 20)) timeout "${MOE_TIMEOUT:-580}" "$root/scripts/moe-gpu.sh" \
+           >"$work/moe/console.txt" 2>&1 ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \
         >"$work/peervm/build.txt" 2>&1 && timeout 60 "$work/peervm/peer_vm_probe" >"$work/peervm/probe.txt" 2>&1 ;;
@@ -75,6 +78,8 @@ for step in $steps; do
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
     peervm) cat "$work/peervm/build.txt" "$work/peervm/probe.txt" 2>/dev/null ;;
     collbisect) cat "$work/collbisect/bisect.md" 2>/dev/null || tail -30 "$work/collbisect/console.txt" ;;
+    moe) grep -E 'tests passed|Failed|\*\*\*|Timeout|passed|failed|status' "$work/moe/console.txt" | tail -30
+         cat "$work/moe"/bench_api_*.jsonl "$work/moe/bench_torch.jsonl" 2>/dev/null | grep '^{' ;;
     collsweep) grep -E 'wrong result|failed|skipped' "$work/collsweep/log.txt" 2>/dev/null
                cat "$work/collsweep/sweep.md" 2>/dev/null ;;
   esac

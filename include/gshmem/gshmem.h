@@ -601,6 +601,45 @@ GSHMEM_API void gshmemx_sync_all_on_stream(gshmem_stream_t stream);
 GSHMEM_API int gshmemx_barrier_on_stream(gshmem_team_t team, gshmem_stream_t stream);
 GSHMEM_API int gshmemx_team_sync_on_stream(gshmem_team_t team, gshmem_stream_t stream);
 
+/* ---- MoE dispatch / combine (pplx-kernels' AllToAll; docs/moe.md) ----
+ * The C form of gshmem::MoeAllToAll (gshmem.hpp, which documents the semantics): create on every PE with the same
+ * configuration (collective: a symmetric workspace), then dispatch and combine alternately on every PE, destroy on
+ * every PE. Each call returns GSHMEM_SUCCESS or an error status with the message in gshmemx_last_error(). CPU PEs:
+ * the blocking calls on host memory. GPU PEs: GPU-readable buffers; the blocking calls wait for their kernel, the
+ * _on_stream calls enqueue it on `stream` (0: CUDA's default stream) and return (capturable in CUDA graphs;
+ * bound_m: device memory holding the live token count <= num_tokens, or NULL for num_tokens); the checks that need
+ * the data run in the kernel, which prints the call, cause and fix and traps. Types: GSHMEMX_MOE_FLOAT, _HALF,
+ * _BFLOAT16. (GPU PEs: NOT yet run on a GPU.) */
+typedef struct {
+  uint64_t max_num_tokens;         /* tokens per data-parallel group and call, at most */
+  uint64_t num_experts;            /* E over all PEs; PE p holds experts [p * L, p * L + L), L = ceil(E / PEs) */
+  uint64_t experts_per_token;      /* K (1..64) */
+  uint64_t hidden_dim;             /* elements of an expert output row (combine) */
+  uint64_t hidden_dim_bytes;       /* bytes of a token row (dispatch), a multiple of 16 */
+  uint64_t hidden_dim_scale_bytes; /* bytes of a token's scale row (0: no scales), a multiple of 16 */
+  int32_t dp_size;                 /* PEs per data-parallel group; divides the number of PEs */
+  int32_t reserved;                /* 0 */
+} gshmemx_moe_config_t;
+typedef struct gshmemx_moe_st *gshmemx_moe_t;
+#define GSHMEMX_MOE_FLOAT GSHMEMI_REDUCE_FLOAT
+#define GSHMEMX_MOE_HALF GSHMEMI_REDUCE_HALF
+#define GSHMEMX_MOE_BFLOAT16 GSHMEMI_REDUCE_BFLOAT16
+GSHMEM_API int gshmemx_moe_create(const gshmemx_moe_config_t *config, gshmemx_moe_t *moe);
+GSHMEM_API int gshmemx_moe_destroy(gshmemx_moe_t moe);
+GSHMEM_API int gshmemx_moe_dispatch(gshmemx_moe_t moe, int32_t *out_expert_num_tokens, void *out_expert_x,
+                                    void *out_expert_x_scale, const void *dp_x, const void *dp_x_scale,
+                                    const uint32_t *indices, size_t num_tokens);
+GSHMEM_API int gshmemx_moe_combine(gshmemx_moe_t moe, void *out_tokens, int out_type, const uint32_t *indices,
+                                   const float *weights, const void *expert_y, int y_type, size_t num_tokens);
+GSHMEM_API int gshmemx_moe_dispatch_on_stream(gshmemx_moe_t moe, int32_t *out_expert_num_tokens,
+                                              void *out_expert_x, void *out_expert_x_scale, const void *dp_x,
+                                              const void *dp_x_scale, const uint32_t *indices, size_t num_tokens,
+                                              const uint32_t *bound_m, gshmem_stream_t stream);
+GSHMEM_API int gshmemx_moe_combine_on_stream(gshmemx_moe_t moe, void *out_tokens, int out_type,
+                                             const uint32_t *indices, const float *weights, const void *expert_y,
+                                             int y_type, size_t num_tokens, const uint32_t *bound_m,
+                                             gshmem_stream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -144,7 +144,14 @@ GSHMEM_API void reduction_on_stream(ReduceOp op, ReduceType type, bool scatter, 
 // MoE dispatch / combine with pplx-kernels' semantics (gshmem/moe/dispatch_combine.h, docs/moe.md). The
 // configuration is pplx's AllToAll constructor's, less rank and world size (this PE and the world's). Every PE
 // creates one with the same configuration (collective: it allocates a symmetric workspace), then calls dispatch
-// and combine alternately, each on every PE. CPU PEs today (blocking calls); GPU PEs are not yet provided.
+// and combine alternately, each on every PE. CPU PEs: blocking calls on host memory. GPU PEs: the workspace is in GPU
+// memory and each call is one kernel; the buffers must be GPU-readable (device, managed or pinned memory); the
+// blocking forms run it on an internal stream and wait, the _on_stream forms enqueue it on the program's stream
+// (no host synchronisation, capturable in CUDA graphs: the call count lives in device memory). On GPU PEs the checks
+// that need the token data (an index >= num_experts, an expert twice in a token, bound_m above num_tokens, dispatch
+// and combine out of order, combine with another m) run in the kernel, which prints the call, cause and fix and
+// traps; the blocking form then throws, the stream form's error shows at the program's next synchronisation.
+// NOT yet run on a GPU (docs/moe.md).
 struct MoeConfig {
   std::uint64_t max_num_tokens;          // tokens per data-parallel group and call, at most
   std::uint64_t num_experts;             // E over all PEs; PE p holds experts [p * L, p * L + L), L = ceil(E / W)
@@ -172,6 +179,18 @@ GSHMEM_API void moe_dispatch(MoeState* s, std::int32_t* out_expert_num_tokens, v
 GSHMEM_API void moe_combine(MoeState* s, void* out_tokens, ReduceType out_type, const std::uint32_t* indices,
                             const float* weights, const void* expert_y, ReduceType y_type, std::size_t num_tokens,
                             const char* call);
+// Stream forms (GPU PEs only): the same, enqueued on `stream` (0: CUDA's default stream). num_tokens: the rows of
+// indices / dp_x / weights / out_tokens passed (<= max_num_tokens); bound_m: GPU memory holding the live token
+// count m <= num_tokens (pplx's one-element uint32 tensor), read by the kernel, or null for m = num_tokens. Combine
+// must follow its dispatch in stream order, with the same m.
+GSHMEM_API void moe_dispatch_on_stream(MoeState* s, std::int32_t* out_expert_num_tokens, void* out_expert_x,
+                                       void* out_expert_x_scale, const void* dp_x, const void* dp_x_scale,
+                                       const std::uint32_t* indices, std::size_t num_tokens,
+                                       const std::uint32_t* bound_m, gshmem_stream_t stream, const char* call);
+GSHMEM_API void moe_combine_on_stream(MoeState* s, void* out_tokens, ReduceType out_type,
+                                      const std::uint32_t* indices, const float* weights, const void* expert_y,
+                                      ReduceType y_type, std::size_t num_tokens, const std::uint32_t* bound_m,
+                                      gshmem_stream_t stream, const char* call);
 
 GSHMEM_API void* realloc(void* p, std::size_t bytes);
 // Thread level provided at init (GSHMEM_THREAD_*), and the level to report for the next init.
@@ -380,6 +399,7 @@ class Buffer {
 //   gshmem::MoeAllToAll ata({max_tokens, experts, topk, hidden, hidden * 2, 0, dp_size, 0});
 //   ata.dispatch(counts, expert_x, nullptr, x, nullptr, indices, m);
 //   ata.combine(out, host::ReduceType::Bfloat16, indices, weights, expert_y, host::ReduceType::Bfloat16, m);
+// GPU PEs also: ata.dispatch_on_stream(..., m, bound_m, stream) / ata.combine_on_stream(..., m, bound_m, stream).
 class MoeAllToAll {
  public:
   explicit MoeAllToAll(const host::MoeConfig& config) : s_(host::moe_create(config, "gshmem::MoeAllToAll")) {}
@@ -402,6 +422,19 @@ class MoeAllToAll {
                const void* expert_y, host::ReduceType y_type, std::size_t num_tokens) const {
     host::moe_combine(s_, out_tokens, out_type, indices, weights, expert_y, y_type, num_tokens,
                       "gshmem::MoeAllToAll::combine");
+  }
+  // GPU PEs: enqueued on `stream` (a cudaStream_t; gshmem_stream_t is the same type). bound_m: device memory or null.
+  void dispatch_on_stream(std::int32_t* out_expert_num_tokens, void* out_expert_x, void* out_expert_x_scale,
+                          const void* dp_x, const void* dp_x_scale, const std::uint32_t* indices,
+                          std::size_t num_tokens, const std::uint32_t* bound_m, gshmem_stream_t stream) const {
+    host::moe_dispatch_on_stream(s_, out_expert_num_tokens, out_expert_x, out_expert_x_scale, dp_x, dp_x_scale,
+                                 indices, num_tokens, bound_m, stream, "gshmem::MoeAllToAll::dispatch_on_stream");
+  }
+  void combine_on_stream(void* out_tokens, host::ReduceType out_type, const std::uint32_t* indices,
+                         const float* weights, const void* expert_y, host::ReduceType y_type, std::size_t num_tokens,
+                         const std::uint32_t* bound_m, gshmem_stream_t stream) const {
+    host::moe_combine_on_stream(s_, out_tokens, out_type, indices, weights, expert_y, y_type, num_tokens, bound_m,
+                                stream, "gshmem::MoeAllToAll::combine_on_stream");
   }
 
  private:

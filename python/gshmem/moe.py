@@ -10,10 +10,15 @@
     ata.destroy()
 
 One C++ call each (gshmem::host::moe_*, the algorithm of gshmem/moe/dispatch_combine.h); this module checks the
-arrays first: NumPy arrays, torch CPU tensors or other DLPack arrays, dense in C order, in CPU memory (they need
-not be symmetric: the all-to-all has its own symmetric workspace). Shapes, dtypes and the protocol are in
-docs/moe.md; the differences from pplx-kernels are listed there. CPU PEs only so far: on GPU PEs the constructor
-raises the library's NvshmemError (status GSHMEM_ERROR_NOT_SUPPORTED).
+arrays first, dense in C order (they need not be symmetric: the all-to-all has its own symmetric workspace):
+- CPU PEs: NumPy arrays, torch CPU tensors or other DLPack arrays in CPU memory; blocking calls.
+- GPU PEs: torch CUDA tensors, CuPy arrays or other DLPack arrays in GPU memory; each call is enqueued on the
+  current stream (torch's, else CuPy's, else CUDA's default stream) or on `stream=` and returns at once (no host
+  synchronisation; capturable in CUDA graphs). bound_m may be a one-element uint32 CUDA tensor, read by the kernel.
+  The checks that need the data (an index >= num_experts, an expert twice in a token, bound_m above the rows
+  given) run in the kernel, which prints the call, cause and fix and traps: the error shows at the next
+  synchronisation. NOT yet run on a GPU (docs/moe.md).
+Shapes, dtypes and the protocol are in docs/moe.md; the differences from pplx-kernels are listed there.
 """
 import ctypes
 import warnings
@@ -21,8 +26,10 @@ import warnings
 import numpy as np
 
 from gshmem import _gshmem
-from gshmem.core._interop import DLPACK_CPU, describe
-from gshmem.core.types import GshmemError, GshmemInvalid, GshmemNotSupported, NvshmemWarning, require_init, state
+from gshmem.core._interop import DLPACK_CPU, DLPACK_CUDA, describe, readers, stream_handle
+from gshmem.core._interop import _torch as _torch_reader, _torch_names
+from gshmem.core.types import (GshmemError, GshmemInvalid, GshmemNotSupported, NvshmemWarning, require_init,
+                               require_no_stream, state)
 
 __all__ = ["AllToAll", "GshmemError", "GshmemInvalid", "GshmemNotSupported"]
 
@@ -31,32 +38,62 @@ _INDEX_TYPES = ("uint32", "int32")  # pplx passes uint32; int32 has the same bit
 _COUNT_TYPES = {"uint32": ctypes.c_uint32, "int32": ctypes.c_int32, "int64": ctypes.c_int64}
 
 
-def _read(call, what, x):
-    """(address, shape, dtype name, item bytes) of array `x`, which must be dense in C order and in CPU memory."""
+def _read(call, what, x, gpu=None):
+    """(address, shape, dtype name, item bytes) of array `x`, which must be dense in C order and in this PE's
+    memory: GPU memory on GPU PEs, CPU memory on CPU PEs (gpu: True / False to ask for one, None for the PE's)."""
+    if readers.get(type(x)) is _torch_reader and x.is_contiguous():  # the usual case, in one pass (~2 us a call)
+        if x.is_cuda == ((not state.cpu_pes) if gpu is None else gpu):
+            return x.data_ptr(), tuple(x.shape), _torch_names[x.dtype], x.element_size()
     p, _, _, dtype, library = describe(x, call, what)
     shape = getattr(x, "shape", None)
     if library == "numpy":
         if not x.dtype.isnative:
             raise GshmemInvalid(f"{call}: {what} has non-native byte order ({x.dtype.str}). Fix: pass "
                                 "x.astype(x.dtype.newbyteorder('='))")
-        dense, cpu, item = x.flags.c_contiguous, True, x.itemsize
+        dense, on_gpu, item = x.flags.c_contiguous, False, x.itemsize
     elif library == "cupy":
-        dense, cpu, item = True, False, 0  # GPU memory: refused below, naming where it is
+        dense, on_gpu, item = x.flags.c_contiguous, True, x.itemsize
     elif library == "torch":
-        dense, cpu, item = x.is_contiguous(), x.device.type == "cpu", x.element_size()
+        dense, on_gpu, item = x.is_contiguous(), x.is_cuda, x.element_size()  # is_cuda: no torch.device object
     elif library == "dlpack" and shape is not None:
         info = _gshmem.dlpack_info(x)
-        dense, cpu, item = info[7], info[5] == DLPACK_CPU, (info[4] + 7) // 8
+        dense, item = info[7], (info[4] + 7) // 8
+        on_gpu = info[5] == DLPACK_CUDA
+        if not on_gpu and info[5] != DLPACK_CPU:
+            raise GshmemInvalid(f"{call}: {what} is in DLPack device type {info[5]} memory. Fix: pass CPU memory "
+                                "(CPU PEs) or CUDA memory (GPU PEs)")
     else:
         raise GshmemInvalid(f"{call}: {what} is a {type(x).__name__}, not an array with a shape. Fix: pass a NumPy "
-                            "array or a torch CPU tensor (or another DLPack array in CPU memory)")
-    if not cpu:
-        raise GshmemInvalid(f"{call}: {what} is not in CPU memory. Fix: MoE dispatch / combine runs on CPU PEs so "
-                            "far; pass CPU arrays or tensors (docs/moe.md)")
+                            "array or torch CPU tensor on CPU PEs, a torch CUDA tensor or CuPy array on GPU PEs "
+                            "(or another DLPack array)")
+    want_gpu = (not state.cpu_pes) if gpu is None else gpu
+    if on_gpu != want_gpu:
+        if want_gpu:
+            raise GshmemInvalid(f"{call}: {what} is in CPU memory, but this is a GPU PE: the MoE kernel reads and "
+                                "writes GPU memory. Fix: pass CUDA tensors (x.cuda()) or CuPy arrays")
+        raise GshmemInvalid(f"{call}: {what} is in GPU memory, but this is a CPU PE. Fix: pass CPU arrays or "
+                            "tensors (or run with GPU PEs)")
     if not dense:
         raise GshmemInvalid(f"{call}: {what} is not contiguous in C order. Fix: pass .contiguous() (torch) or "
                             "np.ascontiguousarray() of it")
-    return p, tuple(int(d) for d in shape), dtype, item
+    # torch.Size, NumPy's and CuPy's shapes are tuples of ints already (a generator per array cost ~1 us a call)
+    return p, (tuple(shape) if library != "dlpack" else tuple(int(d) for d in shape)), dtype, item
+
+
+def _on_gpu(x):
+    """Whether array x is in GPU memory (torch CUDA tensor, CuPy array, DLPack CUDA array)."""
+    dev = getattr(x, "device", None)
+    if getattr(dev, "type", None) == "cuda":
+        return True
+    if type(x).__module__.startswith("cupy"):
+        return True
+    dl = getattr(x, "__dlpack_device__", None)
+    if dl is not None and not hasattr(x, "__array_interface__"):
+        try:
+            return int(dl()[0]) == DLPACK_CUDA
+        except Exception:
+            return False
+    return False
 
 
 def _index(call, name, v):
@@ -195,7 +232,9 @@ class AllToAll:
         return p, shape[0]
 
     def _bound(self, call, bound_m, rows):
-        """The live token count: bound_m (a one-element uint32 array, as pplx's; or an int), or indices' rows."""
+        """(m, device address): the live token count, from bound_m (a one-element uint32 array, as pplx's; or an
+        int) or indices' rows. A bound_m in GPU memory (GPU PEs) is read by the kernel, not here: then m is the rows
+        (what the arrays must hold) and the address is passed on; otherwise the address is 0."""
         if bound_m is None:
             m = rows
         elif isinstance(bound_m, (bool, np.bool_)):
@@ -204,14 +243,20 @@ class AllToAll:
         elif isinstance(bound_m, (int, np.integer)):
             m = _index(call, "bound_m", bound_m)
         else:
-            p, shape, dtype, _ = _read(call, "bound_m", bound_m)
+            on_gpu = _on_gpu(bound_m)
+            p, shape, dtype, _ = _read(call, "bound_m", bound_m, gpu=on_gpu)
             n = 1
             for d in shape:
                 n *= d
-            if n != 1 or dtype not in _COUNT_TYPES:
+            if n != 1 or dtype not in _COUNT_TYPES or (on_gpu and dtype not in ("uint32", "int32")):
                 raise GshmemInvalid(f"{call}: bound_m is {dtype} of shape {list(shape)}. Fix: pass a one-element "
                                     "uint32 array or tensor holding the number of tokens (or None: all of indices' "
                                     "rows)")
+            if on_gpu:
+                if state.cpu_pes:
+                    raise GshmemInvalid(f"{call}: bound_m is in GPU memory, but this is a CPU PE. Fix: pass a CPU "
+                                        "tensor or an int")
+                return rows, p  # the kernel checks 0 <= bound_m <= rows (uint32: a negative int32 is above rows)
             m = _COUNT_TYPES[dtype].from_address(p).value
             if m < 0:
                 raise GshmemInvalid(f"{call}: bound_m holds {m}, a negative token count. Fix: pass the number of "
@@ -219,7 +264,7 @@ class AllToAll:
         if m > rows:
             raise GshmemInvalid(f"{call}: bound_m={m} but indices has {rows} rows. Fix: pass at least bound_m rows "
                                 "of indices (and of the tokens)")
-        return m
+        return m, 0
 
     def _rows(self, call, what, x, m, row_bytes, width):
         """Address, shape and dtype of a [>= m, width-elements-of-row_bytes] token array."""
@@ -241,16 +286,22 @@ class AllToAll:
                                "allocate it with that shape (num_local_experts = ceil(num_experts / world_size))")
         return p, dtype
 
-    def _begin(self, call, indices, bound_m, do_send, do_recv):
-        """What dispatch and combine check first: a live all-to-all, no send/receive split, indices and bound_m.
-        Returns (indices' address, m)."""
+    def _begin(self, call, indices, bound_m, do_send, do_recv, stream):
+        """What dispatch and combine check first: a live all-to-all, no send/receive split, the stream, indices and
+        bound_m. Returns (indices' address, m, bound_m's device address or 0, stream handle or None)."""
         self._live(call)
         _no_split(call, do_send, do_recv)
+        if state.cpu_pes:
+            require_no_stream(stream, call)
+            h = None
+        else:
+            h = stream_handle(stream, call)
         pi, rows = self._indices(call, indices)
-        return pi, self._bound(call, bound_m, rows)
+        m, pb = self._bound(call, bound_m, rows)
+        return pi, m, pb, h
 
     def dispatch(self, out_expert_num_tokens, out_expert_x, out_expert_x_scale, dp_x, dp_x_scale, indices, bound_m,
-                 do_send=True, do_recv=True):
+                 do_send=True, do_recv=True, stream=None):
         """Sends this PE's tokens to their experts' PEs and receives its local experts' tokens (collective).
 
         in:  dp_x [m, hidden] (rows of hidden_dim_bytes, any dtype: moved as bytes), dp_x_scale [m, scale columns]
@@ -260,9 +311,11 @@ class AllToAll:
         out: out_expert_num_tokens [L] int32, out_expert_x [L, G * T, hidden] (dp_x's dtype): local expert l's
              rows 0 .. count - 1 are group 0's tokens in token order, then group 1's, ...; later rows are not
              written. out_expert_x_scale [L, G * T, scale columns] likewise, or None.
+        GPU PEs: enqueued on `stream` (None: the current stream; a torch / CuPy stream, __cuda_stream__ or an int);
+        bound_m may be a one-element uint32 CUDA tensor (read by the kernel; the arrays then need indices' rows).
         """
         call = "gshmem.moe.AllToAll.dispatch"
-        pi, m = self._begin(call, indices, bound_m, do_send, do_recv)
+        pi, m, pb, h = self._begin(call, indices, bound_m, do_send, do_recv, stream)
         hb, sb = self.hidden_dim_bytes, self.hidden_dim_scale_bytes
         px, _, xt = self._rows(call, "dp_x", dp_x, m, hb, "hidden")
         pc, shape, ct, _ = _read(call, "out_expert_num_tokens", out_expert_num_tokens)
@@ -287,9 +340,12 @@ class AllToAll:
             for what, t in (("dp_x_scale", st), ("out_expert_x_scale", ost)):
                 if t != "float32":
                     raise _dtype_error(call, what, t, "float32", "pass float32 scales, as pplx-kernels does")
-        _gshmem.moe_dispatch(self._ptr, pc, po, pos, px, ps, pi, m, call)
+        if h is None:
+            _gshmem.moe_dispatch(self._ptr, pc, po, pos, px, ps, pi, m, call)
+        else:
+            _gshmem.moe_dispatch_on_stream(self._ptr, pc, po, pos, px, ps, pi, m, pb, h, call)
 
-    def combine(self, out_tokens, indices, weights, expert_y, bound_m, do_send=True, do_recv=True):
+    def combine(self, out_tokens, indices, weights, expert_y, bound_m, do_send=True, do_recv=True, stream=None):
         """Returns the experts' outputs to the tokens' PEs and sums them (collective; after dispatch, with its
         indices and bound_m).
 
@@ -299,9 +355,10 @@ class AllToAll:
              weights[i][k] * expert_y row of (token i, expert indices[i][k]), in float, k = 0, 1, ... with fused
              multiply-adds, rounded once to out_tokens' dtype; rows >= m are not written. Every member of a
              data-parallel group gets the same result, bit for bit.
+        GPU PEs: on `stream`, after the dispatch in stream order, with the same bound_m.
         """
         call = "gshmem.moe.AllToAll.combine"
-        pi, m = self._begin(call, indices, bound_m, do_send, do_recv)
+        pi, m, pb, h = self._begin(call, indices, bound_m, do_send, do_recv, stream)
         K, H = self.experts_per_token, self.hidden_dim
         pout, shape, ot, _ = _read(call, "out_tokens", out_tokens)
         if ot not in _COMBINE_TYPES:
@@ -319,4 +376,8 @@ class AllToAll:
         if yt not in _COMBINE_TYPES:
             raise _dtype_error(call, "expert_y", yt, "float32, float16 or bfloat16", "pass the experts' outputs in "
                                "one of them")
-        _gshmem.moe_combine(self._ptr, pout, _COMBINE_TYPES[ot], pi, pw, py, _COMBINE_TYPES[yt], m, call)
+        if h is None:
+            _gshmem.moe_combine(self._ptr, pout, _COMBINE_TYPES[ot], pi, pw, py, _COMBINE_TYPES[yt], m, call)
+        else:
+            _gshmem.moe_combine_on_stream(self._ptr, pout, _COMBINE_TYPES[ot], pi, pw, py, _COMBINE_TYPES[yt], m, pb,
+                                          h, call)

@@ -255,7 +255,7 @@ NB_MODULE(_gshmem, m) {
 
   // ---- MoE dispatch / combine (gshmem.moe: pplx-kernels' AllToAll) ----
   // The handle is the host::MoeState* as an int; gshmem.moe.AllToAll keeps it and checks the arrays (dtypes,
-  // shapes, contiguity, CPU memory) before each call. Types are host::ReduceType's values (Float 8, Half 10,
+  // shapes, contiguity, which memory) before each call. Types are host::ReduceType's values (Float 8, Half 10,
   // Bfloat16 11); address 0 is NULL (no scales).
   m.def("moe_create", [](std::uint64_t max_num_tokens, std::uint64_t num_experts, std::uint64_t experts_per_token,
                          std::uint64_t hidden_dim, std::uint64_t hidden_dim_bytes,
@@ -280,5 +280,27 @@ NB_MODULE(_gshmem, m) {
     host::moe_combine(reinterpret_cast<host::MoeState*>(h), addr(out), static_cast<host::ReduceType>(out_type),
                       static_cast<const std::uint32_t*>(addr(indices)), static_cast<const float*>(addr(weights)),
                       addr(y), static_cast<host::ReduceType>(y_type), num_tokens, call);
+  }, nogil());
+  // GPU PEs: the stream forms; bound_m is a device address (0: num_tokens), stream a cudaStream_t as an int.
+  m.def("moe_dispatch_on_stream", [](std::uintptr_t h, std::uintptr_t out_num_tokens, std::uintptr_t out_x,
+                                     std::uintptr_t out_x_scale, std::uintptr_t x, std::uintptr_t x_scale,
+                                     std::uintptr_t indices, std::size_t num_tokens, std::uintptr_t bound_m,
+                                     std::uintptr_t st, const char* call) {
+    host::moe_dispatch_on_stream(reinterpret_cast<host::MoeState*>(h),
+                                 static_cast<std::int32_t*>(addr(out_num_tokens)), addr(out_x), addr(out_x_scale),
+                                 addr(x), addr(x_scale), static_cast<const std::uint32_t*>(addr(indices)),
+                                 num_tokens, static_cast<const std::uint32_t*>(addr(bound_m)),
+                                 stream(st), call);
+  }, nogil());
+  m.def("moe_combine_on_stream", [](std::uintptr_t h, std::uintptr_t out, int out_type, std::uintptr_t indices,
+                                    std::uintptr_t weights, std::uintptr_t y, int y_type, std::size_t num_tokens,
+                                    std::uintptr_t bound_m, std::uintptr_t st, const char* call) {
+    host::moe_combine_on_stream(reinterpret_cast<host::MoeState*>(h), addr(out),
+                                static_cast<host::ReduceType>(out_type),
+                                static_cast<const std::uint32_t*>(addr(indices)),
+                                static_cast<const float*>(addr(weights)), addr(y),
+                                static_cast<host::ReduceType>(y_type), num_tokens,
+                                static_cast<const std::uint32_t*>(addr(bound_m)),
+                                stream(st), call);
   }, nogil());
 }

@@ -7,8 +7,12 @@ compared exactly and in order (docs/moe.md: expert l's rows are group 0's tokens
 order, rounded once), rows past bound_m still poisoned. Several calls per all-to-all, no barrier between them.
 
 Environment: GSHMEM_TEST_SEED, GSHMEM_TEST_LIB ("numpy": NumPy arrays; "torch": torch CPU tensors, bfloat16
-included), GSHMEM_TEST_DP (dp_size). Argument "bad": the bad-input cases instead (every PE makes the same bad call,
-so each raises and the job goes on); "gpu": expects the constructor to refuse GPU PEs.
+included; "cuda": torch CUDA tensors on GPU PEs, copied back to the NumPy side after each call), GSHMEM_TEST_DP
+(dp_size). Argument "bad": the bad-input cases instead (every PE makes the same bad call, so each raises and the job
+goes on); "gpu_bad": the Python-side refusals on GPU PEs (CPU arrays, a wrong stream).
+
+With "cuda" every call is enqueued on a stream: odd calls on the current stream, even ones on a torch.cuda.Stream
+passed as stream=; bound_m "array" is a one-element uint32 CUDA tensor, read by the kernel.
 """
 import os
 import sys
@@ -79,17 +83,44 @@ BITS = {"float32": np.uint32, "float16": np.uint16, "bfloat16": np.uint16}
 class Arrays:
     def __init__(self, lib):
         self.lib = lib
-        if lib == "torch":
+        self.pending = []  # "cuda": (CUDA tensor, NumPy array) pairs to copy back at done()
+        self.stream = None
+        if lib in ("torch", "cuda"):
             import torch
             self.torch = torch
+        if lib == "cuda":
+            self.stream = torch.cuda.Stream()
 
     def wrap(self, a, dtype=None):
-        """The array handed to gshmem.moe for NumPy array `a` (its memory; dtype "bfloat16": a holds the bits)."""
+        """The array handed to gshmem.moe for NumPy array `a` (its memory; dtype "bfloat16": a holds the bits).
+        "cuda": a CUDA copy, written back into `a` by done()."""
         if self.lib == "numpy":
             assert dtype != "bfloat16"
             return a
         t = self.torch.from_numpy(a.view(np.int16) if dtype == "bfloat16" else a)
+        if self.lib == "cuda":
+            c = t.cuda()
+            self.pending.append((c, t))
+            t = c
         return t.view(self.torch.bfloat16) if dtype == "bfloat16" else t
+
+    def call_stream(self, call):
+        """The stream= of call number `call`: None (the current stream) or the worker's own torch stream, which
+        first waits for the uploads on the current one."""
+        if self.lib != "cuda" or call % 2 == 0:
+            return None
+        self.stream.wait_stream(self.torch.cuda.current_stream())
+        return self.stream
+
+    def done(self, stream):
+        """After a call: "cuda" copies every CUDA array back into its NumPy memory (after the call's stream)."""
+        if self.lib != "cuda":
+            return
+        if stream is not None:
+            self.torch.cuda.current_stream().wait_stream(stream)
+        for c, t in self.pending:
+            t.copy_(c.cpu())
+        self.pending = []
 
     def typed(self, bits, dtype):
         """The array of `dtype` over `bits` (uint32 / uint16 NumPy memory)."""
@@ -167,8 +198,11 @@ def run_case(case, arr, me, n):
         else:
             assert m == rows
             bound = None
+        st = arr.call_stream(call)
+        kw = {} if st is None else {"stream": st}
         ata.dispatch(arr.wrap(counts), arr.wrap(out_x), arr.wrap(out_s) if S else None, arr.wrap(x),
-                     arr.wrap(scale) if S else None, arr.wrap(idx_in), bound)
+                     arr.wrap(scale) if S else None, arr.wrap(idx_in), bound, **kw)
+        arr.done(st)
         # reference: local expert l (expert e = me * L + l) gets group 0's tokens routed to e in order, then 1's, ...
         for l in range(L):
             e = me * L + l
@@ -193,7 +227,13 @@ def run_case(case, arr, me, n):
         for l in range(L):
             ybits[l, :counts[l]] = expert_fn(out_x[l, :counts[l]], me * L + l, case.y)
         out_bits = np.full((case.T, case.hidden), 0x5A, BITS[case.out])
-        ata.combine(arr.typed(out_bits, case.out), arr.wrap(idx_in), arr.wrap(w), arr.typed(ybits, case.y), bound)
+        if arr.lib == "cuda" and case.bound == "array":
+            bound = arr.wrap(np.array([m], np.uint32))
+        st = arr.call_stream(call)
+        kw = {} if st is None else {"stream": st}
+        ata.combine(arr.typed(out_bits, case.out), arr.wrap(idx_in), arr.wrap(w), arr.typed(ybits, case.y), bound,
+                    **kw)
+        arr.done(st)
         # reference: acc = fmaf(w[i][k], float(y_k), acc), k = 0..K-1, from 0, rounded once
         acc = np.zeros((m, case.hidden), np.float32)
         for k in range(case.K):
@@ -225,7 +265,7 @@ def cases(n):
         Case("bound_m_int", T=16, E=3 * W, K=2, hidden=8, tokens="bound", bound="int", calls=2),
         Case("fewer_experts_than_pes", T=8, E=max(W - 1, 1), K=1, hidden=8, scale_cols=0),
     ]
-    if LIB == "torch":  # bfloat16 (NumPy has no such dtype)
+    if LIB in ("torch", "cuda"):  # bfloat16 (NumPy has no such dtype)
         out += [Case("bf16_y_bf16_out", T=8, E=3 * W, K=3, hidden=16, y="bfloat16", out="bfloat16"),
                 Case("f32_y_bf16_out", T=8, E=2 * W, K=2, hidden=8, y="float32", out="bfloat16"),
                 Case("bf16_y_f16_out", T=8, E=2 * W, K=2, hidden=8, y="bfloat16", out="float16")]
@@ -336,14 +376,36 @@ def bad_cases(arr, me, n):
     expect(Inv, "destroyed", disp(), "destroyed")
 
 
+def gpu_bad_cases(me, n):
+    """GPU PEs: what the Python layer refuses before any kernel (the data checks trap in the kernel: mp_moe_gpu's
+    bad cases cover them)."""
+    import torch
+    T, E, K, H = 8, 2 * n, 2, 8
+    G, L = n // DP, -(-E // n)
+    ata = moe.AllToAll(T, E, K, me, n, DP, H, 2 * H, 0)
+    m = 3
+    dev = dict(out_expert_num_tokens=torch.zeros(L, dtype=torch.int32, device="cuda"),
+               out_expert_x=torch.zeros((L, G * T, H), dtype=torch.float16, device="cuda"), out_expert_x_scale=None,
+               dp_x=torch.zeros((m, H), dtype=torch.float16, device="cuda"), dp_x_scale=None,
+               indices=torch.zeros((m, K), dtype=torch.int32, device="cuda"), bound_m=None)
+    D_ = "gshmem.moe.AllToAll.dispatch"
+    expect(nv.NvshmemInvalid, "CPU dp_x on a GPU PE", lambda: ata.dispatch(**dict(dev, dp_x=dev["dp_x"].cpu())), D_,
+           "dp_x is in CPU memory, but this is a GPU PE")
+    expect(nv.NvshmemInvalid, "bad stream", lambda: ata.dispatch(**dev, stream="s0"), D_, "not a CUDA stream")
+    expect(nv.NvshmemInvalid, "bound_m float CUDA", lambda: ata.dispatch(
+        **dict(dev, bound_m=torch.ones(1, dtype=torch.float32, device="cuda"))), "bound_m is float32")
+    ata.destroy()
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "cases"
+    if LIB == "cuda":
+        import torch  # noqa: F401  imported before init, which then makes this PE's GPU torch's current device
     nv.init()
     me, n = nv.my_pe(), nv.n_pes()
     arr = Arrays(LIB)
-    if mode == "gpu":
-        expect(nv.NvshmemError, "GPU PEs", lambda: moe.AllToAll(8, 2 * n, 2, me, n, 1, 8, 16, 0),
-               "CPU PEs only", status=3)
+    if mode == "gpu_bad":
+        gpu_bad_cases(me, n)
     elif mode == "bad":
         bad_cases(arr, me, n)
     else:

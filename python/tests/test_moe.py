@@ -2,8 +2,9 @@
 
 CPU PEs (CI): NumPy arrays at 2 PEs (dp_size 1 and 2) and 4 PEs (dp_size 2: two groups of two, and 1), every
 scenario against the worker's reference (exact dispatch in order, bit-exact combine); the bad-input cases at 2 and
-4 PEs; torch CPU tensors (bfloat16 included) where torch is installed. GPU PEs (where a GPU is visible): the
-constructor must refuse them with NvshmemError (the GPU form is pending, docs/moe.md).
+4 PEs; torch CPU tensors (bfloat16 included) where torch is installed. GPU PEs (where a GPU and torch are present;
+skipped elsewhere): the same scenarios on torch CUDA tensors through the stream forms (current stream and a
+stream= argument, bound_m as a uint32 CUDA tensor), and the Python-side refusals on GPU PEs.
 """
 import random
 import sys
@@ -42,8 +43,21 @@ def test_moe_torch_cpu(mode):
 
 
 @needs_gpu
-def test_moe_gpu_pes_refused():
+@pytest.mark.skipif(not have("torch"), reason="torch is not installed")
+@pytest.mark.parametrize("dp", [1, 2])
+def test_moe_gpu(dp):
     seed = random.randrange(1 << 30)
     n = GPU_PES
-    check(run([gshmemrun(), "-n", str(n), "--", sys.executable, str(WORKER), "gpu"], moe_env(seed, "numpy", 1, "gpu"),
-              timeout=120), seed, n)
+    if n % dp:
+        pytest.skip(f"dp_size {dp} does not divide {n} GPU PEs")
+    check(run([gshmemrun(), "-n", str(n), "--", sys.executable, str(WORKER), "cases"], moe_env(seed, "cuda", dp, "gpu"),
+              timeout=300), seed, n)
+
+
+@needs_gpu
+@pytest.mark.skipif(not have("torch"), reason="torch is not installed")
+def test_moe_gpu_bad_input():
+    seed = random.randrange(1 << 30)
+    n = GPU_PES
+    check(run([gshmemrun(), "-n", str(n), "--", sys.executable, str(WORKER), "gpu_bad"],
+              moe_env(seed, "cuda", 1, "gpu"), timeout=120), seed, n)

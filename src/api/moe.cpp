@@ -1,7 +1,10 @@
 // gshmem::host MoE dispatch / combine (docs/moe.md): configuration and argument checks, the symmetric workspace,
-// then the one implementation (gshmem/moe/dispatch_combine.h) run by this thread on CPU PEs (scope HostThread,
-// environment HostPeerEnv). GPU PEs: the device instantiation compiles (gshmem/moe/device.cuh) but has not run, so
-// the host entry refuses them for now.
+// then the one implementation (gshmem/moe/dispatch_combine.h): run by this thread on CPU PEs (scope HostThread,
+// environment HostPeerEnv); on GPU PEs launched as a cooperative grid (transport/gpu_moe.cu over
+// gshmem/moe/device.cuh), on the program's stream (_on_stream) or on the internal stream and waited for (the
+// blocking forms). On GPU PEs the checks that need the token data (indices, bound_m, the dispatch / combine order)
+// run on the device, since reading device memory here would synchronise (device.cuh).
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -11,8 +14,10 @@
 #include "gshmem/coll/algorithms.h"
 #include "gshmem/gshmem.hpp"
 #include "gshmem/moe/dispatch_combine.h"
+#include "runtime/device_state.hpp"
 #include "runtime/error.hpp"
 #include "runtime/runtime.hpp"
+#include "transport/gpu.hpp"
 
 namespace gshmem {
 namespace host {
@@ -22,9 +27,18 @@ class MoeState {
  public:
   moe::Plan plan{};
   char* ws = nullptr;
+  // CPU PEs only: GPU PEs keep the call state in the workspace (moe::kState*), read and advanced by the kernels, so
+  // that graph replays count too.
   std::uint64_t calls = 0;        // dispatches made (the call number c of the last one)
   bool dispatched = false;        // a dispatch waits for its combine
   std::uint64_t last_tokens = 0;  // the last dispatch's num_tokens
+  bool gpu = false;               // a GPU PE: workspace in GPU memory, stream kernels
+  // GPU PEs: buffers this all-to-all already found GPU-readable (the last 16): a call with the buffers of an earlier
+  // one skips their cudaPointerGetAttributes (up to 7 a dispatch, about a microsecond each). Device allocations
+  // are never reused as ordinary host memory; a host buffer registered (cudaHostRegister), seen here, then
+  // unregistered and passed again is not checked again (the kernel then faults instead of this message).
+  std::array<const void*, 16> readable{};
+  unsigned next_readable = 0;
 };
 
 namespace {
@@ -127,12 +141,9 @@ bool combine_type(ReduceType t) {
 
 MoeState* moe_create(const MoeConfig& config, const char* call) {
   Runtime& r = Runtime::get(call);
-  if (r.mode == Mode::Gpu)
-    fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: MoE dispatch / combine runs on CPU PEs only so far; its GPU form "
-         "(gshmem/moe/device.cuh) compiles but has not been run. Fix: run with GSHMEM_DEVICE=cpu, or wait for "
-         "the GPU form (docs/moe.md, pending)", call);
   check_config(config, r.n_pes, call);
   MoeState* s = new MoeState;
+  s->gpu = r.mode == Mode::Gpu;
   s->plan = moe::make_plan(config.max_num_tokens, config.num_experts, config.experts_per_token, config.hidden_dim,
                            config.hidden_dim_bytes, config.hidden_dim_scale_bytes, config.dp_size, r.my_pe, r.n_pes);
   try {
@@ -142,12 +153,13 @@ MoeState* moe_create(const MoeConfig& config, const char* call) {
     if (!s->ws)
       fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: the symmetric workspace of {} bytes could not be allocated. Fix: "
            "lower max_num_tokens or raise GSHMEM_MAX_HEAP_SIZE", call, s->plan.bytes);
-    std::memcpy(s->ws + s->plan.bytes, &config, sizeof config);
+    // Through the host API's put / get, which reach GPU memory too (the workspace is there on GPU PEs).
+    putmem(s->ws + s->plan.bytes, &config, sizeof config, r.my_pe, false, call);
     barrier(GSHMEM_TEAM_WORLD, true, call);  // every PE zeroed its workspace before any PE writes into it
     // Every PE compares its configuration with every other's, so all of them fail where two differ.
     for (int pe = 0; pe < r.n_pes; ++pe) {
       MoeConfig other;
-      std::memcpy(&other, static_cast<const char*>(r.peer(s->ws + s->plan.bytes, pe)), sizeof other);
+      getmem(&other, s->ws + s->plan.bytes, sizeof other, pe, false, call);
       if (std::memcmp(&other, &config, sizeof config) != 0)
         fail(GSHMEM_ERROR_MISMATCH, "{}: the PEs created the MoE all-to-all with different configurations: this PE "
              "(PE {}) with {}, PE {} with {}. Fix: pass the same MoeConfig on every PE", call, r.my_pe,
@@ -171,21 +183,24 @@ MoeState* moe_create(const MoeConfig& config, const char* call) {
 
 void moe_destroy(MoeState* s, const char* call) {
   MoeState& st = live(s, call);
+  Runtime& r = Runtime::get(call);
+  // GPU PEs: this PE's dispatch / combine kernels still queued on the program's streams finish first (they use the
+  // workspace); its peers' finish before they reach the barrier.
+  if (st.gpu) gpu::synchronize_device(r.gpu, call);
   barrier(GSHMEM_TEAM_WORLD, true, call);  // no PE still writes into another's workspace (done flags included)
   host::free(st.ws);
   st.ws = nullptr;
   delete s;
 }
 
-void moe_dispatch(MoeState* s, std::int32_t* out_expert_num_tokens, void* out_expert_x, void* out_expert_x_scale,
-                  const void* dp_x, const void* dp_x_scale, const std::uint32_t* indices, std::size_t num_tokens,
-                  const char* call) {
-  MoeState& st = live(s, call);
+namespace {
+
+// What dispatch and its stream form check before any data moves; the rest (indices, the order of calls) is the
+// CPU path's (check_tokens, the alternation) or the device's (device.cuh) on GPU PEs.
+void check_dispatch_buffers(const MoeState& st, const std::int32_t* out_expert_num_tokens, const void* out_expert_x,
+                            const void* out_expert_x_scale, const void* dp_x, const void* dp_x_scale,
+                            std::size_t num_tokens, const char* call) {
   const moe::Plan& p = st.plan;
-  if (st.dispatched)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: dispatch called twice without a combine between (call {}). Fix: call "
-         "combine after each dispatch: the two share staging buffers", call, st.calls);
-  check_tokens(st, indices, num_tokens, call);
   if (!out_expert_num_tokens || !out_expert_x || (num_tokens != 0 && !dp_x))
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: out_expert_num_tokens, out_expert_x and (with tokens) dp_x must not be "
          "NULL. Fix: pass the buffers", call);
@@ -194,7 +209,108 @@ void moe_dispatch(MoeState* s, std::int32_t* out_expert_num_tokens, void* out_ex
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: hidden_dim_scale_bytes={} but dp_x_scale={} and out_expert_x_scale={}. "
          "Fix: pass both scale buffers exactly when the all-to-all was created with scales", call, p.scale_bytes,
          dp_x_scale, out_expert_x_scale);
+}
+
+void check_combine_buffers(const MoeState& st, const void* out_tokens, ReduceType out_type, const float* weights,
+                           const void* expert_y, ReduceType y_type, std::size_t num_tokens, const char* call) {
+  if (!combine_type(out_type) || !combine_type(y_type))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: out_tokens is {} and expert_y is {}; combine takes float, half or "
+         "bfloat16. Fix: pass ReduceType::Float, Half or Bfloat16", call, type_name(out_type), type_name(y_type));
+  if (num_tokens != 0 && (!out_tokens || !weights))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: out_tokens and weights must not be NULL for {} tokens. Fix: pass them",
+         call, num_tokens);
+  if (!expert_y && st.plan.my_local_experts > 0)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: expert_y is NULL. Fix: pass the experts' outputs [{}][{}][{}]", call,
+         st.plan.local_experts, st.plan.groups * st.plan.max_tokens, st.plan.hidden_dim);
+}
+
+// GPU PEs: the kernel reads and writes these, so each must be GPU-readable (device, managed or pinned memory).
+void check_device_buffer(Runtime& r, MoeState& st, const void* p, const char* name, const char* call) {
+  if (!p) return;
+  for (const void* q : st.readable)
+    if (q == p) return;
+  if (gpu::device_accessible(r.gpu, p)) {
+    st.readable[st.next_readable++ % st.readable.size()] = p;
+    return;
+  }
+  fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {}={} is ordinary host memory, which the MoE kernel cannot reach on a GPU "
+         "PE. Fix: pass GPU memory (cudaMalloc, a CUDA tensor) or pinned memory", call, name, p);
+}
+
+// GPU PEs: num_tokens rows passed, at most T (bound_m, the live count on the device, is checked there).
+void check_rows(const MoeState& st, std::size_t num_tokens, const std::uint32_t* indices, const char* call) {
+  if (num_tokens > st.plan.max_tokens)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: num_tokens={} is more than max_num_tokens={}. Fix: dispatch at most "
+         "max_num_tokens tokens per call, or create the all-to-all with a larger max_num_tokens", call, num_tokens,
+         st.plan.max_tokens);
+  if (num_tokens != 0 && !indices)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: indices is NULL for {} tokens. Fix: pass indices [num_tokens][{}]", call,
+         num_tokens, st.plan.experts_per_token);
+}
+
+void need_gpu(Runtime& r, const char* call) {
+  if (r.mode != Mode::Gpu)
+    fail(GSHMEM_ERROR_NOT_SUPPORTED, "{}: this PE is a CPU PE ({}), and stream-ordered calls need a GPU PE. Fix: "
+         "use the blocking dispatch / combine on CPU PEs", call, r.cpu_reason);
+}
+
+// GPU PEs, both forms: blocking: on the internal stream, waited for; else on `s` (0 is CUDA's default stream).
+void dispatch_gpu(Runtime& r, MoeState& st, std::int32_t* out_expert_num_tokens, void* out_expert_x,
+                  void* out_expert_x_scale, const void* dp_x, const void* dp_x_scale, const std::uint32_t* indices,
+                  std::size_t num_tokens, const std::uint32_t* bound_m, gshmem_stream_t s, bool blocking,
+                  const char* call) {
+  check_rows(st, num_tokens, indices, call);
+  check_dispatch_buffers(st, out_expert_num_tokens, out_expert_x, out_expert_x_scale, dp_x, dp_x_scale, num_tokens,
+                         call);
+  check_device_buffer(r, st, out_expert_num_tokens, "out_expert_num_tokens", call);
+  check_device_buffer(r, st, out_expert_x, "out_expert_x", call);
+  check_device_buffer(r, st, out_expert_x_scale, "out_expert_x_scale", call);
+  check_device_buffer(r, st, dp_x, "dp_x", call);
+  check_device_buffer(r, st, dp_x_scale, "dp_x_scale", call);
+  check_device_buffer(r, st, indices, "indices", call);
+  check_device_buffer(r, st, bound_m, "bound_m", call);
+  if (blocking) gpu::quiet(r.gpu);  // the program's earlier nbi operations from the host are complete first
+  gpu::moe_dispatch_on_stream(r.gpu, device_state::current(), st.plan, st.ws, out_expert_num_tokens, out_expert_x,
+                              out_expert_x_scale, dp_x, dp_x_scale, indices, num_tokens, bound_m, s, blocking, call);
+}
+
+void combine_gpu(Runtime& r, MoeState& st, void* out_tokens, ReduceType out_type, const std::uint32_t* indices,
+                 const float* weights, const void* expert_y, ReduceType y_type, std::size_t num_tokens,
+                 const std::uint32_t* bound_m, gshmem_stream_t s, bool blocking, const char* call) {
+  check_rows(st, num_tokens, indices, call);
+  check_combine_buffers(st, out_tokens, out_type, weights, expert_y, y_type, num_tokens, call);
+  check_device_buffer(r, st, out_tokens, "out_tokens", call);
+  check_device_buffer(r, st, indices, "indices", call);
+  check_device_buffer(r, st, weights, "weights", call);
+  check_device_buffer(r, st, expert_y, "expert_y", call);
+  check_device_buffer(r, st, bound_m, "bound_m", call);
+  if (blocking) gpu::quiet(r.gpu);
+  gpu::moe_combine_on_stream(r.gpu, device_state::current(), st.plan, st.ws, out_tokens,
+                             static_cast<gpu::ReduceType>(out_type), indices, weights, expert_y,
+                             static_cast<gpu::ReduceType>(y_type), num_tokens, bound_m, s, blocking, call);
+}
+static_assert(static_cast<int>(ReduceType::Float) == static_cast<int>(gpu::ReduceType::Float) &&
+                  static_cast<int>(ReduceType::Half) == static_cast<int>(gpu::ReduceType::Half) &&
+                  static_cast<int>(ReduceType::Bfloat16) == static_cast<int>(gpu::ReduceType::Bfloat16),
+              "the host layer's and the GPU transport's element types are one list");
+
+}  // namespace
+
+void moe_dispatch(MoeState* s, std::int32_t* out_expert_num_tokens, void* out_expert_x, void* out_expert_x_scale,
+                  const void* dp_x, const void* dp_x_scale, const std::uint32_t* indices, std::size_t num_tokens,
+                  const char* call) {
+  MoeState& st = live(s, call);
   Runtime& r = Runtime::get(call);
+  if (st.gpu)
+    return dispatch_gpu(r, st, out_expert_num_tokens, out_expert_x, out_expert_x_scale, dp_x, dp_x_scale, indices,
+                        num_tokens, nullptr, nullptr, true, call);
+  const moe::Plan& p = st.plan;
+  if (st.dispatched)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: dispatch called twice without a combine between (call {}). Fix: call "
+         "combine after each dispatch: the two share staging buffers", call, st.calls);
+  check_tokens(st, indices, num_tokens, call);
+  check_dispatch_buffers(st, out_expert_num_tokens, out_expert_x, out_expert_x_scale, dp_x, dp_x_scale, num_tokens,
+                         call);
   HostPeerEnv env{r};
   ++st.calls;
   st.dispatched = true;
@@ -204,26 +320,33 @@ void moe_dispatch(MoeState* s, std::int32_t* out_expert_num_tokens, void* out_ex
                                   static_cast<const char*>(dp_x_scale), indices, num_tokens, call);
 }
 
+void moe_dispatch_on_stream(MoeState* s, std::int32_t* out_expert_num_tokens, void* out_expert_x,
+                            void* out_expert_x_scale, const void* dp_x, const void* dp_x_scale,
+                            const std::uint32_t* indices, std::size_t num_tokens, const std::uint32_t* bound_m,
+                            gshmem_stream_t stream, const char* call) {
+  MoeState& st = live(s, call);
+  Runtime& r = Runtime::get(call);
+  need_gpu(r, call);
+  dispatch_gpu(r, st, out_expert_num_tokens, out_expert_x, out_expert_x_scale, dp_x, dp_x_scale, indices, num_tokens,
+               bound_m, stream, false, call);
+}
+
 void moe_combine(MoeState* s, void* out_tokens, ReduceType out_type, const std::uint32_t* indices,
                  const float* weights, const void* expert_y, ReduceType y_type, std::size_t num_tokens,
                  const char* call) {
   MoeState& st = live(s, call);
+  Runtime& r = Runtime::get(call);
+  if (st.gpu)
+    return combine_gpu(r, st, out_tokens, out_type, indices, weights, expert_y, y_type, num_tokens, nullptr, nullptr,
+                       true, call);
   if (!st.dispatched)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: combine without a dispatch before it. Fix: call dispatch, then combine "
          "with the experts' outputs", call);
   if (num_tokens != st.last_tokens)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: num_tokens (bound_m)={} but the dispatch before had {}. Fix: combine "
          "the tokens that were dispatched (same bound_m, indices)", call, num_tokens, st.last_tokens);
-  if (!combine_type(out_type) || !combine_type(y_type))
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: out_tokens is {} and expert_y is {}; combine takes float, half or "
-         "bfloat16. Fix: pass ReduceType::Float, Half or Bfloat16", call, type_name(out_type), type_name(y_type));
+  check_combine_buffers(st, out_tokens, out_type, weights, expert_y, y_type, num_tokens, call);
   check_tokens(st, indices, num_tokens, call);
-  if (num_tokens != 0 && (!out_tokens || !weights))
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: out_tokens and weights must not be NULL for {} tokens. Fix: pass them",
-         call, num_tokens);
-  if (!expert_y && st.plan.my_local_experts > 0)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: expert_y is NULL. Fix: pass the experts' outputs [{}][{}][{}]", call,
-         st.plan.local_experts, st.plan.groups * st.plan.max_tokens, st.plan.hidden_dim);
   st.dispatched = false;
   switch (y_type) {
     case ReduceType::Float: return combine_y<float>(st, out_type, out_tokens, indices, weights, expert_y,
@@ -232,6 +355,16 @@ void moe_combine(MoeState* s, void* out_tokens, ReduceType out_type, const std::
                                                   num_tokens, call);
     default: return combine_y<Bfloat16>(st, out_type, out_tokens, indices, weights, expert_y, num_tokens, call);
   }
+}
+
+void moe_combine_on_stream(MoeState* s, void* out_tokens, ReduceType out_type, const std::uint32_t* indices,
+                           const float* weights, const void* expert_y, ReduceType y_type, std::size_t num_tokens,
+                           const std::uint32_t* bound_m, gshmem_stream_t stream, const char* call) {
+  MoeState& st = live(s, call);
+  Runtime& r = Runtime::get(call);
+  need_gpu(r, call);
+  combine_gpu(r, st, out_tokens, out_type, indices, weights, expert_y, y_type, num_tokens, bound_m, stream, false,
+              call);
 }
 
 }  // namespace host

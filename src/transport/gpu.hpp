@@ -8,6 +8,7 @@
 
 #include "gshmem/gshmem.h"
 #include "gshmem/coll/algorithms.h"
+#include "gshmem/moe/dispatch_combine.h"
 #include "gshmem/team_value.h"
 
 namespace gshmem {
@@ -114,4 +115,24 @@ enum class ReduceType : int { Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, 
 void reduction_on_stream(Context* ctx, coll::ReduceOp op, ReduceType type, bool scatter,
                          const gshmem_device_state_t& h, const TeamValue& t, int slot, void* dest, const void* src,
                          std::size_t nelems, gshmem_stream_t s, const char* call);
+}  // namespace gshmem::gpu
+
+// ==== MoE dispatch / combine (gshmem/moe/device.cuh) on GPU PEs: gpu_moe.cu; gpu_stream_nocuda.cpp in CPU-only
+// builds ====
+namespace gshmem::gpu {
+// A cooperative grid of GSHMEM_MOE_THREADS-thread blocks on `s` runs dev::moe_dispatch_counted /
+// moe_combine_counted over plan `p` and the symmetric workspace `ws` (the call number and the dispatch's m in its
+// state words: graph-replay safe). `rows`: token rows passed (<= T); bound_m: device memory with the live count, or
+// null for rows. Types: Float, Half or Bfloat16. `blocking`: on the context's internal stream, waited for (the
+// blocking host forms); otherwise on `s` (0: CUDA's default stream) and nothing here waits (capturable). `call`
+// names the API call in launch errors and in the kernel's messages (device traps on bad indices, bound_m above
+// rows, dispatch / combine out of order, and GSHMEM_WAIT_TIMEOUT).
+void moe_dispatch_on_stream(Context* ctx, const gshmem_device_state_t& h, const moe::Plan& p, void* ws,
+                            std::int32_t* out_expert_num_tokens, void* out_expert_x, void* out_expert_x_scale,
+                            const void* dp_x, const void* dp_x_scale, const std::uint32_t* indices, std::size_t rows,
+                            const std::uint32_t* bound_m, gshmem_stream_t s, bool blocking, const char* call);
+void moe_combine_on_stream(Context* ctx, const gshmem_device_state_t& h, const moe::Plan& p, void* ws,
+                           void* out_tokens, ReduceType out_type, const std::uint32_t* indices, const float* weights,
+                           const void* expert_y, ReduceType y_type, std::size_t rows, const std::uint32_t* bound_m,
+                           gshmem_stream_t s, bool blocking, const char* call);
 }  // namespace gshmem::gpu

@@ -33,4 +33,15 @@ void reduction_on_stream(Context*, coll::ReduceOp, ReduceType, bool, const gshme
   unavailable(call);
 }
 
+void moe_dispatch_on_stream(Context*, const gshmem_device_state_t&, const moe::Plan&, void*, std::int32_t*, void*,
+                            void*, const void*, const void*, const std::uint32_t*, std::size_t, const std::uint32_t*,
+                            gshmem_stream_t, bool, const char* call) {
+  unavailable(call);
+}
+void moe_combine_on_stream(Context*, const gshmem_device_state_t&, const moe::Plan&, void*, void*, ReduceType,
+                           const std::uint32_t*, const float*, const void*, ReduceType, std::size_t,
+                           const std::uint32_t*, gshmem_stream_t, bool, const char* call) {
+  unavailable(call);
+}
+
 }  // namespace gshmem::gpu

@@ -1,5 +1,6 @@
-// How the library's stream kernels start and are launched (one-block kernels on the user's stream: p_on_stream,
-// signal_op_on_stream, the signal and typed waits, the stream barrier). Internal to transport/.
+// How the library's stream kernels start and are launched (kernels on the user's stream: p_on_stream,
+// signal_op_on_stream, the signal and typed waits, the stream barrier; the MoE kernels as cooperative grids).
+// Internal to transport/.
 //
 // Where the GPU and the kernel's code allow it (compute capability 9.0+, the code compiled for 9.0+), a stream
 // kernel is launched with programmatic stream serialization: the GPU processes its launch while the previous kernel
@@ -43,6 +44,25 @@ cudaError_t launch_stream_grid(bool overlap, void (*kernel)(P...), unsigned bloc
 template <typename... P, typename... A>
 cudaError_t launch_stream_kernel(bool overlap, void (*kernel)(P...), unsigned threads, cudaStream_t s, A&&... args) {
   return launch_stream_grid(overlap, kernel, 1, threads, s, std::forward<A>(args)...);
+}
+
+// `blocks` blocks of `threads` on `s`, launched cooperatively (cudaLaunchAttributeCooperative: every block
+// resident at once, so the kernel may wait at grid-wide barriers; the caller keeps `blocks` within the occupancy
+// limit: the occupancy API). Capturable in a CUDA graph. Without programmatic stream serialization: a
+// cooperative grid that started beside the previous kernel could find too few free SMs.
+template <typename... P, typename... A>
+cudaError_t launch_cooperative_grid(void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t s,
+                                    A&&... args) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(threads);
+  cfg.stream = s;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeCooperative;
+  attr.val.cooperative = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
 }
 
 }  // namespace gshmem::gpu

@@ -20,14 +20,17 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #endif
 
 #include "gshmem/coll/algorithms.h"
 
 #if defined(__CUDACC__)
 #define GSHMEM_MOE_TEMPLATE(...) _Pragma("nv_exec_check_disable") template <__VA_ARGS__>
+#define GSHMEM_MOE_UNROLL _Pragma("unroll")
 #else
 #define GSHMEM_MOE_TEMPLATE(...) template <__VA_ARGS__>
+#define GSHMEM_MOE_UNROLL
 #endif
 
 namespace gshmem {
@@ -37,6 +40,27 @@ namespace moe {
 inline constexpr uint64_t kMetaBytes = 8;
 // Largest experts_per_token accepted (pplx-kernels' configurations use up to 8).
 inline constexpr uint64_t kMaxExpertsPerToken = 64;
+// Most chunks the staging-index scan splits the entries into (one per thread of the group, at most this many).
+inline constexpr uint64_t kScanChunks = 1024;
+// Fewest (token, k) entries per chunk: below, fewer chunks (the chunks' prefix pass costs as much as a chunk).
+inline constexpr uint64_t kScanChunkEntries = 8;
+// Loads a serial pass (the scan's prefix over chunks, the numbering of received rows) issues before it stores:
+// each pass stores into the workspace it loads from, so without this the compiler keeps one load in flight.
+inline constexpr uint64_t kLoadsInFlight = 16;
+// Most rows a part sends before one release fence and their flags (a batch of puts with signal).
+inline constexpr uint64_t kBatchRows = 32;
+// Fewest bytes of a receive-side piece: while there are fewer rows (tokens) than parts, a row (token) is split
+// among several parts, in pieces of at least this.
+inline constexpr uint64_t kPieceBytes = 1024;
+
+// The call state of the GPU stream kernels (src/transport/gpu_moe.cu), words of this PE's own part of the workspace
+// (zeroed at creation): the call number c lives in device memory, so a dispatch / combine captured in a CUDA graph
+// and replayed advances it (a kernel argument would be replayed unchanged). CPU PEs keep it on the host instead.
+inline constexpr uint64_t kStateDispatches = 0;  // dispatches finished: the call number of the last one
+inline constexpr uint64_t kStateCombines = 1;    // combines finished (== dispatches between calls)
+inline constexpr uint64_t kStateTokens = 2;      // m of the last dispatch (combine must pass the same)
+inline constexpr uint64_t kStateGridBarrier = 3;  // the stream kernels' grid barrier (a 32-bit word; device.cuh)
+inline constexpr uint64_t kStateWords = 4;
 
 // Everything the routines need to know, computed once (make_plan) from the configuration and this PE's place:
 // plain data, the same on host and device; offsets are into the symmetric workspace (the same on every PE).
@@ -57,6 +81,12 @@ struct Plan {
   uint64_t done_off;           // [W] uint64: c once PE p finished call c (combine)
   uint64_t slot_off;           // [T * K] uint32, this PE's own scratch: staging index of (token, k)
   uint64_t expert_count_off;   // [E] uint32, this PE's own scratch: tokens per expert this call
+  uint64_t scan_off;           // [scan_chunks][E] uint32, this PE's own scratch: per-chunk counts of the index scan
+  uint64_t recv_first_off;     // [L * G + 1] uint32, this PE's own scratch: first received row of each pair (l, g)
+  uint64_t scan_chunks;        // most chunks the staging-index scan splits the (token, k) entries into
+  uint64_t scan_chunk_entries; // fewest entries per chunk (kScanChunkEntries; the CPU tests lower it to 1)
+  uint64_t piece_bytes;        // fewest bytes of a receive-side piece (kPieceBytes; the CPU tests lower it to 16)
+  uint64_t state_off;          // [4] uint64, this PE's own: the GPU stream kernels' call state (kState*)
   uint64_t bytes;              // workspace size
   int32_t rank;                // this PE (world)
   int32_t world;               // W
@@ -65,7 +95,7 @@ struct Plan {
   int32_t groups;              // G
   int32_t my_local_experts;    // experts this PE holds: min(L, max(0, E - rank * L))
 };
-static_assert(sizeof(Plan) == 17 * 8 + 6 * 4, "Plan is plain data crossing host and device");
+static_assert(sizeof(Plan) == 23 * 8 + 6 * 4, "Plan is plain data crossing host and device");
 
 GSHMEM_HD uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
 
@@ -108,6 +138,18 @@ GSHMEM_HD Plan make_plan(uint64_t max_tokens, uint64_t num_experts, uint64_t exp
   off += round16(max_tokens * experts_per_token * 4);
   p.expert_count_off = off;
   off += round16(num_experts * 4);
+  // The scan's scratch stays within 4 MiB whatever E is (1 chunk from E = 2^20 up: the scan is then serial).
+  p.scan_chunks = kScanChunks * num_experts <= (uint64_t{1} << 20) ? kScanChunks
+                  : num_experts >= (uint64_t{1} << 20)           ? 1
+                                                                  : (uint64_t{1} << 20) / num_experts;
+  p.scan_chunk_entries = kScanChunkEntries;
+  p.piece_bytes = kPieceBytes;
+  p.scan_off = off;
+  off += round16(p.scan_chunks * num_experts * 4);
+  p.recv_first_off = off;
+  off += round16((static_cast<uint64_t>(p.local_experts) * static_cast<uint64_t>(p.groups) + 1) * 4);
+  p.state_off = off;
+  off += kStateWords * 8;
   p.bytes = off;
   return p;
 }
@@ -136,6 +178,20 @@ GSHMEM_HD uint64_t* comb_flag(const Plan& p, char* ws, uint64_t h, uint64_t i, u
 GSHMEM_HD uint64_t* done_flag(const Plan& p, char* ws, int pe) {
   return reinterpret_cast<uint64_t*>(ws + p.done_off) + pe;
 }
+GSHMEM_HD uint64_t* state_word(const Plan& p, char* ws, uint64_t word) {
+  return reinterpret_cast<uint64_t*>(ws + p.state_off) + word;
+}
+
+// The parts of a cooperation scope that move rows independently: Parts<Scope>::Part is a scope of its own (rank,
+// size, sync), index() which part this thread is in and count() how many there are. By default a scope is one part
+// (the host thread, a warp); device.cuh makes the warps of a block (and of the stream kernels' grid) its parts, so
+// the rows of a call go out and come in a warp each, in parallel.
+template <class Scope>
+struct Parts {
+  using Part = Scope;
+  static GSHMEM_HD int index() { return 0; }
+  static GSHMEM_HD int count() { return 1; }
+};
 
 // The group waits until *f >= v (one thread polls; the sync orders the others' later reads after its acquire).
 GSHMEM_MOE_TEMPLATE(class Scope, class Env)
@@ -144,16 +200,56 @@ GSHMEM_COLL_FN void wait_group(Env& env, const uint64_t* f, uint64_t v, const ch
   Scope::sync();
 }
 
-// Put with signal: the group copies `bytes` to `to` (a peer's address), then one thread makes the copies visible
-// and stores `value` into the peer's flag `sig` (release: a reader that acquires the flag sees the row).
-GSHMEM_MOE_TEMPLATE(class Scope, class Env)
-GSHMEM_COLL_FN void put_signal(Env& env, char* to, const char* from, uint64_t bytes, uint64_t* sig, uint64_t value) {
-  if (bytes != 0) env.template copy<Scope>(to, from, bytes);
-  Scope::sync();
-  if (Scope::rank() == 0) {
-    env.release_fence();
-    env.store_relaxed(sig, value);
+
+// Rows per batch of a part's sends: its share of `rows` (so while there are fewer rows than parts, one row per
+// part), at most kBatchRows.
+GSHMEM_HD uint64_t batch_rows(uint64_t rows, uint64_t parts) {
+  const uint64_t b = (rows + parts - 1) / parts;
+  return b == 0 ? 1 : b > kBatchRows ? kBatchRows : b;
+}
+
+// Length of the pieces a row of `len` units is received in when `items` rows are shared by `parts` parts: the
+// whole row when there are rows enough, else about len / ceil(parts / items), at least `min_len`, a multiple of
+// `align` (so a piece starts 16-byte aligned).
+GSHMEM_HD uint64_t piece_len(uint64_t len, uint64_t items, uint64_t parts, uint64_t min_len, uint64_t align) {
+  if (items == 0 || items >= parts || len <= min_len) return len;
+  const uint64_t want = (parts + items - 1) / items;
+  uint64_t pl = (len + want - 1) / want;
+  if (pl < min_len) pl = min_len;
+  pl = (pl + align - 1) / align * align;
+  return pl < len ? pl : len;
+}
+GSHMEM_HD uint64_t pieces_of(uint64_t len, uint64_t piece) { return piece == 0 ? 1 : (len + piece - 1) / piece; }
+
+// Rows group g sent local expert l in call c, q = l * G + g (its count word, acquired before this is read).
+GSHMEM_HD uint64_t pair_rows(const Plan& p, char* ws, uint64_t h, uint64_t q) {
+  const uint64_t G = static_cast<uint64_t>(p.groups);
+  return *count_word(p, ws, h, q / G, q % G) & 0xffffffffu;
+}
+GSHMEM_HD uint64_t recv_pairs(const Plan& p) {
+  return static_cast<uint64_t>(p.my_local_experts) * static_cast<uint64_t>(p.groups);
+}
+// [recv_pairs + 1]: the received rows of call c numbered in out_x's order (pair q = l * G + g in turn, the rows of
+// each in order): recv_first[q] is pair q's first, recv_first[recv_pairs] the total. Written by dispatch.
+GSHMEM_HD uint32_t* recv_first(const Plan& p, char* ws) { return reinterpret_cast<uint32_t*>(ws + p.recv_first_off); }
+
+// Where received row r (below the total) is: pair q (local expert q / G, group q % G), row r - first of it, and
+// its place in out_x (and expert_y) l * G * T + off + r - first, off being the rows of expert l's earlier groups.
+// A binary search over recv_first; `cur` keeps the last answer (a part's rows mostly fall in the pair before).
+struct RecvCursor {
+  uint64_t q, first, end, off;
+};
+GSHMEM_HD void recv_seek(const Plan& p, char* ws, RecvCursor& cur, uint64_t r) {
+  if (r >= cur.first && r < cur.end) return;
+  const uint32_t* f = recv_first(p, ws);
+  uint64_t lo = 0, hi = recv_pairs(p);  // the last q with f[q] <= r: f[q + 1] > r, so pair q holds r
+  while (hi - lo > 1) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (f[mid] <= r) lo = mid;
+    else hi = mid;
   }
+  const uint64_t G = static_cast<uint64_t>(p.groups);
+  cur = RecvCursor{lo, f[lo], f[lo + 1], f[lo] - f[lo / G * G]};
 }
 
 // dispatch, call number c (>= 1): this PE's `m` tokens (rows of x_bytes at x, of scale_bytes at x_scale; indices
@@ -172,65 +268,141 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   const uint64_t h = c & 1, K = p.experts_per_token, L = static_cast<uint64_t>(p.local_experts);
   const uint64_t D = static_cast<uint64_t>(p.dp_size), my_group = static_cast<uint64_t>(p.rank) / D,
                  my_d = static_cast<uint64_t>(p.rank) % D;
-  // 1. Half h is free on every PE: each finished call c - 2 (normally long ago).
-  if (c > 2) {
-    for (int q = Scope::rank(); q < p.world; q += Scope::size()) env.wait_flag(done_flag(p, ws, q), c - 2, call);
-    Scope::sync();
-  }
+  const uint64_t G = static_cast<uint64_t>(p.groups), GT = G * p.max_tokens;
+  const uint64_t size = static_cast<uint64_t>(Scope::size()), rank = static_cast<uint64_t>(Scope::rank());
+  using Part = typename Parts<Scope>::Part;
+  const uint64_t part = static_cast<uint64_t>(Parts<Scope>::index());
+  const uint64_t parts = static_cast<uint64_t>(Parts<Scope>::count());
+  const uint64_t prank = static_cast<uint64_t>(Part::rank()), psize = static_cast<uint64_t>(Part::size());
+  // 1. Half h is free on every PE: each finished call c - 2 (normally long ago). The scan's first sync orders
+  //    these waits before anything is written to a peer (steps 3 and 4).
+  if (c > 2)
+    for (uint64_t q = rank; q < static_cast<uint64_t>(p.world); q += size)
+      env.wait_flag(done_flag(p, ws, static_cast<int>(q)), c - 2, call);
   // 2. Staging index of each (token, k): the running count of its expert over the group's tokens in row-major
-  //    order (the same on every member of the group), and the tokens per expert.
+  //    order (the same on every member of the group), and the tokens per expert. The N = m * K entries are split
+  //    into C contiguous chunks, one per thread: each thread counts its chunk's entries per expert, an exclusive
+  //    prefix over the chunks per expert gives each chunk its starting index, and each thread numbers its chunk's
+  //    entries from there. The result is that of the serial scan (each entry's index = the entries before it with
+  //    the same expert), in three passes of about N / C + C steps instead of one of N.
   uint32_t* slot = reinterpret_cast<uint32_t*>(ws + p.slot_off);
   uint32_t* per_expert = reinterpret_cast<uint32_t*>(ws + p.expert_count_off);
-  if (Scope::rank() == 0) {
-    for (uint64_t e = 0; e < p.num_experts; ++e) per_expert[e] = 0;
-    for (uint64_t n = 0; n < m * K; ++n) slot[n] = per_expert[indices[n]]++;
+  uint32_t* chunk_count = reinterpret_cast<uint32_t*>(ws + p.scan_off);  // [C][E]
+  {
+    const uint64_t N = m * K, E = p.num_experts;
+    uint64_t C = (N + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
+    if (C > p.scan_chunks) C = p.scan_chunks;
+    if (C > size) C = size;
+    if (C == 0) C = 1;
+    const uint64_t per = (N + C - 1) / C, lo = rank * per, hi = lo + per < N ? lo + per : N;
+    if (rank < C) {  // each chunk's counts are its thread's own: zeroed and counted without a sync between
+      for (uint64_t e = 0; e < E; ++e) chunk_count[rank * E + e] = 0;
+      for (uint64_t n = lo; n < hi; ++n) ++chunk_count[rank * E + indices[n]];
+    }
+    Scope::sync();
+    for (uint64_t e = rank; e < E; e += size) {  // kLoadsInFlight chunks' loads issued before their stores
+      uint32_t sum = 0;
+      for (uint64_t q0 = 0; q0 < C; q0 += kLoadsInFlight) {
+        const uint64_t n = C - q0 < kLoadsInFlight ? C - q0 : kLoadsInFlight;
+        uint32_t here[kLoadsInFlight] = {};
+        GSHMEM_MOE_UNROLL
+        for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+          if (u < n) here[u] = chunk_count[(q0 + u) * E + e];
+        GSHMEM_MOE_UNROLL
+        for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+          if (u < n) {
+            chunk_count[(q0 + u) * E + e] = sum;
+            sum += here[u];
+          }
+      }
+      per_expert[e] = sum;
+    }
+    Scope::sync();
+    if (rank < C)
+      for (uint64_t n = lo; n < hi; ++n) slot[n] = chunk_count[rank * E + indices[n]]++;
   }
   Scope::sync();
   // 3. Counts first (they tell a receiver how many rows to wait for, zero included): expert e's word goes to its
   //    PE from group rank e % D.
-  for (uint64_t e = my_d + D * static_cast<uint64_t>(Scope::rank()); e < p.num_experts;
-       e += D * static_cast<uint64_t>(Scope::size())) {
+  for (uint64_t e = my_d + D * rank; e < p.num_experts; e += D * size) {
     const int dst = static_cast<int>(e / L);
     env.store_relaxed(env.peer(count_word(p, ws, h, e % L, my_group), dst), c << 32 | per_expert[e]);
   }
-  // 4. Tokens: one put-with-signal per (token, k) into slot (group, staging index) of the expert's PE; the meta
-  //    words (token index, k) travel in the row, for combine.
-  for (uint64_t i = my_d; i < m; i += D) {
-    for (uint64_t k = 0; k < K; ++k) {
-      const uint64_t e = indices[i * K + k], l = e % L, idx = slot[i * K + k];
-      const int dst = static_cast<int>(e / L);
-      char* to = env.peer(recv_row(p, ws, h, l, my_group, idx), dst);
-      if (p.scale_bytes != 0) env.template copy<Scope>(to + p.x_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
-      if (Scope::rank() == 0) {
+  // 4. Tokens: each (token, k) goes to slot (group, staging index) of its expert's PE, with the meta words (token
+  //    index, k) for combine. The parts take batches of consecutive entries: a part copies its batch's rows, then
+  //    each of its threads that has rows to flag makes the copies visible (one release fence) and stores flag c of
+  //    rows j, j + part size, ...: one fence per batch instead of one per row.
+  const uint64_t my_tokens = m > my_d ? (m - my_d + D - 1) / D : 0;  // tokens i = my_d, my_d + D, ... below m
+  const uint64_t F = my_tokens * K, B = batch_rows(F, parts);
+  for (uint64_t b0 = part * B; b0 < F; b0 += parts * B) {
+    const uint64_t n = F - b0 < B ? F - b0 : B;
+    for (uint64_t j = 0; j < n; ++j) {
+      const uint64_t i = my_d + D * ((b0 + j) / K), k = (b0 + j) % K;
+      const uint64_t e = indices[i * K + k];
+      char* to = env.peer(recv_row(p, ws, h, e % L, my_group, slot[i * K + k]), static_cast<int>(e / L));
+      if (p.x_bytes != 0) env.template copy<Part>(to, x + i * p.x_bytes, p.x_bytes);
+      if (p.scale_bytes != 0) env.template copy<Part>(to + p.x_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
+      if (prank == 0) {
         uint32_t* meta = reinterpret_cast<uint32_t*>(to + p.x_bytes + p.scale_bytes);
         meta[0] = static_cast<uint32_t>(i);
         meta[1] = static_cast<uint32_t>(k);
       }
-      put_signal<Scope>(env, to, x + i * p.x_bytes, p.x_bytes, env.peer(row_flag(p, ws, h, l, my_group, idx), dst),
-                        c);
+    }
+    Part::sync();
+    if (prank < n) env.release_fence();
+    for (uint64_t j = prank; j < n; j += psize) {
+      const uint64_t i = my_d + D * ((b0 + j) / K), k = (b0 + j) % K;
+      const uint64_t e = indices[i * K + k];
+      env.store_relaxed(env.peer(row_flag(p, ws, h, e % L, my_group, slot[i * K + k]), static_cast<int>(e / L)), c);
     }
   }
-  // 5. Receive: per local expert, group by group, wait for the count, then for each row, and copy it out.
-  const uint64_t GT = static_cast<uint64_t>(p.groups) * p.max_tokens;
-  for (uint64_t l = 0; l < L; ++l) {
+  // 5. Receive. The count words: the threads split the (local expert, group) pairs; after the sync every thread
+  //    reads them. Tokens per local expert: the threads split the experts.
+  const uint64_t P = recv_pairs(p);
+  for (uint64_t q = rank; q < P; q += size) env.wait_flag(count_word(p, ws, h, q / G, q % G), c << 32, call);
+  Scope::sync();
+  for (uint64_t l = rank; l < L; l += size) {
     uint64_t total = 0;
-    if (l < static_cast<uint64_t>(p.my_local_experts)) {
-      for (uint64_t g = 0; g < static_cast<uint64_t>(p.groups); ++g) {
-        const uint64_t* cw = count_word(p, ws, h, l, g);
-        wait_group<Scope>(env, cw, c << 32, call);
-        const uint64_t n = *cw & 0xffffffffu;
-        for (uint64_t idx = 0; idx < n; ++idx) {
-          wait_group<Scope>(env, row_flag(p, ws, h, l, g, idx), c, call);
-          const char* row = recv_row(p, ws, h, l, g, idx);
-          env.template copy<Scope>(out_x + (l * GT + total + idx) * p.x_bytes, row, p.x_bytes);
-          if (p.scale_bytes != 0)
-            env.template copy<Scope>(out_scale + (l * GT + total + idx) * p.scale_bytes, row + p.x_bytes,
-                                     p.scale_bytes);
+    if (l < static_cast<uint64_t>(p.my_local_experts))
+      for (uint64_t g = 0; g < G; ++g) total += pair_rows(p, ws, h, l * G + g);
+    out_num_tokens[l] = static_cast<int32_t>(total);
+  }
+  //    The received rows numbered in out_x's order (recv_first: one thread, a pass over the count words, which
+  //    are contiguous), for the parts to find their rows (and combine's send its rows) by a binary search.
+  uint32_t* first = recv_first(p, ws);
+  if (rank == 0) {  // kLoadsInFlight count words loaded before their stores (the compiler cannot reorder them)
+    uint32_t sum = 0;
+    for (uint64_t q0 = 0; q0 < P; q0 += kLoadsInFlight) {
+      const uint64_t n = P - q0 < kLoadsInFlight ? P - q0 : kLoadsInFlight;
+      uint32_t rows[kLoadsInFlight] = {};
+      GSHMEM_MOE_UNROLL
+      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+        if (u < n) rows[u] = static_cast<uint32_t>(pair_rows(p, ws, h, q0 + u));
+      GSHMEM_MOE_UNROLL
+      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+        if (u < n) {
+          first[q0 + u] = sum;
+          sum += rows[u];
         }
-        total += n;
-      }
     }
-    if (Scope::rank() == 0) out_num_tokens[l] = static_cast<int32_t>(total);
+    first[P] = sum;
+  }
+  Scope::sync();
+  //    The rows: the parts take them in turn (pieces of rows while there are fewer rows than parts); each waits
+  //    for its row's flag, then copies its piece (the scale row with the first piece).
+  const uint64_t R = first[P];
+  const uint64_t pl = piece_len(p.x_bytes, R, parts, p.piece_bytes, 16), Q = pieces_of(p.x_bytes, pl);
+  RecvCursor cur{0, 0, 0, 0};
+  for (uint64_t t = part; t < R * Q; t += parts) {
+    const uint64_t r = t / Q, lo = (t % Q) * pl;
+    recv_seek(p, ws, cur, r);
+    const uint64_t l = cur.q / G, g = cur.q % G, idx = r - cur.first, at = l * GT + cur.off + idx;
+    wait_group<Part>(env, row_flag(p, ws, h, l, g, idx), c, call);
+    const char* row = recv_row(p, ws, h, l, g, idx);
+    const uint64_t len = p.x_bytes - lo < pl ? p.x_bytes - lo : pl;
+    if (len != 0) env.template copy<Part>(out_x + at * p.x_bytes + lo, row + lo, len);
+    if (lo == 0 && p.scale_bytes != 0)
+      env.template copy<Part>(out_scale + at * p.scale_bytes, row + p.x_bytes, p.scale_bytes);
   }
   Scope::sync();
 }
@@ -247,6 +419,38 @@ GSHMEM_HD T from_float(float f) {
   else return static_cast<T>(f);
 }
 
+// Eight elements of T (2 or 4 bytes) from 16-byte aligned `src`: 16-byte loads on the device.
+template <class T>
+GSHMEM_HD void load8(T (&v)[8], const T* src) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "MoE combine types are 2 or 4 bytes");
+#if defined(__CUDA_ARCH__)
+  const uint4* s = reinterpret_cast<const uint4*>(src);
+  uint4 a[sizeof(T) / 2];
+GSHMEM_MOE_UNROLL
+  for (unsigned u = 0; u < sizeof(T) / 2; ++u) a[u] = s[u];
+  memcpy(v, a, sizeof v);
+#else
+  memcpy(v, src, sizeof v);
+#endif
+}
+// Eight elements to `dst`: 16-byte stores on the device where dst allows.
+template <class T>
+GSHMEM_HD void store8(T* dst, const T (&v)[8]) {
+#if defined(__CUDA_ARCH__)
+  if ((reinterpret_cast<uintptr_t>(dst) & 15) == 0) {
+    uint4 a[sizeof(T) / 2];
+    memcpy(a, v, sizeof v);
+GSHMEM_MOE_UNROLL
+    for (unsigned u = 0; u < sizeof(T) / 2; ++u) reinterpret_cast<uint4*>(dst)[u] = a[u];
+    return;
+  }
+GSHMEM_MOE_UNROLL
+  for (int e = 0; e < 8; ++e) dst[e] = v[e];
+#else
+  memcpy(dst, v, sizeof v);
+#endif
+}
+
 // combine, call number c (after dispatch c): the experts' outputs go back to the tokens' groups, and each token's
 // output is the weighted sum over its experts:
 //   expert_y [L][G * T][hidden_dim] of TY: the output row of each row dispatch c delivered to out_x (same order)
@@ -260,46 +464,81 @@ GSHMEM_MOE_TEMPLATE(class Scope, class TY, class TO, class Env)
 GSHMEM_COLL_FN void combine(Env& env, const Plan& p, char* ws, uint64_t c, TO* out, const uint32_t* indices,
                             const float* weights, const TY* expert_y, uint64_t m, const char* call) {
   const uint64_t h = c & 1, K = p.experts_per_token, D = static_cast<uint64_t>(p.dp_size);
-  const uint64_t GT = static_cast<uint64_t>(p.groups) * p.max_tokens, H = p.hidden_dim;
-  // 1. Send: each row this PE's experts computed goes to staging row (token, k) of every member of its group.
-  for (uint64_t l = 0; l < static_cast<uint64_t>(p.my_local_experts); ++l) {
-    uint64_t pos = 0;
-    for (uint64_t g = 0; g < static_cast<uint64_t>(p.groups); ++g) {
-      const uint64_t n = *count_word(p, ws, h, l, g) & 0xffffffffu;  // acquired in dispatch c
-      for (uint64_t idx = 0; idx < n; ++idx, ++pos) {
-        const uint32_t* meta = reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes +
-                                                                 p.scale_bytes);
-        const uint64_t i = meta[0], k = meta[1];
-        const char* y = reinterpret_cast<const char*>(expert_y + (l * GT + pos) * H);
-        for (uint64_t d = 0; d < D; ++d) {
-          const int dst = static_cast<int>(g * D + d);
-          put_signal<Scope>(env, env.peer(comb_row(p, ws, h, i, k), dst), y, H * sizeof(TY),
-                            env.peer(comb_flag(p, ws, h, i, k), dst), c);
-        }
-      }
+  const uint64_t G = static_cast<uint64_t>(p.groups), GT = G * p.max_tokens, H = p.hidden_dim;
+  using Part = typename Parts<Scope>::Part;
+  const uint64_t part = static_cast<uint64_t>(Parts<Scope>::index());
+  const uint64_t parts = static_cast<uint64_t>(Parts<Scope>::count());
+  const uint64_t prank = static_cast<uint64_t>(Part::rank()), psize = static_cast<uint64_t>(Part::size());
+  // 1. Send: each row this PE's experts computed goes to staging row (token, k) of every member of its group. The
+  //    parts take batches of consecutive rows (count words and meta of dispatch c, acquired there): a part copies
+  //    its batch's rows, then each of its threads that has puts to flag fences once and stores flag c of puts
+  //    j, j + part size, ... (put j: row j / D of the batch to member j % D).
+  const uint64_t R = recv_first(p, ws)[recv_pairs(p)], B = batch_rows(R, parts);  // numbered by dispatch c
+  RecvCursor cur{0, 0, 0, 0};
+  for (uint64_t b0 = part * B; b0 < R; b0 += parts * B) {
+    const uint64_t n = R - b0 < B ? R - b0 : B;
+    for (uint64_t j = 0; j < n; ++j) {
+      recv_seek(p, ws, cur, b0 + j);
+      const uint64_t l = cur.q / G, g = cur.q % G, idx = b0 + j - cur.first;
+      const uint32_t* meta =
+          reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes + p.scale_bytes);
+      const uint64_t i = meta[0], k = meta[1];
+      const char* y = reinterpret_cast<const char*>(expert_y + (l * GT + cur.off + idx) * H);
+      for (uint64_t d = 0; d < D; ++d)
+        if (H != 0) env.template copy<Part>(env.peer(comb_row(p, ws, h, i, k), static_cast<int>(g * D + d)), y,
+                                            H * sizeof(TY));
+    }
+    Part::sync();
+    if (prank < n * D) env.release_fence();
+    for (uint64_t u = prank; u < n * D; u += psize) {
+      recv_seek(p, ws, cur, b0 + u / D);
+      const uint64_t l = cur.q / G, g = cur.q % G, idx = b0 + u / D - cur.first;
+      const uint32_t* meta =
+          reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes + p.scale_bytes);
+      env.store_relaxed(env.peer(comb_flag(p, ws, h, meta[0], meta[1]), static_cast<int>(g * D + u % D)), c);
     }
   }
-  // 2. Receive and sum: token by token, once its K rows landed.
-  for (uint64_t i = 0; i < m; ++i) {
-    for (uint64_t k = 0; k < K; ++k) wait_group<Scope>(env, comb_flag(p, ws, h, i, k), c, call);
-    for (uint64_t j = static_cast<uint64_t>(Scope::rank()); j < H; j += static_cast<uint64_t>(Scope::size())) {
-      float acc = 0.0f;
+  // 2. Receive and sum: the parts take the tokens in turn (pieces of them, multiples of 8 elements, while there are
+  //    fewer tokens than parts); a part waits for the token's K rows (its threads poll a flag each), then each
+  //    thread sums vectors of 8 elements in k order.
+  const uint64_t pl = piece_len(H, m, parts, p.piece_bytes / sizeof(TY), 8), Q = pieces_of(H, pl);
+  for (uint64_t t = part; t < m * Q; t += parts) {
+    const uint64_t i = t / Q, lo = (t % Q) * pl, hi = lo + pl < H ? lo + pl : H;
+    for (uint64_t k = prank; k < K; k += psize) env.wait_flag(comb_flag(p, ws, h, i, k), c, call);
+    Part::sync();
+    const float* w = weights + i * K;
+    TO* o = out + i * H;
+    const uint64_t vecs = (hi - lo) / 8;
+    for (uint64_t v = prank; v < vecs; v += psize) {
+      const uint64_t j = lo + 8 * v;
+      float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
       for (uint64_t k = 0; k < K; ++k) {
-        const TY* y = reinterpret_cast<const TY*>(comb_row(p, ws, h, i, k));
-        acc = fmaf(weights[i * K + k], to_float(y[j]), acc);
+        TY y[8];
+        load8(y, reinterpret_cast<const TY*>(comb_row(p, ws, h, i, k)) + j);
+        const float wk = w[k];
+GSHMEM_MOE_UNROLL
+        for (int e = 0; e < 8; ++e) acc[e] = fmaf(wk, to_float(y[e]), acc[e]);
       }
-      out[i * H + j] = from_float<TO>(acc);
+      TO r[8];
+GSHMEM_MOE_UNROLL
+      for (int e = 0; e < 8; ++e) r[e] = from_float<TO>(acc[e]);
+      store8(o + j, r);
+    }
+    for (uint64_t j = lo + 8 * vecs + prank; j < hi; j += psize) {
+      float acc = 0.0f;
+      for (uint64_t k = 0; k < K; ++k)
+        acc = fmaf(w[k], to_float(reinterpret_cast<const TY*>(comb_row(p, ws, h, i, k))[j]), acc);
+      o[j] = from_float<TO>(acc);
     }
   }
   (void)indices;  // the (token, k) staging rows make the expert ids unnecessary here; kept for pplx's signature
   // 3. Done with call c's halves (its staging rows, counts, meta): tell every PE, which may then reuse them in
-  //    call c + 2. The fence orders this PE's reads above before the flags.
+  //    call c + 2. The sync and the fence order every thread's reads above before the flags.
   Scope::sync();
   if (Scope::rank() == 0) {
     env.release_fence();
     for (int q = 0; q < p.world; ++q) env.store_relaxed(env.peer(done_flag(p, ws, p.rank), q), c);
   }
-  Scope::sync();
 }
 
 }  // namespace moe

@@ -64,6 +64,7 @@ EXTENSIONS = [
     (r"gshmemx_last_error|gshmemx_status_string", "gshmem's error text (NVSHMEM has none)"),
     (r"gshmemx_query_device", "gshmem extension: which GPU (or CPU PE) this PE runs on"),
     (r"gshmemx_heap_usage(_t)?", "gshmem extension: symmetric heap statistics"),
+    (r"gshmemx_moe_\w+|GSHMEMX_MOE_\w+", "gshmem extension: MoE dispatch / combine (pplx-kernels' AllToAll)"),
     (r"gshmemx_device_handle|gshmem_device_\w+|GSHMEM_DEVICE_\w+", "gshmem's native device handle"),
     (r"GSHMEM_ERROR_(NOT_INITIALIZED|PEER_FAILED|TIMEOUT|SYSTEM)",
      "gshmem status codes NVSHMEM has no name for (non-zero like every NVSHMEMX_ERROR_*)"),

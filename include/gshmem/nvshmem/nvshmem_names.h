@@ -4,7 +4,7 @@
  *
  * NVSHMEM name -> gshmem name, by the prefix rule: 3017 names (2971 functions, 6 types, 40 constants).
  * Mapped by hand in nvshmem_host.h (different signature or value): GSHMEMX_TEAM_GPU_LEADERS, GSHMEMX_TEAM_SAME_GPU, GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED, GSHMEM_ERROR_GPU_NOT_SELECTED, GSHMEM_ERROR_INTERNAL, GSHMEM_ERROR_INVALID_VALUE, GSHMEM_ERROR_MISMATCH, GSHMEM_ERROR_NOT_SUPPORTED, GSHMEM_ERROR_OUT_OF_MEMORY, GSHMEM_MAX_NAME_LEN, GSHMEM_SUCCESS, GSHMEM_VENDOR_STRING, gshmem_info_get_version, gshmem_init, gshmem_init_thread.
- * Not mapped (gshmem extensions, no NVSHMEM name): 35 names. */
+ * Not mapped (gshmem extensions, no NVSHMEM name): 47 names. */
 #ifndef GSHMEM_NVSHMEM_NAMES_H
 #define GSHMEM_NVSHMEM_NAMES_H
 
