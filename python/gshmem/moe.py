@@ -17,7 +17,7 @@ arrays first, dense in C order (they need not be symmetric: the all-to-all has i
   synchronisation; capturable in CUDA graphs). bound_m may be a one-element uint32 CUDA tensor, read by the kernel.
   The checks that need the data (an index >= num_experts, an expert twice in a token, bound_m above the rows
   given) run in the kernel, which prints the call, cause and fix and traps: the error shows at the next
-  synchronisation. NOT yet run on a GPU (docs/moe.md).
+  synchronisation. Passed on 2 x H200 (docs/moe.md, "Measured on 2 x H200").
 Shapes, dtypes and the protocol are in docs/moe.md; the differences from pplx-kernels are listed there.
 """
 import ctypes

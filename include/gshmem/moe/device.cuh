@@ -12,9 +12,10 @@
 //   with another m: a message naming the call, the cause and the fix, then a trap, as the device API's other
 //   argument errors do).
 //
-// STATUS: the one-block form (branch moe-gpu, 662a0a7) passed the MoE tests on 2 x H200; this grid form (many
-// blocks, batched fences) compiles (tests/compile/moe_device.cu and the library, nvcc, no -rdc) and passes the CPU
-// tests, but has NOT run on a GPU yet (docs/moe.md says what the next GPU session runs).
+// STATUS: the stream kernels' grid form (many blocks, batched fences) passed the MoE tests on 2 x H200 (2026-11-26,
+// 737773d: ctest -R moe 26/26 with graph replay of the cooperative launch, pytest -k moe 11; docs/moe.md). The
+// user device entry (dev::Block / dev::Warp) compiles (tests/compile/moe_device.cu, nvcc, no -rdc) and runs the
+// same algorithm, but no test launches it on a GPU yet.
 //
 // Every PE's group (the grid, one block, or one warp) calls with the same plan and workspace (symmetric), and call
 // numbers 1, 2, ... alternating dispatch c / combine c, as the host form does. bound_m: the device-resident token

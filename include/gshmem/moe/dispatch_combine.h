@@ -2,8 +2,9 @@
 // an environment, as the collectives are (gshmem/coll/algorithms.h).
 //
 // Instantiated by CPU PEs' host calls (scope coll::HostThread, environment host::HostPeerEnv of src/api/host_env.hpp,
-// in src/api/moe.cpp) and, compiled but NOT yet run on a GPU, by the device entry (dev::Block or dev::Warp over
-// dev::detail::CollEnv: gshmem/moe/device.cuh). tests/mp/moe.cpp also runs it over a group of host threads.
+// in src/api/moe.cpp), by the library's stream kernels on GPU PEs (a cooperative grid, dev::detail::MoeGrid, run
+// on 2 x H200) and by the device entry (dev::Block or dev::Warp over dev::detail::CollEnv: gshmem/moe/device.cuh;
+// compiled, not launched by a test yet). tests/mp/moe.cpp also runs it over a group of host threads.
 // Peers are reached only through the environment: peer(), copy<Scope>(), release_fence(), store_relaxed() and
 // wait_flag() (the subset of algorithms.h's environment without the team flags).
 //
