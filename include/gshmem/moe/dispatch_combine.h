@@ -28,9 +28,14 @@
 
 #if defined(__CUDACC__)
 #define GSHMEM_MOE_TEMPLATE(...) _Pragma("nv_exec_check_disable") template <__VA_ARGS__>
-#define GSHMEM_MOE_UNROLL _Pragma("unroll")
 #else
 #define GSHMEM_MOE_TEMPLATE(...) template <__VA_ARGS__>
+#endif
+// Device passes only: nvcc hands the host pass's pragmas to the host compiler, where gcc -Wall warns "ignoring
+// #pragma unroll" (an error in users' -Werror builds of a .cu that includes this header).
+#if defined(__CUDA_ARCH__)
+#define GSHMEM_MOE_UNROLL _Pragma("unroll")
+#else
 #define GSHMEM_MOE_UNROLL
 #endif
 
