@@ -42,7 +42,7 @@ def _read(call, what, x, gpu=None):
     """(address, shape, dtype name, item bytes) of array `x`, which must be dense in C order and in this PE's
     memory: GPU memory on GPU PEs, CPU memory on CPU PEs (gpu: True / False to ask for one, None for the PE's)."""
     if readers.get(type(x)) is _torch_reader and x.is_contiguous():  # the usual case, in one pass (~2 us a call)
-        if x.is_cuda == ((not state.cpu_pes) if gpu is None else gpu):
+        if x.is_cuda if ((not state.cpu_pes) if gpu is None else gpu) else x.is_cpu:
             return x.data_ptr(), tuple(x.shape), _torch_names[x.dtype], x.element_size()
     p, _, _, dtype, library = describe(x, call, what)
     shape = getattr(x, "shape", None)
@@ -55,6 +55,9 @@ def _read(call, what, x, gpu=None):
         dense, on_gpu, item = x.flags.c_contiguous, True, x.itemsize
     elif library == "torch":
         dense, on_gpu, item = x.is_contiguous(), x.is_cuda, x.element_size()  # is_cuda: no torch.device object
+        if not on_gpu and not x.is_cpu:
+            raise GshmemInvalid(f"{call}: {what} is a torch tensor on device '{x.device}', neither CPU nor CUDA "
+                                "memory. Fix: pass CPU tensors (CPU PEs) or CUDA tensors (GPU PEs)")
     elif library == "dlpack" and shape is not None:
         info = _gshmem.dlpack_info(x)
         dense, item = info[7], (info[4] + 7) // 8

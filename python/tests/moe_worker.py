@@ -344,6 +344,10 @@ def bad_cases(arr, me, n):
         expect(Inv, "dp_x not contiguous", disp(dp_x=np.asfortranarray(x)), "not contiguous")
     else:
         expect(Inv, "dp_x not contiguous", disp(dp_x=a(x).t().contiguous().t()), "not contiguous")
+    if arr.lib == "torch":  # neither CPU nor CUDA memory: refused, not read through data_ptr()
+        import torch
+        expect(Inv, "dp_x on meta", disp(dp_x=torch.empty((m, H), dtype=torch.float16, device="meta")), D_,
+               "device 'meta'")
     expect(nv.NvshmemError, "combine first", comb(), "combine without a dispatch", status=1)
     bad_idx = idx.copy()
     bad_idx[2, 1] = E  # every PE: the library refuses it before sending anything

@@ -43,7 +43,9 @@ std::size_t elem_size(ReduceType type) {
 // rewrites its entry only in its next collective on the slot, after the exit sync of this one, by which time every
 // member has compared.
 struct CallSignature {
-  std::uint64_t what;   // family | op << 8 | type << 16 | (root + 1) << 24 | element bytes (alltoalls) << 56
+  std::uint64_t what;   // family | op << 8 | type << 16 | (root + 1) << 24 | element bytes (alltoalls) << 56;
+                        // reductions: | in place << 24 | two-shot << 25 (their sync counts differ: 2 or 3, or a
+                        // pass each, so members that differ there would hang or race, not just disagree)
   std::uint64_t bytes;  // per member: one block (fcollect, alltoall(s)), the buffer (broadcast), the result (reduce)
   std::int64_t dst;     // alltoalls' strides (elements); 0 elsewhere
   std::int64_t sst;
@@ -75,8 +77,10 @@ std::string describe(const CallSignature& c) {
   if (family >= std::size(kFamilies)) return fmt::format("an unknown collective (signature {:#x})", c.what);
   if (family >= kFamilyReduce && op < std::size(kOps) && type < std::size(kTypes)) {
     const std::size_t elem = elem_size(static_cast<ReduceType>(type));
-    return fmt::format("{} {} of {} {} ({} bytes){}", kOps[op], kFamilies[family], c.bytes / elem, kTypes[type],
-                       c.bytes, family == kFamilyReducescatter ? " per member" : "");
+    return fmt::format("{} {} of {} {} ({} bytes){}{}{}", kOps[op], kFamilies[family], c.bytes / elem, kTypes[type],
+                       c.bytes, family == kFamilyReducescatter ? " per member" : "",
+                       c.what >> 24 & 1 ? ", in place" : "",
+                       c.what >> 25 & 1 ? ", two-shot (GSHMEM_COLL_TWO_SHOT_BYTES)" : "");
   }
   if (family == static_cast<std::uint64_t>(Coll::Broadcast))
     return fmt::format("broadcast of {} bytes from team index {}", c.bytes,
@@ -109,7 +113,8 @@ struct CollEnv : HostPeerEnv {
       fail(GSHMEM_ERROR_MISMATCH, "{}: the members of the team did not make the same collective call: this PE (PE "
            "{}, team index {}) called {}, PE {} (team index {}) called {}. Fix: call each collective on every "
            "member of the team, in the same order, with the same element count, root, op and type (OpenSHMEM "
-           "requires it)", call, r.my_pe, t.my_rank, describe(sig), pe, i, describe(other));
+           "requires it), dest == source on every member or on none, and the same GSHMEM_COLL_TWO_SHOT_BYTES "
+           "everywhere", call, r.my_pe, t.my_rank, describe(sig), pe, i, describe(other));
     }
   }
   std::uint64_t* flags(int pe, int slot) const {
@@ -278,15 +283,20 @@ CheckedReduction check_reduction(Runtime& r, ReduceOp op, ReduceType type, bool 
 template <typename T>
 void reduce_here(Runtime& r, ReduceOp op, ReduceType type, bool scatter, const TeamValue& t, int slot, void* dest,
                  const void* src, std::size_t nelems, const char* call) {
+  const std::size_t threshold = config::get().coll_two_shot_bytes;
+  const bool in_place = !scatter && dest == src;
+  const bool two_shot = !scatter && coll::use_two_shot(t.size, nelems * sizeof(T), in_place, threshold);
   CollEnv env(r, slot,
               {(scatter ? kFamilyReducescatter : kFamilyReduce) | static_cast<std::uint64_t>(op) << 8 |
-                   static_cast<std::uint64_t>(type) << 16, nelems * sizeof(T), 0, 0});
+                   static_cast<std::uint64_t>(type) << 16 | static_cast<std::uint64_t>(in_place) << 24 |
+                   static_cast<std::uint64_t>(two_shot) << 25,
+               nelems * sizeof(T), 0, 0});
   T* d = static_cast<T*>(dest);
   const T* s = static_cast<const T*>(src);
   auto go = [&](auto op_c) {
     constexpr coll::ReduceOp O = decltype(op_c)::value;
     if (scatter) coll::reducescatter<coll::HostThread, O>(env, t, slot, d, s, nelems, call);
-    else coll::reduce<coll::HostThread, O>(env, t, slot, d, s, nelems, call, config::get().coll_two_shot_bytes);
+    else coll::reduce<coll::HostThread, O>(env, t, slot, d, s, nelems, call, threshold);
   };
   using coll::ReduceOp;
   switch (op) {

@@ -73,6 +73,10 @@ void check_config(const MoeConfig& c, int world, const char* call) {
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: hidden_dim_bytes={} and hidden_dim_scale_bytes={} must be multiples of 16 "
          "(hidden_dim_bytes at least 16), as pplx-kernels requires (rows move as 16-byte vectors on GPUs). Fix: pad "
          "the rows", call, c.hidden_dim_bytes, c.hidden_dim_scale_bytes);
+  if (c.hidden_dim_bytes > (std::uint64_t{1} << 40) || c.hidden_dim_scale_bytes > c.hidden_dim_bytes)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: hidden_dim_bytes={} must be at most 2^40 and hidden_dim_scale_bytes={} at "
+         "most hidden_dim_bytes (pplx-kernels' limit). Fix: pass the bytes of one token row and of its scale row",
+         call, c.hidden_dim_bytes, c.hidden_dim_scale_bytes);
   if (c.hidden_dim == 0 || c.hidden_dim > (std::uint64_t{1} << 32))
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: hidden_dim={} must be 1..2^32 elements. Fix: pass the expert output row's "
          "length in elements", call, c.hidden_dim);
@@ -82,6 +86,17 @@ void check_config(const MoeConfig& c, int world, const char* call) {
   if (c.reserved != 0)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: MoeConfig::reserved={} must be 0. Fix: value-initialise the struct",
          call, c.reserved);
+  // The staging areas' size, in 128 bits (make_plan's 64-bit sums would wrap, and a wrapped size would allocate a
+  // small workspace the kernels then overrun): dispatch rows 2 * L * G * T of the row's bytes, combine rows
+  // 2 * T * K of hidden_dim floats. Above 2^48 bytes no GPU or host holds it.
+  using U = unsigned __int128;
+  const U L = (c.num_experts + static_cast<std::uint64_t>(world) - 1) / static_cast<std::uint64_t>(world);
+  const U staging = 2 * L * static_cast<U>(world / c.dp_size) * c.max_num_tokens *
+                        (static_cast<U>(c.hidden_dim_bytes) + c.hidden_dim_scale_bytes + 64) +
+                    2 * static_cast<U>(c.max_num_tokens) * c.experts_per_token * (static_cast<U>(c.hidden_dim) * 4 + 16);
+  if (staging > (U{1} << 48))
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the configuration ({}) needs more than 2^48 bytes of symmetric staging "
+         "memory on each PE. Fix: lower max_num_tokens, hidden_dim or the row bytes", call, describe(c));
 }
 
 MoeState& live(MoeState* s, const char* call) {

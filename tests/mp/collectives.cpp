@@ -279,6 +279,9 @@ int bad(const std::string& c) {
   } else if (c == "mismatch_in_place") {  // in place the members would sync once per pass: without the check, a hang
     long* big = static_cast<long*>(gshmem_malloc(5000 * sizeof(long)));
     gshmem_long_max_reduce(GSHMEM_TEAM_WORLD, big, big, gshmem_my_pe() == n - 1 ? 5000 : 10);
+  } else if (c == "mismatch_in_place_one") {  // one member in place (two-shot: 3 syncs), the others not (one-shot: 2)
+    long* big = static_cast<long*>(gshmem_malloc(20 * sizeof(long)));
+    gshmem_long_max_reduce(GSHMEM_TEAM_WORLD, big, gshmem_my_pe() == 0 ? big : big + 10, 10);
   } else if (c == "mismatch_alltoalls") {  // strides differ
     gshmem_int_alltoalls(GSHMEM_TEAM_WORLD, buf, buf + 32 * n, 1, gshmem_my_pe() == 0 ? 1 : 2, 2);
   } else if (c == "on_stream_cpu") {

@@ -989,6 +989,11 @@ int bad(const std::string& c) {
     if (c == "bad_dp") cfg.dp_size = n + 1;
     if (c == "bad_bytes") cfg.hidden_dim_bytes = 24;
     if (c == "topk_too_large") cfg.experts_per_token = cfg.num_experts + 1;
+    if (c == "huge_rows") cfg.hidden_dim_bytes = std::uint64_t{1} << 41;
+    if (c == "huge_staging") {  // each value allowed, the sizes' product not (it would wrap make_plan's sums)
+      cfg.max_num_tokens = std::uint64_t{1} << 24;
+      cfg.hidden_dim = std::uint64_t{1} << 32;
+    }
     if (c == "config_mismatch") {  // the same workspace size (48-byte rows) from other row splits
       cfg.hidden_dim_scale_bytes = 16;
       if (gshmem_my_pe() == 1) cfg = {4, cfg.num_experts, 2, 4, 32, 0, 1, 0};
