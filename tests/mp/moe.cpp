@@ -34,6 +34,8 @@
 
 #if defined(MPT_MOE_GPU)
 #include <cuda_runtime.h>
+
+#include "moe_device_entry.hpp"
 #endif
 
 #include "gshmem/gshmem.hpp"
@@ -814,6 +816,53 @@ void run_graph(const Scenario& s, int dp, std::uint64_t tag) {
   MOE_CK(cudaGraphDestroy(graph));
   MOE_CK(cudaStreamDestroy(st));
 }
+
+// The device entry (gshmem/moe/device.cuh) from the test's own kernels, as a user kernel calls it: one block of
+// `threads` (or one warp), a plan from moe::make_plan and a zeroed symmetric workspace of its own, the call number
+// counted here; every call of the scenario enqueued back to back, then every round checked. Types fixed per
+// scenario (moe_device_entry.cu instantiates three pairings).
+void run_device_entry(const Scenario& s, int dp, std::uint64_t tag, bool warp, unsigned threads, ReduceType ty,
+                      ReduceType to) {
+  const std::string where = std::string(s.name) + " dp_size=" + std::to_string(dp) +
+                            (warp ? " (device entry, warp)" : " (device entry, block of " + std::to_string(threads) +
+                                                                  ")");
+  MoeEntryCall a{};
+  a.plan = gshmem::moe::make_plan(s.max_tokens, s.experts, s.topk, s.hidden, s.x_bytes, s.scale_bytes, dp,
+                                  mpt::me(), mpt::npes());
+  a.ws = gshmem_calloc(1, a.plan.bytes);  // zeroed: flags, count words and state start at 0
+  mpt::require(a.ws != nullptr, "gshmem_calloc of the device entry's workspace");
+  cudaStream_t st;
+  MOE_CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  std::vector<Round> rounds;
+  std::vector<std::unique_ptr<DevRound>> dev;
+  for (int call = 1; call <= s.rounds; ++call) {
+    rounds.push_back(make_round(s, dp, tag, call, where, ty, to));
+    dev.push_back(std::make_unique<DevRound>(rounds.back(), st));
+  }
+  const bool scales = s.scale_bytes != 0;
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    const DevRound& d = *dev[i];
+    a.call_no = i + 1;
+    a.counts = d.counts.get<std::int32_t>();
+    a.ex = d.ex.get();
+    a.es = scales ? d.es.get() : nullptr;
+    a.x = d.x.get();
+    a.xs = scales ? d.xs.get() : nullptr;
+    a.idx = d.idx.get<std::uint32_t>();
+    a.bound_m = d.bound.get<std::uint32_t>();
+    a.out = d.out.get();
+    a.w = d.w.get<float>();
+    a.y = d.y.get();
+    a.ty = ty;
+    a.to = to;
+    MOE_CK(moe_entry_dispatch(warp, threads, st, a));
+    MOE_CK(moe_entry_combine(warp, threads, st, a));
+  }
+  MOE_CK(cudaStreamSynchronize(st));
+  for (std::size_t i = 0; i < rounds.size(); ++i) check_dev_round(rounds[i], *dev[i]);
+  MOE_CK(cudaStreamDestroy(st));
+  gshmem_free(a.ws);
+}
 #endif
 
 std::unique_ptr<Backend> make_backend(const gshmem::host::MoeConfig& cfg, Via via) {
@@ -884,6 +933,18 @@ MPT_CASE(pipelined) {
     run_pipelined({"pipelined_few", 2, 4 * n_pes(), 1, 4, 16, 16, Routing::Random, 0, 30}, dp, t + 1);
     run_pipelined({"pipelined_idle_pes", 3, n_pes() + 1, 1, 4, 16, 16, Routing::Random, 0, 30}, dp, t + 2);
     run_pipelined({"pipelined_wide", 16, 4 * n_pes(), 4, 1024, 2048, 0, Routing::Random, 1, 6}, dp, t + 3);
+  }
+}
+
+MPT_CASE(device_entry) {
+  for (int dp : dp_sizes()) {
+    const std::uint64_t t = 500 + static_cast<std::uint64_t>(dp) * 1000;
+    run_device_entry({"entry_random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 6}, dp, t, false, 256,
+                     ReduceType::Bfloat16, ReduceType::Half);
+    run_device_entry({"entry_idle_pes", 3, n_pes() + 1, 1, 4, 16, 0, Routing::Random, 0, 6}, dp, t + 1, false, 64,
+                     ReduceType::Float, ReduceType::Float);
+    run_device_entry({"entry_warp", 6, 2 * n_pes(), 2, 8, 16, 16, Routing::Random, 0, 4}, dp, t + 2, true, 32,
+                     ReduceType::Half, ReduceType::Bfloat16);
   }
 }
 

@@ -28,9 +28,14 @@
 
 #if defined(__CUDACC__)
 #define GSHMEM_MOE_TEMPLATE(...) _Pragma("nv_exec_check_disable") template <__VA_ARGS__>
-#define GSHMEM_MOE_UNROLL _Pragma("unroll")
 #else
 #define GSHMEM_MOE_TEMPLATE(...) template <__VA_ARGS__>
+#endif
+// Device passes only: nvcc hands the host pass's pragmas to the host compiler, where gcc -Wall warns "ignoring
+// #pragma unroll" (an error in users' -Werror builds of a .cu that includes this header).
+#if defined(__CUDA_ARCH__)
+#define GSHMEM_MOE_UNROLL _Pragma("unroll")
+#else
 #define GSHMEM_MOE_UNROLL
 #endif
 
@@ -57,6 +62,11 @@ inline constexpr uint64_t kPieceBytes = 1024;
 // The call state of the GPU stream kernels (src/transport/gpu_moe.cu), words of this PE's own part of the workspace
 // (zeroed at creation): the call number c lives in device memory, so a dispatch / combine captured in a CUDA graph
 // and replayed advances it (a kernel argument would be replayed unchanged). CPU PEs keep it on the host instead.
+// A count word is c << kCountShift | tokens: the tokens are at most max_num_tokens <= 2^24 (25 bits), so the call
+// number keeps 39 bits and wraps after 2^39 calls (years at thousands a second; with 32 bits it wrapped after
+// 2^32, ~27 days at 1800 calls a second, and the wait for c << 32 was then met by call c - 2's word).
+inline constexpr unsigned kCountShift = 25;
+inline constexpr uint64_t kCountMask = (uint64_t{1} << kCountShift) - 1;
 inline constexpr uint64_t kStateDispatches = 0;  // dispatches finished: the call number of the last one
 inline constexpr uint64_t kStateCombines = 1;    // combines finished (== dispatches between calls)
 inline constexpr uint64_t kStateTokens = 2;      // m of the last dispatch (combine must pass the same)
@@ -76,7 +86,7 @@ struct Plan {
   uint64_t y_stride;           // combine staging row: hidden_dim elements of up to 4 bytes; rounded up to 16
   uint64_t recv_off;           // [2][L][G * T] dispatch staging rows (written by senders)
   uint64_t row_flag_off;       // [2][L][G * T] uint64: c once the row landed
-  uint64_t count_off;          // [2][L][G] uint64: c << 32 | tokens group g sends local expert l
+  uint64_t count_off;          // [2][L][G] uint64: c << kCountShift | tokens group g sends local expert l
   uint64_t comb_off;           // [2][T][K] combine staging rows (written by the experts' PEs)
   uint64_t comb_flag_off;      // [2][T][K] uint64: c once the row landed
   uint64_t done_off;           // [W] uint64: c once PE p finished call c (combine)
@@ -225,7 +235,7 @@ GSHMEM_HD uint64_t pieces_of(uint64_t len, uint64_t piece) { return piece == 0 ?
 // Rows group g sent local expert l in call c, q = l * G + g (its count word, acquired before this is read).
 GSHMEM_HD uint64_t pair_rows(const Plan& p, char* ws, uint64_t h, uint64_t q) {
   const uint64_t G = static_cast<uint64_t>(p.groups);
-  return *count_word(p, ws, h, q / G, q % G) & 0xffffffffu;
+  return *count_word(p, ws, h, q / G, q % G) & kCountMask;
 }
 GSHMEM_HD uint64_t recv_pairs(const Plan& p) {
   return static_cast<uint64_t>(p.my_local_experts) * static_cast<uint64_t>(p.groups);
@@ -327,7 +337,7 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   //    PE from group rank e % D.
   for (uint64_t e = my_d + D * rank; e < p.num_experts; e += D * size) {
     const int dst = static_cast<int>(e / L);
-    env.store_relaxed(env.peer(count_word(p, ws, h, e % L, my_group), dst), c << 32 | per_expert[e]);
+    env.store_relaxed(env.peer(count_word(p, ws, h, e % L, my_group), dst), c << kCountShift | per_expert[e]);
   }
   // 4. Tokens: each (token, k) goes to slot (group, staging index) of its expert's PE, with the meta words (token
   //    index, k) for combine. The parts take batches of consecutive entries: a part copies its batch's rows, then
@@ -360,7 +370,7 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   // 5. Receive. The count words: the threads split the (local expert, group) pairs; after the sync every thread
   //    reads them. Tokens per local expert: the threads split the experts.
   const uint64_t P = recv_pairs(p);
-  for (uint64_t q = rank; q < P; q += size) env.wait_flag(count_word(p, ws, h, q / G, q % G), c << 32, call);
+  for (uint64_t q = rank; q < P; q += size) env.wait_flag(count_word(p, ws, h, q / G, q % G), c << kCountShift, call);
   Scope::sync();
   for (uint64_t l = rank; l < L; l += size) {
     uint64_t total = 0;
