@@ -3,8 +3,8 @@
 //
 // Instantiated by CPU PEs' host calls (scope coll::HostThread, environment host::HostPeerEnv of src/api/host_env.hpp,
 // in src/api/moe.cpp), by the library's stream kernels on GPU PEs (a cooperative grid, dev::detail::MoeGrid, run
-// on 2 x H200) and by the device entry (dev::Block or dev::Warp over dev::detail::CollEnv: gshmem/moe/device.cuh;
-// compiled, not launched by a test yet). tests/mp/moe.cpp also runs it over a group of host threads.
+// on 2 x H200) and by the device entry (dev::Block or dev::Warp over dev::detail::MoeEnv: gshmem/moe/device.cuh;
+// run on 2 x H200 by mp_moe_gpu's device_entry case). tests/mp/moe.cpp also runs it over a group of host threads.
 // Peers are reached only through the environment: peer(), copy<Scope>(), release_fence(), store_relaxed() and
 // wait_flag() (the subset of algorithms.h's environment without the team flags).
 //
