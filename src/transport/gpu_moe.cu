@@ -114,6 +114,14 @@ cudaError_t moe_blocks(Kernel kernel, unsigned threads, uint64_t rows, uint64_t 
   return cudaSuccess;
 }
 
+// The plan a launch passes: the all-to-all's, with the send-side pieces off under GSHMEM_MOE_SEND_PIECES=0 (a PE's
+// own choice: receivers do not depend on how a row was sent, only on its flag).
+moe::Plan launch_plan(const moe::Plan& p) {
+  moe::Plan q = p;
+  if (!config::get().moe_send_pieces) q.send_piece_bytes = ~uint64_t{0};
+  return q;
+}
+
 // GSHMEM_MOE_THREADS, checked.
 unsigned moe_threads(const char* call) {
   const long long t = config::get().moe_threads;
@@ -178,10 +186,11 @@ void moe_dispatch_on_stream(Context* c, const gshmem_device_state_t& h, const mo
   const unsigned threads = moe_threads(call);
   cudaStream_t st = reinterpret_cast<cudaStream_t>(blocking ? internal_stream(c) : s);
   const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
+  const moe::Plan q = launch_plan(p);
   unsigned blocks = 1;
   cudaError_t e = moe_blocks(moe_dispatch_kernel, threads, static_cast<uint64_t>(rows), p.experts_per_token, &blocks);
   if (e == cudaSuccess)
-    e = launch_cooperative_grid(moe_dispatch_kernel, blocks, threads, st, h, p, ws, out_expert_num_tokens,
+    e = launch_cooperative_grid(moe_dispatch_kernel, blocks, threads, st, h, q, ws, out_expert_num_tokens,
                                 out_expert_x, out_expert_x_scale, dp_x, dp_x_scale, indices,
                                 static_cast<uint64_t>(rows), bound_m, abort_flag, call_name(call));
   finish(e, blocking, st, "dispatch", call);
@@ -198,18 +207,19 @@ void moe_combine_on_stream(Context* c, const gshmem_device_state_t& h, const moe
   const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
   const CallName name = call_name(call);
   const uint64_t n = static_cast<uint64_t>(rows);
+  const moe::Plan q = launch_plan(p);
   cudaError_t e = cudaErrorInvalidValue;
   switch (y_type) {
     case ReduceType::Float:
-      e = launch_combine_y<float>(out_type, ov, threads, st, h, p, ws, out_tokens, indices, weights, expert_y, n,
+      e = launch_combine_y<float>(out_type, ov, threads, st, h, q, ws, out_tokens, indices, weights, expert_y, n,
                                   bound_m, abort_flag, name);
       break;
     case ReduceType::Half:
-      e = launch_combine_y<__half>(out_type, ov, threads, st, h, p, ws, out_tokens, indices, weights, expert_y, n,
+      e = launch_combine_y<__half>(out_type, ov, threads, st, h, q, ws, out_tokens, indices, weights, expert_y, n,
                                    bound_m, abort_flag, name);
       break;
     case ReduceType::Bfloat16:
-      e = launch_combine_y<__nv_bfloat16>(out_type, ov, threads, st, h, p, ws, out_tokens, indices, weights,
+      e = launch_combine_y<__nv_bfloat16>(out_type, ov, threads, st, h, q, ws, out_tokens, indices, weights,
                                           expert_y, n, bound_m, abort_flag, name);
       break;
     default: break;

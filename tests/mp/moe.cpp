@@ -356,6 +356,7 @@ class GroupBackend : public Backend {
                                      mpt::npes())) {
     plan_.scan_chunk_entries = 1;  // every thread scans a chunk whenever there are entries enough (the GPU's shape)
     plan_.piece_bytes = 16;        // rows and tokens split into pieces whenever there are fewer than parts
+    plan_.send_piece_bytes = 16;   // likewise the rows sent (dispatch) and the expert rows sent back (combine)
     ws_ = static_cast<char*>(gshmem_calloc(1, plan_.bytes));
     mpt::require(ws_ != nullptr, "gshmem_calloc of the MoE workspace");
     gshmem_barrier_all();  // every PE zeroed its workspace before any PE writes into it

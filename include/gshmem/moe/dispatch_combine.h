@@ -55,8 +55,8 @@ inline constexpr uint64_t kScanChunkEntries = 8;
 inline constexpr uint64_t kLoadsInFlight = 16;
 // Most rows a part sends before one release fence and their flags (a batch of puts with signal).
 inline constexpr uint64_t kBatchRows = 32;
-// Fewest bytes of a receive-side piece: while there are fewer rows (tokens) than parts, a row (token) is split
-// among several parts, in pieces of at least this.
+// Fewest bytes of a piece: while there are fewer rows (tokens) than parts, a row (token) is split among several
+// parts, in pieces of at least this, on the receive side and (Plan::send_piece_bytes) on the send side.
 inline constexpr uint64_t kPieceBytes = 1024;
 
 // The call state of the GPU stream kernels (src/transport/gpu_moe.cu), words of this PE's own part of the workspace
@@ -97,6 +97,7 @@ struct Plan {
   uint64_t scan_chunks;        // most chunks the staging-index scan splits the (token, k) entries into
   uint64_t scan_chunk_entries; // fewest entries per chunk (kScanChunkEntries; the CPU tests lower it to 1)
   uint64_t piece_bytes;        // fewest bytes of a receive-side piece (kPieceBytes; the CPU tests lower it to 16)
+  uint64_t send_piece_bytes;   // of a send-side piece (kPieceBytes; ~0: rows always sent whole; tests: 16)
   uint64_t state_off;          // [4] uint64, this PE's own: the GPU stream kernels' call state (kState*)
   uint64_t bytes;              // workspace size
   int32_t rank;                // this PE (world)
@@ -106,7 +107,7 @@ struct Plan {
   int32_t groups;              // G
   int32_t my_local_experts;    // experts this PE holds: min(L, max(0, E - rank * L))
 };
-static_assert(sizeof(Plan) == 23 * 8 + 6 * 4, "Plan is plain data crossing host and device");
+static_assert(sizeof(Plan) == 24 * 8 + 6 * 4, "Plan is plain data crossing host and device");
 
 GSHMEM_HD uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
 
@@ -155,6 +156,7 @@ GSHMEM_HD Plan make_plan(uint64_t max_tokens, uint64_t num_experts, uint64_t exp
                                                                   : (uint64_t{1} << 20) / num_experts;
   p.scan_chunk_entries = kScanChunkEntries;
   p.piece_bytes = kPieceBytes;
+  p.send_piece_bytes = kPieceBytes;
   p.scan_off = off;
   off += round16(p.scan_chunks * num_experts * 4);
   p.recv_first_off = off;
@@ -367,7 +369,7 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   //    and the plan are.
   const uint64_t my_tokens = m > my_d ? (m - my_d + D - 1) / D : 0;  // tokens i = my_d, my_d + D, ... below m
   const uint64_t F = my_tokens * K;
-  const uint64_t xl = piece_len(p.x_bytes, F, parts, p.piece_bytes, 16);
+  const uint64_t xl = piece_len(p.x_bytes, F, parts, p.send_piece_bytes, 16);
   if (xl < p.x_bytes) {
     const uint64_t Q = pieces_of(p.x_bytes, xl);
     for (uint64_t t = part; t < F * Q; t += parts) {
@@ -538,7 +540,7 @@ GSHMEM_COLL_FN void combine(Env& env, const Plan& p, char* ws, uint64_t c, TO* o
   //    of the group, as in dispatch step 4 (flag_pieces; the same choice on every thread: R is this PE's own,
   //    numbered by dispatch c).
   const uint64_t R = recv_first(p, ws)[recv_pairs(p)];  // numbered by dispatch c
-  const uint64_t YB = H * sizeof(TY), N = R * D, yl = piece_len(YB, N, parts, p.piece_bytes, 16);
+  const uint64_t YB = H * sizeof(TY), N = R * D, yl = piece_len(YB, N, parts, p.send_piece_bytes, 16);
   RecvCursor cur{0, 0, 0, 0};
   if (yl < YB) {
     const uint64_t Q = pieces_of(YB, yl);
