@@ -118,11 +118,15 @@ void reduction_on_stream(Context* c, coll::ReduceOp op, ReduceType type, bool sc
     return launch_reduce<T>(ov, op, st, h, t, slot, scatter, dest, src, nelems, ctas, threshold, abort_flag);
   };
   cudaError_t e = cudaErrorInvalidValue;
+  // Signed integers: only max and min differ from the unsigned type of the same width. Sum and prod wrap through
+  // unsigned arithmetic (coll::Combine), and and/or/xor act on the bits, so those go to the unsigned kernels: the
+  // same bits, and 20 fewer kernels to compile (gpu_coll_reduce_signed.cu took 115 s here with all seven ops).
+  const bool by_sign = op == coll::ReduceOp::Max || op == coll::ReduceOp::Min;
   switch (type) {
-    case ReduceType::Int8: e = typed(int8_t{}); break;
-    case ReduceType::Int16: e = typed(int16_t{}); break;
-    case ReduceType::Int32: e = typed(int32_t{}); break;
-    case ReduceType::Int64: e = typed(int64_t{}); break;
+    case ReduceType::Int8: e = by_sign ? typed(int8_t{}) : typed(uint8_t{}); break;
+    case ReduceType::Int16: e = by_sign ? typed(int16_t{}) : typed(uint16_t{}); break;
+    case ReduceType::Int32: e = by_sign ? typed(int32_t{}) : typed(uint32_t{}); break;
+    case ReduceType::Int64: e = by_sign ? typed(int64_t{}) : typed(uint64_t{}); break;
     case ReduceType::Uint8: e = typed(uint8_t{}); break;
     case ReduceType::Uint16: e = typed(uint16_t{}); break;
     case ReduceType::Uint32: e = typed(uint32_t{}); break;

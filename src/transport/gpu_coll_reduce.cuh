@@ -1,6 +1,6 @@
 // GPU PEs: the reductions' stream kernels, one per op and element type (the block-scope form of the one routine
 // of gshmem/coll/algorithms.h), and launch_reduce<T>, which picks the op's kernel. Its instantiations are spread over
-// gpu_coll_reduce_*.cu (explicit instantiation) so the 64 kernels compile in parallel; gpu_coll.cu sees only the
+// gpu_coll_reduce_*.cu (explicit instantiation) so the 52 kernels compile in parallel; gpu_coll.cu sees only the
 // declaration. Internal to transport/.
 #pragma once
 
@@ -101,16 +101,22 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
   switch (op) {
     case ReduceOp::Max: return go(reduce_kernel<ReduceOp::Max, T>);
     case ReduceOp::Min: return go(reduce_kernel<ReduceOp::Min, T>);
-    case ReduceOp::Sum: return go(reduce_kernel<ReduceOp::Sum, T>);
-    case ReduceOp::Prod: return go(reduce_kernel<ReduceOp::Prod, T>);
     default: break;
   }
-  if constexpr (std::is_integral_v<T>) {
+  // Signed integers: max and min only (gpu_coll.cu sends their other ops to the unsigned kernels, the same bits).
+  if constexpr (!(std::is_integral_v<T> && std::is_signed_v<T>)) {
     switch (op) {
-      case ReduceOp::And: return go(reduce_kernel<ReduceOp::And, T>);
-      case ReduceOp::Or: return go(reduce_kernel<ReduceOp::Or, T>);
-      case ReduceOp::Xor: return go(reduce_kernel<ReduceOp::Xor, T>);
+      case ReduceOp::Sum: return go(reduce_kernel<ReduceOp::Sum, T>);
+      case ReduceOp::Prod: return go(reduce_kernel<ReduceOp::Prod, T>);
       default: break;
+    }
+    if constexpr (std::is_integral_v<T>) {
+      switch (op) {
+        case ReduceOp::And: return go(reduce_kernel<ReduceOp::And, T>);
+        case ReduceOp::Or: return go(reduce_kernel<ReduceOp::Or, T>);
+        case ReduceOp::Xor: return go(reduce_kernel<ReduceOp::Xor, T>);
+        default: break;
+      }
     }
   }
   return cudaErrorInvalidValue;

@@ -25,20 +25,28 @@ __device__ __forceinline__ void stream_kernel_entry() {
 #endif
 }
 
-// `blocks` blocks of `threads` on `s`; `overlap`: with programmatic stream serialization (Context's overlap_launch).
+// `blocks` blocks of `threads` on `s` with launch attribute `attr` (none when null).
 template <typename... P, typename... A>
-cudaError_t launch_stream_grid(bool overlap, void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t s,
-                               A&&... args) {
+cudaError_t launch_grid_with(const cudaLaunchAttribute* attr, void (*kernel)(P...), unsigned blocks,
+                             unsigned threads, cudaStream_t s, A&&... args) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(blocks);
   cfg.blockDim = dim3(threads);
   cfg.stream = s;
+  cudaLaunchAttribute copy{};
+  if (attr != nullptr) copy = *attr;
+  cfg.attrs = &copy;
+  cfg.numAttrs = attr != nullptr ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
+// `blocks` blocks of `threads` on `s`; `overlap`: with programmatic stream serialization (Context's overlap_launch).
+template <typename... P, typename... A>
+cudaError_t launch_stream_grid(bool overlap, void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t s,
+                               A&&... args) {
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = overlap ? 1 : 0;
-  return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+  return launch_grid_with(overlap ? &attr : nullptr, kernel, blocks, threads, s, std::forward<A>(args)...);
 }
 // One block of `threads` on `s`.
 template <typename... P, typename... A>
@@ -53,16 +61,10 @@ cudaError_t launch_stream_kernel(bool overlap, void (*kernel)(P...), unsigned th
 template <typename... P, typename... A>
 cudaError_t launch_cooperative_grid(void (*kernel)(P...), unsigned blocks, unsigned threads, cudaStream_t s,
                                     A&&... args) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(blocks);
-  cfg.blockDim = dim3(threads);
-  cfg.stream = s;
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeCooperative;
   attr.val.cooperative = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+  return launch_grid_with(&attr, kernel, blocks, threads, s, std::forward<A>(args)...);
 }
 
 }  // namespace gshmem::gpu
