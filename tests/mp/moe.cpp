@@ -951,7 +951,7 @@ MPT_CASE(device_entry) {
                      ReduceType::Half, ReduceType::Bfloat16);
     // 1-2 wide tokens in a block of 8 warps: rows and expert rows sent in pieces (2080 bytes: 1024, 1024, 32).
     run_device_entry({"entry_wide", 3, 2 * n_pes(), 2, 1040, 2080, 16, Routing::Random, 2, 4}, dp, t + 3, false, 256,
-                     ReduceType::Bfloat16, ReduceType::Float);
+                     ReduceType::Bfloat16, ReduceType::Half);
   }
 }
 
