@@ -8,7 +8,8 @@
 # bench_api_nvshmem.jsonl.
 #   PES=<n>          GPUs (default 2)        ARCH=sm_90 (default)     BUDGET_S=560: no new step starts after it
 #   MOE_TOKENS=1,2,4,8,16,32,64,128,4096     MOE_CONFIGS=64x6x2048,256x8x7168   MOE_MAX_GIB=40 (per GPU)
-#   MOE_STEPS="build test python bench" (default all four)
+#   MOE_STEPS="build test python bench" (default all four)   MOE_NVSHMEM=0: no NVIDIA NVSHMEM column
+#   MOE_AB="NAME=VALUE": the gshmem.moe bench also with that variable set, then again without (A, B, A)
 # Never uses NVLink multicast.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -98,7 +99,9 @@ for c in sys.argv[3].split(","):
             continue  # the bench skips it
         most = max(most, L * pes * m * row + m * K * 2 * H + 2 * L * pes * 8 + m * 8)
 print(int(most * 1.25) + (2 << 30))' "$pes" "$max_gib" "$configs" "$tokens" 2>/dev/null || echo 21474836480)
-  if [[ -n $nvhome ]]; then
+  if [[ ${MOE_NVSHMEM:-1} == 0 ]]; then
+    echo "moe-gpu.sh: MOE_NVSHMEM=0: no NVIDIA NVSHMEM column"
+  elif [[ -n $nvhome ]]; then
     mkdir -p "$work/nvlib"
     ln -sf "$nvhome"/lib/libnvshmem_host.so.3 "$work/nvlib/libnvshmem_host.so"
     ln -sf "$nvhome"/lib/libnvshmem_device.a "$work/nvlib/libnvshmem_device.a"
@@ -127,6 +130,20 @@ if want bench && [[ -d $work/site ]]; then
     timeout $(($(left) - 10)) torchrun --nproc-per-node "$pes" "$root/bench/moe/moe_bench.py" --tokens "$tokens" \
     --configs "$configs" --max-gib "$max_gib" --json "$out/bench_torch.json" >"$out/bench_torch.jsonl" 2>&1 || rc=1
   tail -40 "$out/bench_torch.jsonl"
+  # MOE_AB="NAME=VALUE": the gshmem.moe bench again with that setting, then once more without it (A, B, A on the
+  # same warm machine): bench_torch_b.jsonl, bench_torch_a2.jsonl
+  if [[ -n ${MOE_AB:-} ]]; then
+    for run in b a2; do
+      [[ $(left) -gt 40 ]] || { echo "moe-gpu.sh: A/B run $run skipped: the time budget is spent"; break; }
+      echo "=== bench A/B run $run (${MOE_AB} in run b)"
+      ( [[ $run == b ]] && export "${MOE_AB?}"
+        PYTHONPATH=$work/site${PYTHONPATH:+:$PYTHONPATH} PATH=$work/site/bin:$PATH GSHMEM_DEVICE=gpu \
+          GSHMEM_SYMMETRIC_SIZE=4G timeout $(($(left) - 10)) torchrun --nproc-per-node "$pes" \
+          "$root/bench/moe/moe_bench.py" --tokens "$tokens" --configs "$configs" --max-gib "$max_gib" --libs gshmem \
+          >"$out/bench_torch_$run.jsonl" 2>&1 ) || rc=1
+      tail -12 "$out/bench_torch_$run.jsonl"
+    done
+  fi
 fi
 
 cat "$out"/bench_api_*.jsonl 2>/dev/null

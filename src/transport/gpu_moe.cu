@@ -114,6 +114,19 @@ cudaError_t moe_blocks(Kernel kernel, unsigned threads, uint64_t rows, uint64_t 
   return cudaSuccess;
 }
 
+// The plan a launch passes: the all-to-all's, with the send-side pieces as GSHMEM_MOE_SEND_PIECES says for this
+// direction (1, the default: dispatch only; 2: both; 0: neither). A PE's own choice: receivers do not depend on how
+// a row was sent, only on its flag.
+moe::Plan launch_plan(const moe::Plan& p, bool combine, const char* call) {
+  const long long v = config::get().moe_send_pieces;
+  if (v < 0 || v > 2)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: GSHMEM_MOE_SEND_PIECES={} is not 0, 1 or 2 (send wide rows in pieces: 0 "
+         "never, 1 in dispatch, 2 in dispatch and combine). Fix: set 0, 1 or 2, or unset it (1)", call, v);
+  moe::Plan q = p;
+  if (v == 0 || (combine && v == 1)) q.send_piece_bytes = ~uint64_t{0};
+  return q;
+}
+
 // GSHMEM_MOE_THREADS, checked.
 unsigned moe_threads(const char* call) {
   const long long t = config::get().moe_threads;
@@ -178,10 +191,11 @@ void moe_dispatch_on_stream(Context* c, const gshmem_device_state_t& h, const mo
   const unsigned threads = moe_threads(call);
   cudaStream_t st = reinterpret_cast<cudaStream_t>(blocking ? internal_stream(c) : s);
   const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
+  const moe::Plan q = launch_plan(p, false, call);
   unsigned blocks = 1;
   cudaError_t e = moe_blocks(moe_dispatch_kernel, threads, static_cast<uint64_t>(rows), p.experts_per_token, &blocks);
   if (e == cudaSuccess)
-    e = launch_cooperative_grid(moe_dispatch_kernel, blocks, threads, st, h, p, ws, out_expert_num_tokens,
+    e = launch_cooperative_grid(moe_dispatch_kernel, blocks, threads, st, h, q, ws, out_expert_num_tokens,
                                 out_expert_x, out_expert_x_scale, dp_x, dp_x_scale, indices,
                                 static_cast<uint64_t>(rows), bound_m, abort_flag, call_name(call));
   finish(e, blocking, st, "dispatch", call);
@@ -198,18 +212,19 @@ void moe_combine_on_stream(Context* c, const gshmem_device_state_t& h, const moe
   const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
   const CallName name = call_name(call);
   const uint64_t n = static_cast<uint64_t>(rows);
+  const moe::Plan q = launch_plan(p, true, call);
   cudaError_t e = cudaErrorInvalidValue;
   switch (y_type) {
     case ReduceType::Float:
-      e = launch_combine_y<float>(out_type, ov, threads, st, h, p, ws, out_tokens, indices, weights, expert_y, n,
+      e = launch_combine_y<float>(out_type, ov, threads, st, h, q, ws, out_tokens, indices, weights, expert_y, n,
                                   bound_m, abort_flag, name);
       break;
     case ReduceType::Half:
-      e = launch_combine_y<__half>(out_type, ov, threads, st, h, p, ws, out_tokens, indices, weights, expert_y, n,
+      e = launch_combine_y<__half>(out_type, ov, threads, st, h, q, ws, out_tokens, indices, weights, expert_y, n,
                                    bound_m, abort_flag, name);
       break;
     case ReduceType::Bfloat16:
-      e = launch_combine_y<__nv_bfloat16>(out_type, ov, threads, st, h, p, ws, out_tokens, indices, weights,
+      e = launch_combine_y<__nv_bfloat16>(out_type, ov, threads, st, h, q, ws, out_tokens, indices, weights,
                                           expert_y, n, bound_m, abort_flag, name);
       break;
     default: break;

@@ -7,7 +7,7 @@
 // to one expert, empty experts and groups with no tokens, 1 token, max tokens, bound_m < max_num_tokens,
 // experts_per_token 1..8, no scales, float / half / bfloat16 expert outputs and combined tokens in every pairing.
 //
-// `group_scope` instantiates the algorithm here over 4 threads per PE (the device scopes' shape).
+// `group_scope` instantiates the algorithm here over 8 (or 16) threads per PE in parts of 2 (the device scopes' shape).
 //
 // `moe_bad CASE` (argv) makes one bad call instead; tests/mp/CMakeLists.txt expects the job to end with a message
 // naming the call and the cause.
@@ -255,11 +255,13 @@ class CBackend : public Backend {
   gshmemx_moe_t moe_ = nullptr;
 };
 
-// A cooperation scope of kGroup threads of this PE in parts of kPart threads, the shape of the device's block of
-// warps: the algorithm's group-parallel paths (threads splitting experts and the index scan; parts taking rows and
-// tokens in turn; threads of a part splitting a row; syncs of the group and of a part; one thread polling) run with
-// real concurrency on CPU PEs, where the GPU form cannot run here.
-constexpr int kGroup = 8;
+// A cooperation scope of group_threads threads of this PE in parts of kPart threads, the shape of the device's block
+// of warps: the algorithm's group-parallel paths (threads splitting experts and the index scan; parts sending rows
+// or pieces of rows and taking rows and tokens in turn; threads of a part splitting a row; syncs of the group and of
+// a part; one thread polling) run with real concurrency on CPU PEs, where the GPU form cannot run here.
+// group_threads: 8 (4 parts), 16 (8 parts) for the scenarios that split rows among more parts; set between
+// scenarios only.
+int group_threads = 8;
 constexpr int kPart = 2;
 class GroupBarrier {
  public:
@@ -286,9 +288,9 @@ class GroupBarrier {
 struct GroupScope {
   static thread_local int my_rank;
   static GroupBarrier* barrier;
-  static std::vector<std::unique_ptr<GroupBarrier>>* part_barriers;  // [kGroup / kPart]
+  static std::vector<std::unique_ptr<GroupBarrier>>* part_barriers;  // [group_threads / kPart]
   static int rank() { return my_rank; }
-  static int size() { return kGroup; }
+  static int size() { return group_threads; }
   static void sync() { barrier->wait(); }
 };
 thread_local int GroupScope::my_rank = 0;
@@ -305,13 +307,14 @@ template <>
 struct gshmem::moe::Parts<GroupScope> {
   using Part = PartScope;
   static int index() { return GroupScope::my_rank / kPart; }
-  static int count() { return kGroup / kPart; }
+  static int count() { return group_threads / kPart; }
 };
 namespace {
 
 // The environment over the public API only: gshmem_ptr for peers, C++ atomics, a bounded poll, and a copy split
 // among the group's threads as the device's cooperative copy is.
-// skew_copies: odd PEs sleep up to 200 us in some copies (the slow readers a fast PE must not overtake).
+// skew_copies: odd PEs sleep up to 200 us in some copies, before or after the copy (a slow piece, whose row's flag
+// must wait for it; a slow reader, which a fast PE must not overtake).
 std::atomic<bool> skew_copies{false};
 std::atomic<std::uint64_t> copies{0};
 struct TestEnv {
@@ -337,11 +340,11 @@ struct TestEnv {
     const std::size_t size = static_cast<std::size_t>(Scope::size());
     const std::size_t per = (n + size - 1) / size;
     const std::size_t lo = per * static_cast<std::size_t>(Scope::rank());
+    const std::uint64_t r =
+        skew_copies && mpt::me() % 2 == 1 ? mpt::rnd(31, copies.fetch_add(1), static_cast<std::uint64_t>(mpt::me())) : 1;
+    if (r % 4 == 0) usleep(static_cast<useconds_t>(r >> 8) % 200);  // a slow piece (a flag must wait for it)
     if (lo < n) std::memcpy(static_cast<char*>(d) + lo, static_cast<const char*>(s) + lo, std::min(per, n - lo));
-    if (skew_copies && mpt::me() % 2 == 1) {
-      const std::uint64_t r = mpt::rnd(31, copies.fetch_add(1), static_cast<std::uint64_t>(mpt::me()));
-      if (r % 4 == 0) usleep(static_cast<useconds_t>(r >> 8) % 200);
-    }
+    if (r % 4 == 2) usleep(static_cast<useconds_t>(r >> 8) % 200);  // a slow reader (or a part's next copy)
   }
 };
 
@@ -353,6 +356,7 @@ class GroupBackend : public Backend {
                                      mpt::npes())) {
     plan_.scan_chunk_entries = 1;  // every thread scans a chunk whenever there are entries enough (the GPU's shape)
     plan_.piece_bytes = 16;        // rows and tokens split into pieces whenever there are fewer than parts
+    plan_.send_piece_bytes = 16;   // likewise the rows sent (dispatch) and the expert rows sent back (combine)
     ws_ = static_cast<char*>(gshmem_calloc(1, plan_.bytes));
     mpt::require(ws_ != nullptr, "gshmem_calloc of the MoE workspace");
     gshmem_barrier_all();  // every PE zeroed its workspace before any PE writes into it
@@ -393,16 +397,16 @@ class GroupBackend : public Backend {
                                                static_cast<const TY*>(y), m, "the test's group combine");
     });
   }
-  // Runs fn on kGroup threads, GroupScope::rank() 0..kGroup-1, in parts of kPart.
+  // Runs fn on group_threads threads, GroupScope::rank() 0..group_threads-1, in parts of kPart.
   template <typename Fn>
   void run(Fn fn) {
-    GroupBarrier barrier(kGroup);
+    GroupBarrier barrier(group_threads);
     std::vector<std::unique_ptr<GroupBarrier>> parts;
-    for (int q = 0; q < kGroup / kPart; ++q) parts.push_back(std::make_unique<GroupBarrier>(kPart));
+    for (int q = 0; q < group_threads / kPart; ++q) parts.push_back(std::make_unique<GroupBarrier>(kPart));
     GroupScope::barrier = &barrier;
     GroupScope::part_barriers = &parts;
     std::vector<std::thread> threads;
-    for (int r = 0; r < kGroup; ++r)
+    for (int r = 0; r < group_threads; ++r)
       threads.emplace_back([&fn, r] {
         GroupScope::my_rank = r;
         fn();
@@ -945,6 +949,9 @@ MPT_CASE(device_entry) {
                      ReduceType::Float, ReduceType::Float);
     run_device_entry({"entry_warp", 6, 2 * n_pes(), 2, 8, 16, 16, Routing::Random, 0, 4}, dp, t + 2, true, 32,
                      ReduceType::Half, ReduceType::Bfloat16);
+    // 1-2 wide tokens in a block of 8 warps: rows and expert rows sent in pieces (2080 bytes: 1024, 1024, 32).
+    run_device_entry({"entry_wide", 3, 2 * n_pes(), 2, 1040, 2080, 16, Routing::Random, 2, 4}, dp, t + 3, false, 256,
+                     ReduceType::Bfloat16, ReduceType::Half);
   }
 }
 
@@ -956,16 +963,26 @@ MPT_CASE(graph_replay) {
   }
 }
 #else
-// The algorithm over a group of 8 threads per PE in 4 parts of 2 (the device scopes' shape), through the test's own
-// environment.
+// The algorithm over a group of 8 threads per PE in 4 parts of 2 (16 in 8 parts for the wide scenarios: the device
+// scopes' shape), through the test's own environment.
 MPT_CASE(group_scope) {
   run_all({"group_random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 5}, 20, Via::Group);
   run_all({"group_hot_empty", 5, 4 * n_pes() + 1, 2, 5, 16, 0, Routing::Hot, 0, 4}, 21, Via::Group);
   run_all({"group_max", 16, 8 * n_pes(), 8, 37, 48, 16, Routing::Random, 1, 3}, 22, Via::Group);
   run_all({"group_many_calls", 6, 2 * n_pes() + 2, 2, 6, 32, 16, Routing::Random, 0, 12}, 23, Via::Group);
-  // Fewer rows and tokens than parts, rows wider than a piece: received rows and combined tokens split into
-  // pieces (hidden 76: pieces of 8-element vectors and a 4-element tail).
+  // Fewer rows and tokens than parts, rows wider than a piece: sent rows, received rows and combined tokens split
+  // into pieces (hidden 76: pieces of 8-element vectors and a 4-element tail).
   run_all({"group_few_wide", 3, 2 * n_pes() + 1, 3, 76, 160, 16, Routing::Random, 2, 6}, 26, Via::Group);
+  // Few wide tokens over 8 parts (16 threads): each (token, k) row and each expert output row goes out in up to 8
+  // pieces from as many parts (a short last piece: 2080-byte rows in 272-byte pieces; expert rows of 1001 elements,
+  // not a whole number of 16-byte units), and its flag only after all of them. Odd PEs sleep in some copies, so a
+  // flag stored before its row's last piece landed is seen (wrong rows or tokens).
+  group_threads = 16;
+  skew_copies = true;
+  run_all({"group_wide_one_token", 2, 4 * n_pes(), 1, 1040, 2080, 16, Routing::Random, 3, 8}, 27, Via::Group);
+  run_all({"group_wide_few_tokens", 3, 3 * n_pes(), 3, 1001, 2000, 16, Routing::Random, 2, 8}, 28, Via::Group);
+  skew_copies = false;
+  group_threads = 8;
   // Few tokens over many experts (so PEs often exchange nothing in a call: no implicit ordering through the data)
   // with slow readers on odd PEs: fast PEs reach the next calls while slow ones still read; the done flags must
   // hold them back from staging still being read.

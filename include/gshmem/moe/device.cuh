@@ -16,6 +16,8 @@
 // 737773d: ctest -R moe 26/26 with graph replay of the cooperative launch, pytest -k moe 11; docs/moe.md). The
 // user device entry (dev::Block / dev::Warp) compiles for every type pairing (tests/compile/moe_device.cu, nvcc,
 // no -rdc) and passed mp_moe_gpu's device_entry case on 2 x H200 (block of 256 and 64, a warp; 78be08e).
+// Since then (branch moe-wide): rows sent in pieces while there are fewer rows than warps (one more grid / block
+// sync per call then); CPU group-scope tests only, not yet run on a GPU.
 //
 // Every PE's group (the grid, one block, or one warp) calls with the same plan and workspace (symmetric), and call
 // numbers 1, 2, ... alternating dispatch c / combine c, as the host form does. bound_m: the device-resident token

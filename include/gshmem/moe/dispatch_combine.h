@@ -55,8 +55,8 @@ inline constexpr uint64_t kScanChunkEntries = 8;
 inline constexpr uint64_t kLoadsInFlight = 16;
 // Most rows a part sends before one release fence and their flags (a batch of puts with signal).
 inline constexpr uint64_t kBatchRows = 32;
-// Fewest bytes of a receive-side piece: while there are fewer rows (tokens) than parts, a row (token) is split
-// among several parts, in pieces of at least this.
+// Fewest bytes of a piece: while there are fewer rows (tokens) than parts, a row (token) is split among several
+// parts, in pieces of at least this, on the receive side and (Plan::send_piece_bytes) on the send side.
 inline constexpr uint64_t kPieceBytes = 1024;
 
 // The call state of the GPU stream kernels (src/transport/gpu_moe.cu), words of this PE's own part of the workspace
@@ -97,6 +97,7 @@ struct Plan {
   uint64_t scan_chunks;        // most chunks the staging-index scan splits the (token, k) entries into
   uint64_t scan_chunk_entries; // fewest entries per chunk (kScanChunkEntries; the CPU tests lower it to 1)
   uint64_t piece_bytes;        // fewest bytes of a receive-side piece (kPieceBytes; the CPU tests lower it to 16)
+  uint64_t send_piece_bytes;   // of a send-side piece (kPieceBytes; ~0: rows always sent whole; tests: 16)
   uint64_t state_off;          // [4] uint64, this PE's own: the GPU stream kernels' call state (kState*)
   uint64_t bytes;              // workspace size
   int32_t rank;                // this PE (world)
@@ -106,7 +107,7 @@ struct Plan {
   int32_t groups;              // G
   int32_t my_local_experts;    // experts this PE holds: min(L, max(0, E - rank * L))
 };
-static_assert(sizeof(Plan) == 23 * 8 + 6 * 4, "Plan is plain data crossing host and device");
+static_assert(sizeof(Plan) == 24 * 8 + 6 * 4, "Plan is plain data crossing host and device");
 
 GSHMEM_HD uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
 
@@ -155,6 +156,7 @@ GSHMEM_HD Plan make_plan(uint64_t max_tokens, uint64_t num_experts, uint64_t exp
                                                                   : (uint64_t{1} << 20) / num_experts;
   p.scan_chunk_entries = kScanChunkEntries;
   p.piece_bytes = kPieceBytes;
+  p.send_piece_bytes = kPieceBytes;
   p.scan_off = off;
   off += round16(p.scan_chunks * num_experts * 4);
   p.recv_first_off = off;
@@ -231,6 +233,24 @@ GSHMEM_HD uint64_t piece_len(uint64_t len, uint64_t items, uint64_t parts, uint6
   return pl < len ? pl : len;
 }
 GSHMEM_HD uint64_t pieces_of(uint64_t len, uint64_t piece) { return piece == 0 ? 1 : (len + piece - 1) / piece; }
+
+// The end of a send in pieces (dispatch step 4, combine step 1, while there are fewer rows than parts): no row's
+// flag may be stored before every piece of it landed, and its pieces came from several parts. So each part that
+// sent pieces (`sent`) makes them visible (one release fence by one of its threads, after the part's sync), the
+// whole group syncs, and then the group's threads store the flags of rows j = rank, rank + size, ... below n
+// (flag_of(j): the flag's address at its PE), each after a release fence of its own. The flags wait for the
+// slowest piece (one sync more than the batches' path), which is what the pieces pay for their spread. The
+// sync is the group's: every thread must call this, and all with the same n.
+GSHMEM_MOE_TEMPLATE(class Scope, class Env, class FlagOf)
+GSHMEM_COLL_FN void flag_pieces(Env& env, uint64_t n, bool sent, uint64_t c, const FlagOf& flag_of) {
+  using Part = typename Parts<Scope>::Part;
+  Part::sync();
+  if (sent && Part::rank() == 0) env.release_fence();
+  Scope::sync();
+  const uint64_t size = static_cast<uint64_t>(Scope::size()), rank = static_cast<uint64_t>(Scope::rank());
+  if (rank < n) env.release_fence();
+  for (uint64_t j = rank; j < n; j += size) env.store_relaxed(flag_of(j), c);
+}
 
 // Rows group g sent local expert l in call c, q = l * G + g (its count word, acquired before this is read).
 GSHMEM_HD uint64_t pair_rows(const Plan& p, char* ws, uint64_t h, uint64_t q) {
@@ -343,28 +363,60 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   //    index, k) for combine. The parts take batches of consecutive entries: a part copies its batch's rows, then
   //    each of its threads that has rows to flag makes the copies visible (one release fence) and stores flag c of
   //    rows j, j + part size, ...: one fence per batch instead of one per row.
+  //    While there are fewer rows than parts (and rows wider than a piece), the parts send pieces of rows instead
+  //    (piece_len, as the receive side splits them; the scale and meta with the first piece), and every row's flag
+  //    is stored after a sync of the whole group (flag_pieces). The choice is the same on every thread: F, parts
+  //    and the plan are.
   const uint64_t my_tokens = m > my_d ? (m - my_d + D - 1) / D : 0;  // tokens i = my_d, my_d + D, ... below m
-  const uint64_t F = my_tokens * K, B = batch_rows(F, parts);
-  for (uint64_t b0 = part * B; b0 < F; b0 += parts * B) {
-    const uint64_t n = F - b0 < B ? F - b0 : B;
-    for (uint64_t j = 0; j < n; ++j) {
-      const uint64_t i = my_d + D * ((b0 + j) / K), k = (b0 + j) % K;
+  const uint64_t F = my_tokens * K;
+  const uint64_t xl = piece_len(p.x_bytes, F, parts, p.send_piece_bytes, 16);
+  if (xl < p.x_bytes) {
+    const uint64_t Q = pieces_of(p.x_bytes, xl);
+    for (uint64_t t = part; t < F * Q; t += parts) {
+      const uint64_t j = t / Q, lo = (t % Q) * xl, len = p.x_bytes - lo < xl ? p.x_bytes - lo : xl;
+      const uint64_t i = my_d + D * (j / K), k = j % K;
       const uint64_t e = indices[i * K + k];
       char* to = env.peer(recv_row(p, ws, h, e % L, my_group, slot[i * K + k]), static_cast<int>(e / L));
-      if (p.x_bytes != 0) env.template copy<Part>(to, x + i * p.x_bytes, p.x_bytes);
-      if (p.scale_bytes != 0) env.template copy<Part>(to + p.x_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
-      if (prank == 0) {
-        uint32_t* meta = reinterpret_cast<uint32_t*>(to + p.x_bytes + p.scale_bytes);
-        meta[0] = static_cast<uint32_t>(i);
-        meta[1] = static_cast<uint32_t>(k);
+      env.template copy<Part>(to + lo, x + i * p.x_bytes + lo, len);
+      if (lo == 0) {  // the first piece's part also sends the scale row and the meta words
+        if (p.scale_bytes != 0) env.template copy<Part>(to + p.x_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
+        if (prank == 0) {
+          uint32_t* meta = reinterpret_cast<uint32_t*>(to + p.x_bytes + p.scale_bytes);
+          meta[0] = static_cast<uint32_t>(i);
+          meta[1] = static_cast<uint32_t>(k);
+        }
       }
     }
-    Part::sync();
-    if (prank < n) env.release_fence();
-    for (uint64_t j = prank; j < n; j += psize) {
-      const uint64_t i = my_d + D * ((b0 + j) / K), k = (b0 + j) % K;
+    flag_pieces<Scope>(env, F, part < F * Q, c, [&](uint64_t j) {
+      const uint64_t i = my_d + D * (j / K), k = j % K;
       const uint64_t e = indices[i * K + k];
-      env.store_relaxed(env.peer(row_flag(p, ws, h, e % L, my_group, slot[i * K + k]), static_cast<int>(e / L)), c);
+      return env.peer(row_flag(p, ws, h, e % L, my_group, slot[i * K + k]), static_cast<int>(e / L));
+    });
+  } else {
+    const uint64_t B = batch_rows(F, parts);
+    for (uint64_t b0 = part * B; b0 < F; b0 += parts * B) {
+      const uint64_t n = F - b0 < B ? F - b0 : B;
+      for (uint64_t j = 0; j < n; ++j) {
+        const uint64_t i = my_d + D * ((b0 + j) / K), k = (b0 + j) % K;
+        const uint64_t e = indices[i * K + k];
+        char* to = env.peer(recv_row(p, ws, h, e % L, my_group, slot[i * K + k]), static_cast<int>(e / L));
+        if (p.x_bytes != 0) env.template copy<Part>(to, x + i * p.x_bytes, p.x_bytes);
+        if (p.scale_bytes != 0)
+          env.template copy<Part>(to + p.x_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
+        if (prank == 0) {
+          uint32_t* meta = reinterpret_cast<uint32_t*>(to + p.x_bytes + p.scale_bytes);
+          meta[0] = static_cast<uint32_t>(i);
+          meta[1] = static_cast<uint32_t>(k);
+        }
+      }
+      Part::sync();
+      if (prank < n) env.release_fence();
+      for (uint64_t j = prank; j < n; j += psize) {
+        const uint64_t i = my_d + D * ((b0 + j) / K), k = (b0 + j) % K;
+        const uint64_t e = indices[i * K + k];
+        env.store_relaxed(env.peer(row_flag(p, ws, h, e % L, my_group, slot[i * K + k]), static_cast<int>(e / L)),
+                          c);
+      }
     }
   }
   // 5. Receive. The count words: the threads split the (local expert, group) pairs; after the sync every thread
@@ -483,30 +535,56 @@ GSHMEM_COLL_FN void combine(Env& env, const Plan& p, char* ws, uint64_t c, TO* o
   // 1. Send: each row this PE's experts computed goes to staging row (token, k) of every member of its group. The
   //    parts take batches of consecutive rows (count words and meta of dispatch c, acquired there): a part copies
   //    its batch's rows, then each of its threads that has puts to flag fences once and stores flag c of puts
-  //    j, j + part size, ... (put j: row j / D of the batch to member j % D).
-  const uint64_t R = recv_first(p, ws)[recv_pairs(p)], B = batch_rows(R, parts);  // numbered by dispatch c
+  //    j, j + part size, ... (put j: row j / D of the batch to member j % D). While there are fewer puts than
+  //    parts (and rows wider than a piece), the parts send pieces of the puts instead and the flags follow a sync
+  //    of the group, as in dispatch step 4 (flag_pieces; the same choice on every thread: R is this PE's own,
+  //    numbered by dispatch c).
+  const uint64_t R = recv_first(p, ws)[recv_pairs(p)];  // numbered by dispatch c
+  const uint64_t YB = H * sizeof(TY), N = R * D, yl = piece_len(YB, N, parts, p.send_piece_bytes, 16);
   RecvCursor cur{0, 0, 0, 0};
-  for (uint64_t b0 = part * B; b0 < R; b0 += parts * B) {
-    const uint64_t n = R - b0 < B ? R - b0 : B;
-    for (uint64_t j = 0; j < n; ++j) {
-      recv_seek(p, ws, cur, b0 + j);
-      const uint64_t l = cur.q / G, g = cur.q % G, idx = b0 + j - cur.first;
+  if (yl < YB) {
+    const uint64_t Q = pieces_of(YB, yl);
+    for (uint64_t t = part; t < N * Q; t += parts) {
+      const uint64_t u = t / Q, lo = (t % Q) * yl, len = YB - lo < yl ? YB - lo : yl;
+      recv_seek(p, ws, cur, u / D);
+      const uint64_t l = cur.q / G, g = cur.q % G, idx = u / D - cur.first;
       const uint32_t* meta =
           reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes + p.scale_bytes);
-      const uint64_t i = meta[0], k = meta[1];
       const char* y = reinterpret_cast<const char*>(expert_y + (l * GT + cur.off + idx) * H);
-      for (uint64_t d = 0; d < D; ++d)
-        if (H != 0) env.template copy<Part>(env.peer(comb_row(p, ws, h, i, k), static_cast<int>(g * D + d)), y,
-                                            H * sizeof(TY));
+      env.template copy<Part>(env.peer(comb_row(p, ws, h, meta[0], meta[1]), static_cast<int>(g * D + u % D)) + lo,
+                              y + lo, len);
     }
-    Part::sync();
-    if (prank < n * D) env.release_fence();
-    for (uint64_t u = prank; u < n * D; u += psize) {
-      recv_seek(p, ws, cur, b0 + u / D);
-      const uint64_t l = cur.q / G, g = cur.q % G, idx = b0 + u / D - cur.first;
+    flag_pieces<Scope>(env, N, part < N * Q, c, [&](uint64_t u) {
+      recv_seek(p, ws, cur, u / D);
+      const uint64_t l = cur.q / G, g = cur.q % G, idx = u / D - cur.first;
       const uint32_t* meta =
           reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes + p.scale_bytes);
-      env.store_relaxed(env.peer(comb_flag(p, ws, h, meta[0], meta[1]), static_cast<int>(g * D + u % D)), c);
+      return env.peer(comb_flag(p, ws, h, meta[0], meta[1]), static_cast<int>(g * D + u % D));
+    });
+  } else {
+    const uint64_t B = batch_rows(R, parts);
+    for (uint64_t b0 = part * B; b0 < R; b0 += parts * B) {
+      const uint64_t n = R - b0 < B ? R - b0 : B;
+      for (uint64_t j = 0; j < n; ++j) {
+        recv_seek(p, ws, cur, b0 + j);
+        const uint64_t l = cur.q / G, g = cur.q % G, idx = b0 + j - cur.first;
+        const uint32_t* meta =
+            reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes + p.scale_bytes);
+        const uint64_t i = meta[0], k = meta[1];
+        const char* y = reinterpret_cast<const char*>(expert_y + (l * GT + cur.off + idx) * H);
+        for (uint64_t d = 0; d < D; ++d)
+          if (H != 0) env.template copy<Part>(env.peer(comb_row(p, ws, h, i, k), static_cast<int>(g * D + d)), y,
+                                              H * sizeof(TY));
+      }
+      Part::sync();
+      if (prank < n * D) env.release_fence();
+      for (uint64_t u = prank; u < n * D; u += psize) {
+        recv_seek(p, ws, cur, b0 + u / D);
+        const uint64_t l = cur.q / G, g = cur.q % G, idx = b0 + u / D - cur.first;
+        const uint32_t* meta =
+            reinterpret_cast<const uint32_t*>(recv_row(p, ws, h, l, g, idx) + p.x_bytes + p.scale_bytes);
+        env.store_relaxed(env.peer(comb_flag(p, ws, h, meta[0], meta[1]), static_cast<int>(g * D + u % D)), c);
+      }
     }
   }
   // 2. Receive and sum: the parts take the tokens in turn (pieces of them, multiples of 8 elements, while there are
