@@ -303,8 +303,9 @@ GSHMEM_COLL_FN void broadcast_ll(Env& env, const TeamValue& t, int slot, void* d
 }
 
 // broadcast: root's `bytes` at src land in dest of every member (the root's too; dest == src on the root is
-// allowed). Root pushes into every member's dest (staggered from the next member), between two syncs: the first
-// makes sure no member still uses its dest, the second that every copy has landed (and the root's src is free).
+// allowed). Root pushes into every member's dest (staggered from the next member; part b of a split starts b
+// members further, so the local copy and the links run at once), between two syncs: the first makes sure no
+// member still uses its dest, the second that every copy has landed (and the root's src is free).
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, const void* src, size_t bytes, int root,
                                    Part part) {
@@ -312,7 +313,9 @@ GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, con
   size_t lo, hi;
   part.range(bytes, kPartAlign, lo, hi);
   if (lo == hi) return;
-  for (int k = 0; k < t.size; ++k) {
+  const int k0 = part.index % t.size;  // part b starts at member b: a split's parts copy to every member at once
+  for (int j = 0; j < t.size; ++j) {
+    const int k = k0 + j < t.size ? k0 + j : k0 + j - t.size;
     const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
     if (r == root && dest == src) continue;
     env.template copy<Scope>(static_cast<char*>(env.peer(dest, team_world_pe(t, r))) + lo,
@@ -375,7 +378,9 @@ GSHMEM_COLL_FN void exchange_data(Env& env, const TeamValue& t, void* dest, cons
   else part.range(x.nelems, 1, lo, hi);
   if (lo == hi) return;
   char* mine = static_cast<char*>(dest) + static_cast<ptrdiff_t>(t.my_rank) * static_cast<ptrdiff_t>(x.nelems) * dstep;
-  for (int k = 0; k < t.size; ++k) {
+  const int k0 = part.index % t.size;  // as in broadcast_data: the parts spread over the members
+  for (int j = 0; j < t.size; ++j) {
+    const int k = k0 + j < t.size ? k0 + j : k0 + j - t.size;
     const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
     const char* block = static_cast<const char*>(src) +
                         (x.per_member ? static_cast<ptrdiff_t>(r) * static_cast<ptrdiff_t>(x.nelems) * sstep : 0);
