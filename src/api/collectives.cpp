@@ -145,8 +145,8 @@ struct CollEnv : HostPeerEnv {
   // up (ll_fail is never reached).
   bool ll_wait(const std::uint64_t* line, std::uint32_t flag, std::uint64_t& w0, std::uint64_t& w1) const {
     auto load = [&] {
-      w0 = __atomic_load_n(line, __ATOMIC_RELAXED);
-      w1 = __atomic_load_n(line + 1, __ATOMIC_RELAXED);
+      w0 = __atomic_load_n(line, __ATOMIC_ACQUIRE);
+      w1 = __atomic_load_n(line + 1, __ATOMIC_ACQUIRE);
       return static_cast<std::uint32_t>(w0 >> 32) == flag && static_cast<std::uint32_t>(w1 >> 32) == flag;
     };
     if (load()) return true;

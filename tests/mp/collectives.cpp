@@ -7,10 +7,12 @@
 //
 // `coll_bad CASE` (argv) makes one bad collective call instead; tests/mp/CMakeLists.txt expects the job to end
 // with a message naming the call (expect_fail.py).
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collectives_check.hpp"
@@ -113,6 +115,48 @@ MPT_CASE(large) {
 
 // Back-to-back collectives on the same buffers, each result read before the next call: a member that returns
 // early must not overwrite a destination another member has not read yet (the entry sync).
+// A member that arrives late to a burst of small calls (the others run ahead through them): broadcasts from one
+// root and from alternating roots, then an fcollect, each checked. By LL (mp.collectives.ll.*) a root hears from
+// no one unless the non-roots send it a line: without that, a root two broadcasts ahead overwrote the buffer the
+// late member had still to read, and the late member waited forever (found in review of the LL change).
+MPT_CASE(late_member) {
+  const int n = mpt::npes();
+  const std::size_t e = 16;
+  int* src = static_cast<int*>(gshmem_malloc(e * n * sizeof(int)));
+  int* dest = static_cast<int*>(gshmem_malloc(e * n * sizeof(int)));
+  mpt::require(src && dest, "gshmem_malloc");
+  const int rounds = n > 1 ? 3 : 1;
+  for (int round = 0; round < rounds; ++round) {
+    if (mpt::me() == (round + 1) % n) std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    for (int it = 0; it < 8; ++it) {
+      const int root = round == 0 ? 0 : (it * 7 + round) % n;  // round 0: one root; then roots change
+      std::vector<int> mine(e);
+      for (std::size_t i = 0; i < e; ++i) mine[i] = mpt::gen<int>(98, round * 8 + it, mpt::me(), i);
+      mpt::local_write(src, mine.data(), e * sizeof(int));
+      std::vector<int> poison(e, -7);
+      mpt::local_write(dest, poison.data(), e * sizeof(int));
+      gshmem_int_broadcast(GSHMEM_TEAM_WORLD, dest, src, e, root);
+      std::vector<int> got = mpt::local_vec(dest, e), want(e);
+      for (std::size_t i = 0; i < e; ++i) want[i] = mpt::gen<int>(98, round * 8 + it, root, i);
+      MPT_CHECK_ARRAY("broadcast round " + std::to_string(round) + " call " + std::to_string(it) + " root " +
+                          std::to_string(root),
+                      got.data(), want.data(), e);
+    }
+    std::vector<int> mine(e);
+    for (std::size_t i = 0; i < e; ++i) mine[i] = mpt::gen<int>(97, round, mpt::me(), i);
+    mpt::local_write(src, mine.data(), e * sizeof(int));
+    gshmem_int_fcollect(GSHMEM_TEAM_WORLD, dest, src, e);
+    std::vector<int> got = mpt::local_vec(dest, e * n), want(e * n);
+    for (int p = 0; p < n; ++p)
+      for (std::size_t i = 0; i < e; ++i) want[p * e + i] = mpt::gen<int>(97, round, p, i);
+    MPT_CHECK_ARRAY("fcollect after the broadcasts, round " + std::to_string(round), got.data(), want.data(),
+                    want.size());
+  }
+  gshmem_barrier_all();
+  gshmem_free(dest);
+  gshmem_free(src);
+}
+
 MPT_CASE(back_to_back) {
   const int n = mpt::npes();
   const std::size_t e = 257;

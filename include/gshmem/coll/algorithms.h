@@ -26,8 +26,8 @@
 //   bool ll_wait(const uint64_t* line, uint32_t flag, uint64_t& w0, uint64_t& w1)
 //                                         loads the line until both words' high halves equal flag; false when it
 //                                         gave up (GSHMEM_WAIT_TIMEOUT, a dead peer): the routine then ends in
-//   void ll_fail(const uint64_t* line, const char* call)   which reports it (never returns). One call site per
-//                                         routine, after its loops: on the GPU a call inside them cost spills.
+//   void ll_fail(const uint64_t* line, const char* call)   which reports it (never returns); called after the
+//                                         routine's loops (on the GPU a call inside them cost registers)
 // Reductions need nothing more: the op is a template argument (ReduceOp below), the group's threads combine in
 // registers, reading peers' sources through peer().
 // Layout of the workspace the flags live in: src/runtime/device_state.hpp ("collective workspace").
@@ -50,21 +50,14 @@
   _Pragma("nv_exec_check_disable") template <class Scope, ReduceOp Op, class T, class Env>
 #define GSHMEM_COLL_STORE_TEMPLATE _Pragma("nv_exec_check_disable") template <class Scope, class T, int K>
 #define GSHMEM_COLL_FN __host__ __device__ __forceinline__
-#define GSHMEM_COLL_FN __host__ __device__ __forceinline__
+#define GSHMEM_COLL_OUTLINE_FN __host__ __device__ __noinline__
 #else
 #define GSHMEM_COLL_STORE_TEMPLATE template <class Scope, class T, int K>
 #define GSHMEM_COLL_TEMPLATE template <class Scope, class Env>
 #define GSHMEM_COLL_SCOPE_TEMPLATE template <class Scope>
 #define GSHMEM_COLL_REDUCE_TEMPLATE template <class Scope, ReduceOp Op, class T, class Env>
 #define GSHMEM_COLL_FN inline
-#define GSHMEM_COLL_FN inline
-#endif
-// Loops over members that should stay loops in device code (unrolled, they kept more values live than a
-// 1024-thread kernel's 64 registers hold: tests/compile/regs_1024.cu).
-#if defined(__CUDA_ARCH__)
-#define GSHMEM_COLL_NO_UNROLL _Pragma("unroll 1")
-#else
-#define GSHMEM_COLL_NO_UNROLL
+#define GSHMEM_COLL_OUTLINE_FN inline
 #endif
 
 namespace gshmem {
@@ -167,9 +160,10 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 // polls its own buffer, and the call costs one one-way trip instead of two syncs (each a round trip) and remote
 // loads. Sender m's data go to section m of the receiver's buffer (ll_lines(bytes) lines a section).
 // Two buffers per slot, used by alternate calls: a member writes call n + 2 into the buffer a receiver read call n
-// from only after its own call n + 1 completed, which needed the receiver's call n + 1 data, which the receiver
-// sends only after its whole group finished call n (ll_begin syncs the group first). So no buffer is overwritten
-// while read, without any handshake. The choice of LL depends only on the call's arguments, the team's size and
+// from only after its own call n + 1 completed, which needed a line from that receiver's call n + 1 (every LL call
+// has every member send to every other: data, or a broadcast's flag line), which the receiver sends only after its
+// whole group finished call n (ll_begin syncs the group first). So no buffer is overwritten while read, without
+// any other handshake. The choice of LL depends only on the call's arguments, the team's size and
 // ll_limit(), so every member, and every form (host, stream kernel, device scopes), makes the same one.
 // Return: this member's dest is complete and its source reusable (no member reads it); nothing is implied about
 // other members' progress (as NVSHMEM documents for these calls).
@@ -272,20 +266,29 @@ template <class Scope, class Env>
 GSHMEM_COLL_FN void ll_receive(Env& env, const uint64_t* buf, int size, int skip, char* dest, size_t stride,
                                size_t bytes, uint32_t flag, const char* call) {
   const size_t n = ll_lines(bytes), total = n * static_cast<size_t>(size);
+  const uint64_t* bad = nullptr;  // a line whose wait gave up
   for (size_t i = static_cast<size_t>(Scope::rank()); i < total; i += static_cast<size_t>(Scope::size())) {
     const size_t m = i / n, l = i % n;
     if (static_cast<int>(m) == skip) continue;
     uint64_t data;
-    if (!ll_pull(env, buf, m, n, l, flag, data)) env.ll_fail(buf + 2 * i, call);
+    if (!ll_pull(env, buf, m, n, l, flag, data)) {
+      bad = buf + 2 * i;
+      break;
+    }
     ll_store_data(dest + m * stride + 8 * l, data, bytes - 8 * l);
   }
+  if (bad != nullptr) env.ll_fail(bad, call);
 }
 
-// broadcast by LL: the root pushes to every other member's section `root`; each copies it out.
+// broadcast by LL: the root pushes to every other member's section `root`; each copies it out. Every non-root also
+// stores one flag line (line 0 of section `its index`) in every other member's buffer and waits for the others':
+// the two-buffer argument needs every call to hear from every member (a root that heard from nobody could run two
+// broadcasts ahead and overwrite the buffer a late member has still to read).
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast_ll(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
                                  int root, const char* call) {
   const LLCall c = ll_begin<Scope>(env, slot);
+  const size_t n = ll_lines(bytes);
   if (t.my_rank == root) {
     for (int k = 1; k < t.size; ++k) {
       const int r = root + k < t.size ? root + k : root + k - t.size;
@@ -294,11 +297,30 @@ GSHMEM_COLL_FN void broadcast_ll(Env& env, const TeamValue& t, int slot, void* d
     }
     if (dest != src) env.template copy<Scope>(dest, src, bytes);
   } else {
-    // Only section `root` is read: the other sections are skipped by giving them no lines (size 1, shifted).
-    const uint64_t* buf = env.ll_buf(team_world_pe(t, t.my_rank), slot, c.parity) + 2 * ll_lines(bytes) *
-                          static_cast<size_t>(root);
-    ll_receive<Scope>(env, buf, 1, -1, static_cast<char*>(dest), 0, bytes, c.flag, call);
+    const uint64_t f = static_cast<uint64_t>(c.flag) << 32;
+    for (int r = Scope::rank(); r < t.size; r += Scope::size())
+      if (r != t.my_rank)
+        env.ll_store(env.ll_buf(team_world_pe(t, r), slot, c.parity) + 2 * n * static_cast<size_t>(t.my_rank), f, f);
   }
+  const uint64_t* buf = env.ll_buf(team_world_pe(t, t.my_rank), slot, c.parity);
+  const uint64_t* bad = nullptr;  // a line whose wait gave up
+  for (int m = Scope::rank(); m < t.size && bad == nullptr; m += Scope::size()) {  // the others' flag lines
+    uint64_t unused;
+    if (m != root && m != t.my_rank && !ll_pull(env, buf, static_cast<size_t>(m), n, 0, c.flag, unused))
+      bad = buf + 2 * n * static_cast<size_t>(m);
+  }
+  if (bad == nullptr && t.my_rank != root) {  // root's data, line by line
+    char* d = static_cast<char*>(dest);
+    for (size_t l = static_cast<size_t>(Scope::rank()); l < n; l += static_cast<size_t>(Scope::size())) {
+      uint64_t data;
+      if (!ll_pull(env, buf, static_cast<size_t>(root), n, l, c.flag, data)) {
+        bad = buf + 2 * (static_cast<size_t>(root) * n + l);
+        break;
+      }
+      ll_store_data(d + 8 * l, data, bytes - 8 * l);
+    }
+  }
+  if (bad != nullptr) env.ll_fail(bad, call);
   Scope::sync();
 }
 
@@ -788,12 +810,11 @@ GSHMEM_COLL_FN void reduce_two_shot(Env& env, const TeamValue& t, int slot, T* d
 // elements read from its source (so every member computes the bits the one-shot path does). In place is safe: the
 // group pushes every line before any thread writes dest, and no member reads another's source.
 GSHMEM_COLL_REDUCE_TEMPLATE
-GSHMEM_COLL_FN void reduce_ll(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
+GSHMEM_COLL_OUTLINE_FN void reduce_ll(Env env, TeamValue t, int slot, T* dest, const T* src, size_t nelems,
                               bool scatter, const char* call) {
   constexpr size_t E = 8 / sizeof(T);  // elements per line
   const LLCall c = ll_begin<Scope>(env, slot);
   const size_t bytes = nelems * sizeof(T), n = ll_lines(bytes);
-  GSHMEM_COLL_NO_UNROLL
   for (int k = 1; k < t.size; ++k) {
     const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
     const T* from = src + (scatter ? static_cast<size_t>(r) * nelems : 0);
@@ -810,7 +831,10 @@ GSHMEM_COLL_FN void reduce_ll(Env& env, const TeamValue& t, int slot, T* dest, c
     for (int r = 0; r < t.size; ++r) {
       uint64_t data = 0;
       if (r == t.my_rank) data = ll_pack(mine + e0, ne);
-      else if (!ll_pull(env, buf, static_cast<size_t>(r), n, l, c.flag, data)) bad = buf + 2 * (r * n + l);
+      else if (!ll_pull(env, buf, static_cast<size_t>(r), n, l, c.flag, data)) {
+        bad = buf + 2 * (static_cast<size_t>(r) * n + l);
+        break;
+      }
       T got[E];
       ll_unpack(got, data);
       for (size_t j = 0; j < E; ++j)  // a constant count: acc and got stay in registers

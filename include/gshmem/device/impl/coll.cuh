@@ -26,11 +26,6 @@ struct Float16<__nv_bfloat16> {
   GSHMEM_HD static float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
   GSHMEM_HD static __nv_bfloat16 from_float(float f) { return __float2bfloat16_rn(f); }
 };
-// The device API's warp scope keeps the synced one-shot reductions at every size: with LL too, a warp-scope
-// reducescatter in a 1024-thread kernel spilled 36 bytes on sm_90 (tests/compile/regs_1024.cu). Members must
-// then call a small reduction at warp scope on every member or on none (the other forms go by LL).
-template <>
-struct ReducePass<dev::Warp> : DevicePass<0, false, false> {};
 }  // namespace coll
 
 namespace dev {
