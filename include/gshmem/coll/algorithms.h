@@ -285,8 +285,8 @@ GSHMEM_COLL_FN void ll_receive(Env& env, const uint64_t* buf, int size, int skip
 // the two-buffer argument needs every call to hear from every member (a root that heard from nobody could run two
 // broadcasts ahead and overwrite the buffer a late member has still to read).
 GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN void broadcast_ll(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
-                                 int root, const char* call) {
+GSHMEM_COLL_OUTLINE_FN void broadcast_ll(Env env, TeamValue t, int slot, void* dest, const void* src, size_t bytes,
+                                         int root, const char* call) {
   const LLCall c = ll_begin<Scope>(env, slot);
   const size_t n = ll_lines(bytes);
   if (t.my_rank == root) {
@@ -417,8 +417,8 @@ GSHMEM_COLL_FN void exchange_data(Env& env, const TeamValue& t, void* dest, cons
 // fcollect and alltoall by LL (contiguous blocks): each member pushes its block(s) to every other member's section
 // `its index`, copies its own block locally, and copies the others' out of its buffer.
 GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN void exchange_ll(Env& env, const TeamValue& t, int slot, void* dest, const void* src, const Exchange& x,
-                                const char* call) {
+GSHMEM_COLL_OUTLINE_FN void exchange_ll(Env env, TeamValue t, int slot, void* dest, const void* src, Exchange x,
+                                        const char* call) {
   const LLCall c = ll_begin<Scope>(env, slot);
   const size_t bytes = x.elem * x.nelems, me = static_cast<size_t>(t.my_rank);
   const char* s = static_cast<const char*>(src);
