@@ -157,6 +157,45 @@ MPT_CASE(late_member) {
   gshmem_free(src);
 }
 
+// A team slot used again: an odd number of calls on a team (so its LL buffers were last used in one parity), the
+// team destroyed, and a split that takes the same slot with other members and another size, then more calls, each
+// checked. By LL a slot's call count and buffers must start afresh in the new team on every member.
+MPT_CASE(slot_reuse) {
+  const int n = mpt::npes();
+  const std::size_t e = 24;
+  int* src = static_cast<int*>(gshmem_malloc(e * sizeof(int)));
+  int* dest = static_cast<int*>(gshmem_malloc(e * n * sizeof(int)));
+  mpt::require(src && dest, "gshmem_malloc");
+  for (int round = 0; round < 4; ++round) {
+    // rounds alternate: every PE, then every PE but the first (one PE alone when n == 1)
+    const int start = round % 2 == 1 && n > 1 ? 1 : 0, size = round % 2 == 1 && n > 1 ? n - 1 : n;
+    gshmem_team_t t = GSHMEM_TEAM_INVALID;
+    mpt::require(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, start, 1, size, nullptr, 0, &t) == GSHMEM_SUCCESS,
+                 "gshmem_team_split_strided");
+    if (t != GSHMEM_TEAM_INVALID) {
+      const int calls = 3 + 2 * round;  // odd
+      for (int c = 0; c < calls; ++c) {
+        const std::size_t m = e - static_cast<std::size_t>(c % 3) * 5;  // 24, 19, 14 ints
+        std::vector<int> mine(m);
+        for (std::size_t i = 0; i < m; ++i) mine[i] = mpt::gen<int>(96, round * 100 + c, mpt::me(), i);
+        mpt::local_write(src, mine.data(), m * sizeof(int));
+        std::vector<int> poison(m * size, -9);
+        mpt::local_write(dest, poison.data(), poison.size() * sizeof(int));
+        gshmem_int_fcollect(t, dest, src, m);
+        std::vector<int> got = mpt::local_vec(dest, m * size), want(m * size);
+        for (int p = 0; p < size; ++p)
+          for (std::size_t i = 0; i < m; ++i) want[p * m + i] = mpt::gen<int>(96, round * 100 + c, start + p, i);
+        MPT_CHECK_ARRAY("fcollect on a reused slot, round " + std::to_string(round) + " call " + std::to_string(c),
+                        got.data(), want.data(), want.size());
+      }
+      gshmem_team_destroy(t);
+    }
+    gshmem_barrier_all();
+  }
+  gshmem_free(dest);
+  gshmem_free(src);
+}
+
 MPT_CASE(back_to_back) {
   const int n = mpt::npes();
   const std::size_t e = 257;
