@@ -556,15 +556,13 @@ struct Combine<ReduceOp::MaxLoc> {
 // (gshmem-bench's; bench/NOTES.md entry 27), so the device API keeps the element loop. The library's stream
 // kernels (512 threads, up to 128 registers) use a scope of their own with the wide form, DevicePass<4, true>
 // (gpu::ReduceCta, src/transport/gpu_coll_reduce.cuh).
-// kLL: small reductions may go by LL (reduce_ll); false keeps the synced one-shot path at every size.
-template <int Chunks, bool Wide, bool LL = true>
+template <int Chunks, bool Wide>
 struct DevicePass {
   static constexpr int kPerThread = 8;
   static constexpr bool kBounded = false;
   static constexpr int kChunks = Chunks;
   static constexpr bool kPairs = Wide;
   static constexpr bool kTwoShot = Wide;
-  static constexpr bool kLL = LL;
 };
 template <class Scope>
 struct ReducePass : DevicePass<0, false> {};
@@ -576,7 +574,6 @@ struct ReducePass<HostThread> {
   static constexpr int kChunks = 0;
   static constexpr bool kPairs = false;
   static constexpr bool kTwoShot = true;
-  static constexpr bool kLL = true;
 };
 #endif
 
@@ -811,7 +808,7 @@ GSHMEM_COLL_FN void reduce_two_shot(Env& env, const TeamValue& t, int slot, T* d
 // group pushes every line before any thread writes dest, and no member reads another's source.
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_OUTLINE_FN void reduce_ll(Env env, TeamValue t, int slot, T* dest, const T* src, size_t nelems,
-                              bool scatter, const char* call) {
+                                      bool scatter, const char* call) {
   constexpr size_t E = 8 / sizeof(T);  // elements per line
   const LLCall c = ll_begin<Scope>(env, slot);
   const size_t bytes = nelems * sizeof(T), n = ll_lines(bytes);
@@ -854,7 +851,7 @@ GSHMEM_COLL_OUTLINE_FN void reduce_ll(Env env, TeamValue t, int slot, T* dest, c
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reduce(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
                            const char* call, size_t two_shot_bytes = kTwoShotBytes) {
-  if constexpr (sizeof(T) <= 8 && ReducePass<Scope>::kLL) {
+  if constexpr (sizeof(T) <= 8) {
     if (reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
       return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, false, call);
   }
@@ -876,7 +873,7 @@ GSHMEM_COLL_FN void reduce(Env& env, const TeamValue& t, int slot, T* dest, cons
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reducescatter(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
                                   const char* call) {
-  if constexpr (sizeof(T) <= 8 && ReducePass<Scope>::kLL) {
+  if constexpr (sizeof(T) <= 8) {
     if (reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
       return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, true, call);
   }
