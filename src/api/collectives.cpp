@@ -98,7 +98,8 @@ std::string describe(const CallSignature& c) {
 // the entry sync and compared after it (entered).
 struct CollEnv : HostPeerEnv {
   CallSignature sig;
-  CollEnv(Runtime& rt, int slot, const CallSignature& s) : HostPeerEnv{rt}, sig(s) {
+  const char* ll_call;  // named by an LL wait that times out
+  CollEnv(Runtime& rt, int slot, const CallSignature& s, const char* call) : HostPeerEnv{rt}, sig(s), ll_call(call) {
     *args(rt.my_pe, slot) = sig;  // ordered before the entry sync's flag stores by its release fence
   }
   CallSignature* args(int pe, int slot) const {
@@ -124,6 +125,38 @@ struct CollEnv : HostPeerEnv {
   }
   std::uint64_t* epoch(int slot) const {
     return reinterpret_cast<std::uint64_t*>(r.heap->base() + device_state::kCollEpochOffset) + slot;
+  }
+  // LL (gshmem/coll/algorithms.h): off unless GSHMEM_COLL_LL_BYTES is set (device_state::coll_ll_limit).
+  std::size_t ll = device_state::coll_ll_limit(false, "gshmem collective");
+  std::size_t ll_limit() const { return ll; }
+  std::uint64_t* ll_seq(int slot) const {
+    return reinterpret_cast<std::uint64_t*>(r.heap->base() + device_state::kCollLLOffset) + slot;
+  }
+  std::uint64_t* ll_buf(int pe, int slot, unsigned parity) const {
+    return reinterpret_cast<std::uint64_t*>(r.heap->peer_bases()[static_cast<std::size_t>(pe)] +
+                                            device_state::kCollLLOffset + coll::kLLSeqBytes +
+                                            coll::kLLBufBytes * (2 * static_cast<std::size_t>(slot) + parity));
+  }
+  void ll_store(std::uint64_t* line, std::uint64_t w0, std::uint64_t w1) const {
+    __atomic_store_n(line, w0, __ATOMIC_RELAXED);
+    __atomic_store_n(line + 1, w1, __ATOMIC_RELAXED);
+  }
+  // Waits as wait_flag does: the Spinner ends the job naming `call` on a timeout or a dead peer, so this never gives
+  // up (ll_fail is never reached).
+  bool ll_wait(const std::uint64_t* line, std::uint32_t flag, std::uint64_t& w0, std::uint64_t& w1) const {
+    auto load = [&] {
+      w0 = __atomic_load_n(line, __ATOMIC_ACQUIRE);
+      w1 = __atomic_load_n(line + 1, __ATOMIC_ACQUIRE);
+      return static_cast<std::uint32_t>(w0 >> 32) == flag && static_cast<std::uint32_t>(w1 >> 32) == flag;
+    };
+    if (load()) return true;
+    Spinner spin(r, ll_call);
+    while (!load()) spin.pause();
+    return true;
+  }
+  [[noreturn]] void ll_fail(const std::uint64_t* line, const char* call) const {
+    fail(GSHMEM_ERROR_INTERNAL, "{}: gave up waiting for a team member's data at {} (LL)", call,
+         static_cast<const void*>(line));
   }
 };
 
@@ -227,7 +260,7 @@ void run(Runtime& r, Coll kind, const Checked& c, void* dest, const void* src, i
                               dest, src, c.x, root, s, call);
     return;
   }
-  CollEnv env(r, c.slot, exchange_signature(kind, c.x, root));
+  CollEnv env(r, c.slot, exchange_signature(kind, c.x, root), call);
   if (kind == Coll::Broadcast)
     coll::broadcast<coll::HostThread>(env, c.team, c.slot, dest, src, c.x.nelems, root, call);
   else
@@ -290,7 +323,8 @@ void reduce_here(Runtime& r, ReduceOp op, ReduceType type, bool scatter, const T
               {(scatter ? kFamilyReducescatter : kFamilyReduce) | static_cast<std::uint64_t>(op) << 8 |
                    static_cast<std::uint64_t>(type) << 16 | static_cast<std::uint64_t>(in_place) << 24 |
                    static_cast<std::uint64_t>(two_shot) << 25,
-               nelems * sizeof(T), 0, 0});
+               nelems * sizeof(T), 0, 0},
+              call);
   T* d = static_cast<T*>(dest);
   const T* s = static_cast<const T*>(src);
   auto go = [&](auto op_c) {

@@ -124,6 +124,17 @@ gshmem_device_state_t current() {
   return r.state;
 }
 
+std::size_t coll_ll_limit(bool gpu_pe, const char* call) {
+  const long long v = config::get().coll_ll_bytes;
+  constexpr long long most = static_cast<long long>(coll::kLLBufBytes / 2);
+  if (v < -1 || v > most)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: GSHMEM_COLL_LL_BYTES={} is outside -1..{} (data bytes per call up to "
+         "which small collectives go by LL; the buffers hold {}). Fix: set 0 to {}, or unset it", call, v, most,
+         most, most);
+  if (v == -1) return gpu_pe ? static_cast<std::size_t>(most) : 0;
+  return static_cast<std::size_t>(v);
+}
+
 void publish(Runtime& rt) {
 #if GSHMEM_HAVE_CUDA
   if (rt.mode != Mode::Gpu) return;
@@ -154,6 +165,8 @@ void publish(Runtime& rt) {
           "cudaMemsetAsync (device-barrier flags)");
     check(cudaMemsetAsync(base + kCollOffset, 0, kCollEnd - kCollOffset, st),
           "cudaMemsetAsync (collective workspace)");
+    check(cudaMemsetAsync(base + kCollLLOffset, 0, kCollLLEnd - kCollLLOffset, st),
+          "cudaMemsetAsync (collectives' LL area)");
     // Peers' heaps sit at fixed slots of the reservation: the table never changes after this.
     const auto& bases = rt.heap->peer_bases();
     check(cudaMemcpyAsync(r.d_peer_bases, bases.data(), sizeof(char*) * static_cast<size_t>(rt.n_pes),
@@ -212,6 +225,8 @@ void publish(Runtime& rt) {
   s.barrier_offset = kDeviceBarrierOffset;
   s.barrier_epochs = reinterpret_cast<std::uint64_t*>(base + kDeviceEpochOffset);
   s.coll_offset = kCollOffset;
+  s.coll_ll_offset = kCollLLOffset;
+  s.coll_ll_bytes = coll_ll_limit(true, "gshmem_init");
   const double t = config::get().wait_timeout;
   s.timeout_ns = t > 0 ? std::max<std::uint64_t>(static_cast<std::uint64_t>(t * 1e9), 1) : UINT64_MAX;  // state.h
   s.peer_stride = heap::regular_peer_stride(rt.heap->peer_bases());

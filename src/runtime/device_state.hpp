@@ -17,13 +17,16 @@
 //   kCollArgsOffset:  call signatures [kMaxTeams] of kCollArgsBytes: what this PE's latest host collective on the
 //                     slot was called with (CPU PEs; written before the entry sync, read by the members after it,
 //                     src/api/collectives.cpp); never needs zeroing
-// Zeroed per slot when a split (re)uses the slot, before the split's closing parent barrier (coll_reset_slot in
-// team/team.cpp); fresh heaps start zeroed (host memfd; GPU PEs zero it at the first publish). The rest of the
+//   kCollLLOffset:    the LL area of small collectives (gshmem/coll/algorithms.h, "LL"): this PE's LL call count
+//                     per slot (kLLSeqBytes), then two buffers of kLLBufBytes per slot, written by peers
+// Zeroed per slot when a split (re)uses the slot, before the split's closing parent barrier (TeamTable::reset_slot
+// in team/team.cpp); fresh heaps start zeroed (host memfd; GPU PEs zero it at the first publish). The rest of the
 // internal area, up to kHeapInternalBytes, is free.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
+#include "gshmem/coll/algorithms.h"
 #include "gshmem/device/state.h"
 #include "runtime/control_segment.hpp"
 #include "runtime/runtime.hpp"
@@ -42,6 +45,11 @@ inline constexpr std::size_t kCollEpochOffset = kCollOffset + kCollSlotBytes * k
 inline constexpr std::size_t kCollArgsOffset = kCollEpochOffset + sizeof(std::uint64_t) * kMaxTeams;
 inline constexpr std::size_t kCollArgsBytes = 4 * sizeof(std::uint64_t);
 inline constexpr std::size_t kCollEnd = kCollArgsOffset + kCollArgsBytes * kMaxTeams;
+inline constexpr std::size_t kCollLLOffset = 128 * 1024;
+inline constexpr std::size_t kCollLLEnd = kCollLLOffset + coll::kLLAreaBytes;
+static_assert(kCollEnd <= kCollLLOffset, "collective workspace overlaps the LL area");
+static_assert(kCollLLEnd <= kHeapInternalBytes, "the collectives' LL area outgrew kHeapInternalBytes");
+static_assert(sizeof(std::uint64_t) * kMaxTeams <= coll::kLLSeqBytes, "LL call counts outgrew their head");
 static_assert(kDeviceInternalEnd <= kCollOffset, "collective workspace overlaps the device-barrier area");
 static_assert(kCollEnd <= kHeapInternalBytes, "collective workspace outgrew kHeapInternalBytes");
 static_assert(kStreamBarrierEnd + 8 <= kDeviceBarrierOffset, "device-barrier flags overlap the stream-barrier area");
@@ -57,6 +65,10 @@ void publish(Runtime& rt);
 // At finalize, before the heap goes: every registered translation unit gets a state of version 0 (its kernels then
 // trap with a clear message instead of touching freed memory), and the device tables are freed. Never throws.
 void reset(Runtime& rt) noexcept;
+
+// GSHMEM_COLL_LL_BYTES resolved: -1 (unset) is 8 KiB on GPU PEs and 0 on CPU PEs (whose host collectives keep the
+// entry sync, where members' calls are compared); checked (0 to kLLBufBytes / 2). Throws Error naming `call`.
+std::size_t coll_ll_limit(bool gpu_pe, const char* call);
 
 // The state last published (version 0 if none, or on CPU PEs).
 gshmem_device_state_t current();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <vector>
 
 #include "runtime/config.hpp"
 #include "runtime/device_state.hpp"
@@ -19,6 +20,26 @@
 
 namespace gshmem {
 namespace {
+
+// The settings that pick a collective's algorithm (LL, two-shot) decide how many syncs and which flags each member
+// uses: members with different values would wait for each other until the timeout. Every PE must start with the
+// same; compared here, once, so a difference is an error at init naming it.
+void check_collective_settings(Runtime& rt, bool gpu_pe) {
+  struct CollConfig {
+    std::uint64_t ll_bytes, two_shot_bytes;
+  };
+  const CollConfig mine{device_state::coll_ll_limit(gpu_pe, "gshmem_init"), config::get().coll_two_shot_bytes};
+  std::vector<CollConfig> all(static_cast<std::size_t>(rt.n_pes));
+  rt.node_boot->allgather(&mine, all.data(), sizeof(CollConfig));
+  for (std::size_t pe = 0; pe < all.size(); ++pe) {
+    if (all[pe].ll_bytes == all[0].ll_bytes && all[pe].two_shot_bytes == all[0].two_shot_bytes) continue;
+    fail(GSHMEM_ERROR_MISMATCH, "gshmem_init: PEs were started with different collective settings: PE 0 has "
+         "GSHMEM_COLL_LL_BYTES {} and GSHMEM_COLL_TWO_SHOT_BYTES {}, PE {} has {} and {} (the LL limit as "
+         "resolved: unset is 8192 on GPU PEs, 0 on CPU PEs). Fix: start every PE with the same GSHMEM_COLL_LL_BYTES and "
+         "GSHMEM_COLL_TWO_SHOT_BYTES (or leave them unset everywhere)", all[0].ll_bytes, all[0].two_shot_bytes, pe,
+         all[pe].ll_bytes, all[pe].two_shot_bytes);
+  }
+}
 std::unique_ptr<Runtime> g_runtime;
 std::mutex g_init_mutex;
 
@@ -194,6 +215,7 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     rt->node_boot = std::make_unique<NodeExchange>(*rt, *rt->boot);
     rt->heap = std::make_unique<heap::SymmetricHeap>(hp, *rt->node_boot, *rt->fdx);
     phase("heap");
+    check_collective_settings(*rt, rt->mode == Mode::Gpu);
     rt->teams = std::make_unique<TeamTable>(*rt);
     if (rt->mode == Mode::Gpu) rt->gpu = gpu::create_context(*rt);
     device_state::publish(*rt);  // before the closing barrier: zeroes the device-barrier flags peers will write

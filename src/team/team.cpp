@@ -286,12 +286,20 @@ void TeamTable::reset_slot(int slot) {
   // The collective workspace's flags and epoch of the slot (runtime/device_state.hpp), on CPU and GPU PEs.
   char* flags = rt_.heap->base() + device_state::kCollOffset + device_state::kCollSlotBytes * slot;
   char* epoch = rt_.heap->base() + device_state::kCollEpochOffset + sizeof(std::uint64_t) * slot;
+  // And its LL call count and two LL buffers (the new team's calls count from 1 again: no stale line may match).
+  char* ll_seq = rt_.heap->base() + device_state::kCollLLOffset + sizeof(std::uint64_t) * slot;
+  char* ll_bufs = rt_.heap->base() + device_state::kCollLLOffset + coll::kLLSeqBytes +
+                  2 * coll::kLLBufBytes * static_cast<std::size_t>(slot);
   if (rt_.gpu) {
     gpu::memset_zero(rt_.gpu, flags, device_state::kCollSlotBytes);
     gpu::memset_zero(rt_.gpu, epoch, sizeof(std::uint64_t));
+    gpu::memset_zero(rt_.gpu, ll_seq, sizeof(std::uint64_t));
+    gpu::memset_zero(rt_.gpu, ll_bufs, 2 * coll::kLLBufBytes);
   } else {
     std::memset(flags, 0, device_state::kCollSlotBytes);
     std::memset(epoch, 0, sizeof(std::uint64_t));
+    std::memset(ll_seq, 0, sizeof(std::uint64_t));
+    std::memset(ll_bufs, 0, 2 * coll::kLLBufBytes);
   }
 }
 

@@ -83,7 +83,10 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   // This PE's data: the root's copies to every member (broadcast), or its blocks to every member.
   const std::size_t work = bcast ? (t.my_rank == root ? block * static_cast<std::size_t>(t.size) : 0)
                                  : block * static_cast<std::size_t>(t.size);
-  const unsigned ctas = coll_ctas(work);
+  // LL (small calls, one flight without syncs) runs in the one-CTA kernel, as the device forms run it.
+  const std::size_t ll = static_cast<std::size_t>(h.coll_ll_bytes);
+  const bool by_ll = bcast ? coll::use_ll(t.size, block, ll) : coll::exchange_uses_ll(t.size, x, ll);
+  const unsigned ctas = by_ll ? 1u : coll_ctas(work);
   cudaError_t e;
   if (ctas == 1) {
     e = launch_stream_kernel(ov, coll_kernel, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,

@@ -70,6 +70,10 @@ __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_stat
     case ReducePhase::Whole: break;
   }
   const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
+  if constexpr (sizeof(T) <= 8) {  // small: LL, as the device forms choose it (launch_reduce then runs one CTA)
+    if (coll::reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
+      return coll::reduce_ll<ReduceCta, Op>(env, t, slot, dest, src, nelems, scatter, call);
+  }
   if (two_shot) coll::reduce_two_shot<ReduceCta, Op>(env, t, slot, dest, src, nelems, call);
   else coll::reduce_one_shot<ReduceCta, Op>(env, t, slot, dest, src, first, nelems, call);
 }
@@ -83,6 +87,7 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
   T* d = static_cast<T*>(dest);
   const T* s = static_cast<const T*>(src);
   const bool two_shot = !scatter && coll::use_two_shot(t.size, nelems * sizeof(T), dest == src, two_shot_bytes);
+  if (coll::reduce_uses_ll<T>(t.size, nelems, static_cast<std::size_t>(h.coll_ll_bytes))) ctas = 1;
   auto go = [&](auto k) {
     auto grid = [&](ReducePhase phase) {
       cudaError_t e = launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems, phase,

@@ -7,10 +7,12 @@
 //
 // `coll_bad CASE` (argv) makes one bad collective call instead; tests/mp/CMakeLists.txt expects the job to end
 // with a message naming the call (expect_fail.py).
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collectives_check.hpp"
@@ -109,6 +111,89 @@ MPT_CASE(large) {
   run<unsigned char>(Kind::Alltoall, world[0], mib, 0, true, false, 31);
   run<unsigned char>(Kind::Broadcast, world[0], mib, mpt::npes() - 1, true, false, 32);
   run<int64_t>(Kind::Fcollect, world[0], mib / 8 + 1, 0, false, false, 33);
+}
+
+// A member that arrives late to a burst of small calls (the others run ahead through them): broadcasts from one
+// root and from alternating roots, then an fcollect, each checked. By LL (mp.collectives.ll.*) a root hears from
+// no one unless the non-roots send it a line: without that, a root two broadcasts ahead overwrote the buffer the
+// late member had still to read, and the late member waited forever (found in review of the LL change). Round 0
+// (one root, PE 1 late) is the one where the root runs ahead; later rounds change roots. The non-roots' waits for
+// each other's lines are caught only when PEs share cores (CI): a narrow window.
+MPT_CASE(late_member) {
+  const int n = mpt::npes();
+  const std::size_t e = 16;
+  int* src = static_cast<int*>(gshmem_malloc(e * n * sizeof(int)));
+  int* dest = static_cast<int*>(gshmem_malloc(e * n * sizeof(int)));
+  mpt::require(src && dest, "gshmem_malloc");
+  const int rounds = n > 1 ? 3 : 1;
+  for (int round = 0; round < rounds; ++round) {
+    if (n > 1 && mpt::me() == (round + 1) % n) std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    for (int it = 0; it < 8; ++it) {
+      const int root = round == 0 ? 0 : (it * 7 + round) % n;  // round 0: one root; then roots change
+      std::vector<int> mine(e);
+      for (std::size_t i = 0; i < e; ++i) mine[i] = mpt::gen<int>(98, round * 8 + it, mpt::me(), i);
+      mpt::local_write(src, mine.data(), e * sizeof(int));
+      std::vector<int> poison(e, -7);
+      mpt::local_write(dest, poison.data(), e * sizeof(int));
+      gshmem_int_broadcast(GSHMEM_TEAM_WORLD, dest, src, e, root);
+      std::vector<int> got = mpt::local_vec(dest, e), want(e);
+      for (std::size_t i = 0; i < e; ++i) want[i] = mpt::gen<int>(98, round * 8 + it, root, i);
+      MPT_CHECK_ARRAY("broadcast round " + std::to_string(round) + " call " + std::to_string(it) + " root " +
+                          std::to_string(root),
+                      got.data(), want.data(), e);
+    }
+    std::vector<int> mine(e);
+    for (std::size_t i = 0; i < e; ++i) mine[i] = mpt::gen<int>(97, round, mpt::me(), i);
+    mpt::local_write(src, mine.data(), e * sizeof(int));
+    gshmem_int_fcollect(GSHMEM_TEAM_WORLD, dest, src, e);
+    std::vector<int> got = mpt::local_vec(dest, e * n), want(e * n);
+    for (int p = 0; p < n; ++p)
+      for (std::size_t i = 0; i < e; ++i) want[p * e + i] = mpt::gen<int>(97, round, p, i);
+    MPT_CHECK_ARRAY("fcollect after the broadcasts, round " + std::to_string(round), got.data(), want.data(),
+                    want.size());
+  }
+  gshmem_barrier_all();
+  gshmem_free(dest);
+  gshmem_free(src);
+}
+
+// A team slot used again: an odd number of calls on a team (so its LL buffers were last used in one parity), the
+// team destroyed, and a split that takes the same slot with other members and another size, then more calls, each
+// checked. By LL a slot's call count and buffers must start afresh in the new team on every member.
+MPT_CASE(slot_reuse) {
+  const int n = mpt::npes();
+  const std::size_t e = 24;
+  int* src = static_cast<int*>(gshmem_malloc(e * sizeof(int)));
+  int* dest = static_cast<int*>(gshmem_malloc(e * n * sizeof(int)));
+  mpt::require(src && dest, "gshmem_malloc");
+  for (int round = 0; round < 4; ++round) {
+    // rounds alternate: every PE, then every PE but the first (one PE alone when n == 1)
+    const int start = round % 2 == 1 && n > 1 ? 1 : 0, size = round % 2 == 1 && n > 1 ? n - 1 : n;
+    gshmem_team_t t = GSHMEM_TEAM_INVALID;
+    mpt::require(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, start, 1, size, nullptr, 0, &t) == GSHMEM_SUCCESS,
+                 "gshmem_team_split_strided");
+    if (t != GSHMEM_TEAM_INVALID) {
+      const int calls = 3 + 2 * round;  // odd
+      for (int c = 0; c < calls; ++c) {
+        const std::size_t m = e - static_cast<std::size_t>(c % 3) * 5;  // 24, 19, 14 ints
+        std::vector<int> mine(m);
+        for (std::size_t i = 0; i < m; ++i) mine[i] = mpt::gen<int>(96, round * 100 + c, mpt::me(), i);
+        mpt::local_write(src, mine.data(), m * sizeof(int));
+        std::vector<int> poison(m * size, -9);
+        mpt::local_write(dest, poison.data(), poison.size() * sizeof(int));
+        gshmem_int_fcollect(t, dest, src, m);
+        std::vector<int> got = mpt::local_vec(dest, m * size), want(m * size);
+        for (int p = 0; p < size; ++p)
+          for (std::size_t i = 0; i < m; ++i) want[p * m + i] = mpt::gen<int>(96, round * 100 + c, start + p, i);
+        MPT_CHECK_ARRAY("fcollect on a reused slot, round " + std::to_string(round) + " call " + std::to_string(c),
+                        got.data(), want.data(), want.size());
+      }
+      gshmem_team_destroy(t);
+    }
+    gshmem_barrier_all();
+  }
+  gshmem_free(dest);
+  gshmem_free(src);
 }
 
 // Back-to-back collectives on the same buffers, each result read before the next call: a member that returns

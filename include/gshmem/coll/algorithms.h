@@ -17,6 +17,17 @@
 //   T* peer(T* p, int pe)                 PE pe's copy of symmetric address p
 //   copy<Scope>(void* d, const void* s, size_t bytes)   the group copies (d and s do not overlap)
 //   optional: void entered(const TeamValue&, int slot, const char* call)   called after the entry sync (below)
+//   LL (small collectives in one flight, below):
+//   size_t ll_limit()                     data bytes per call below which LL is used (0: never; at most
+//                                         kLLBufBytes / 2); the same on every PE (GSHMEM_COLL_LL_BYTES)
+//   uint64_t* ll_seq(int slot)            this PE's LL call count for the slot (its own heap)
+//   uint64_t* ll_buf(int pe, int slot, unsigned parity)   buffer `parity` (0, 1) of the slot in world PE pe's heap
+//   void ll_store(uint64_t* line, uint64_t w0, uint64_t w1)   one 16-byte line, each 8-byte word stored whole
+//   bool ll_wait(const uint64_t* line, uint32_t flag, uint64_t& w0, uint64_t& w1)
+//                                         loads the line until both words' high halves equal flag; false when it
+//                                         gave up (GSHMEM_WAIT_TIMEOUT, a dead peer): the routine then ends in
+//   void ll_fail(const uint64_t* line, const char* call)   which reports it (never returns); called after the
+//                                         routine's loops (on the GPU a call inside them cost registers)
 // Reductions need nothing more: the op is a template argument (ReduceOp below), the group's threads combine in
 // registers, reading peers' sources through peer().
 // Layout of the workspace the flags live in: src/runtime/device_state.hpp ("collective workspace").
@@ -39,12 +50,14 @@
   _Pragma("nv_exec_check_disable") template <class Scope, ReduceOp Op, class T, class Env>
 #define GSHMEM_COLL_STORE_TEMPLATE _Pragma("nv_exec_check_disable") template <class Scope, class T, int K>
 #define GSHMEM_COLL_FN __host__ __device__ __forceinline__
+#define GSHMEM_COLL_OUTLINE_FN __host__ __device__ __noinline__
 #else
 #define GSHMEM_COLL_STORE_TEMPLATE template <class Scope, class T, int K>
 #define GSHMEM_COLL_TEMPLATE template <class Scope, class Env>
 #define GSHMEM_COLL_SCOPE_TEMPLATE template <class Scope>
 #define GSHMEM_COLL_REDUCE_TEMPLATE template <class Scope, ReduceOp Op, class T, class Env>
 #define GSHMEM_COLL_FN inline
+#define GSHMEM_COLL_OUTLINE_FN inline
 #endif
 
 namespace gshmem {
@@ -138,9 +151,183 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
   if constexpr (HasEntered<Env>::value) env.entered(t, slot, call);
 }
 
+// ---- LL: small collectives in one flight ----
+// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 8 KiB on GPU PEs), broadcast, fcollect,
+// alltoall, reduce and reducescatter skip both team syncs and the reads from peers. Each sender writes its data
+// straight into a buffer in each receiver's heap as LL lines: 16 bytes carrying 8 data bytes in two 8-byte words,
+// each word 4 data bytes below a 32-bit flag (the call's number on the team slot). An aligned 8-byte store lands
+// whole (over NVLink and PCIe, and in CPU caches), so a receiver that sees the flag in a word has its data too: it
+// polls its own buffer, and the call costs one one-way trip instead of two syncs (each a round trip) and remote
+// loads. Sender m's data go to section m of the receiver's buffer (ll_lines(bytes) lines a section).
+// Two buffers per slot, used by alternate calls: a member writes call n + 2 into the buffer a receiver read call n
+// from only after its own call n + 1 completed, which needed a line from that receiver's call n + 1 (every LL call
+// has every member send to every other: data, or a broadcast's flag line), which the receiver sends only after its
+// whole group finished call n (ll_begin syncs the group first). So no buffer is overwritten while read, without
+// any other handshake. The choice of LL depends only on the call's arguments, the team's size and
+// ll_limit(), so every member, and every form (host, stream kernel, device scopes), makes the same one.
+// Return: this member's dest is complete and its source reusable (no member reads it); nothing is implied about
+// other members' progress (as NVSHMEM documents for these calls).
+inline constexpr size_t kLLBufBytes = 16 * 1024;  // one buffer of LL lines: 8 KiB of data
+inline constexpr size_t kLLSeqBytes = 4096;       // the area's head: this PE's LL call count per slot
+inline constexpr size_t kLLAreaBytes = kLLSeqBytes + 2 * kLLBufBytes * GSHMEM_DEVICE_MAX_TEAMS;
+GSHMEM_HD constexpr size_t ll_lines(size_t bytes) { return (bytes + 7) / 8; }
+// Whether a call where each member receives `bytes` from each sender goes by LL (a section per member).
+GSHMEM_HD constexpr bool use_ll(int size, size_t bytes, size_t limit) {
+  return size > 1 && bytes > 0 && ll_lines(bytes) * 8 * static_cast<size_t>(size) <= limit &&
+         ll_lines(bytes) * 16 * static_cast<size_t>(size) <= kLLBufBytes;
+}
+// Reductions by LL: elements of 1, 2, 4 or 8 bytes (a line holds whole elements; double2 maxloc does not fit).
+template <class T>
+GSHMEM_HD constexpr bool reduce_uses_ll(int size, size_t nelems, size_t limit) {
+  return sizeof(T) <= 8 && use_ll(size, nelems * sizeof(T), limit);
+}
+
+struct LLCall {
+  uint32_t flag;    // in every word of this call's lines: never 0 (fresh buffers), different from the last 2^32 - 2
+  unsigned parity;  // the buffer of this call
+};
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN LLCall ll_begin(Env& env, int slot) {
+  Scope::sync();  // the group is done with its previous call's buffer (above)
+  uint64_t* sp = env.ll_seq(slot);
+  const uint64_t n = *sp + 1;
+  Scope::sync();  // every thread read the count before rank 0 advances it
+  if (Scope::rank() == 0) *sp = n;
+  return LLCall{static_cast<uint32_t>(n % 0xFFFFFFFFull) + 1u, static_cast<unsigned>(n & 1)};
+}
+// The n < 8 bytes at p (8 when n >= 8) as a little-endian word, zero above them; one load where aligned.
+GSHMEM_COLL_FN uint64_t ll_load_data(const char* p, size_t n) {
+  if (n >= 8 && (reinterpret_cast<uintptr_t>(p) & 7) == 0) return *reinterpret_cast<const uint64_t*>(p);
+  uint64_t v = 0;
+  for (size_t b = 0; b < n && b < 8; ++b) v |= static_cast<uint64_t>(static_cast<unsigned char>(p[b])) << (8 * b);
+  return v;
+}
+GSHMEM_COLL_FN void ll_store_data(char* p, uint64_t v, size_t n) {
+  if (n >= 8 && (reinterpret_cast<uintptr_t>(p) & 7) == 0) {
+    *reinterpret_cast<uint64_t*>(p) = v;
+    return;
+  }
+  for (size_t b = 0; b < n && b < 8; ++b) p[b] = static_cast<char>(v >> (8 * b));
+}
+// A line's 8 data bytes as 8 / sizeof(T) elements and back (byte copies: no aliasing of the word as T).
+template <class T>
+GSHMEM_COLL_FN void ll_unpack(T (&v)[8 / sizeof(T)], uint64_t data) {
+#if defined(__CUDA_ARCH__)
+  memcpy(v, &data, 8);
+#else
+  __builtin_memcpy(v, &data, 8);
+#endif
+}
+// The ne <= 8 / sizeof(T) elements at p as a line's data (typed loads: p is T-aligned), zero above them.
+template <class T>
+GSHMEM_COLL_FN uint64_t ll_pack(const T* p, size_t ne) {
+  T v[8 / sizeof(T)] = {};
+  for (size_t j = 0; j < 8 / sizeof(T); ++j)
+    if (j < ne) v[j] = p[j];
+  uint64_t data;
+#if defined(__CUDA_ARCH__)
+  memcpy(&data, v, 8);
+#else
+  __builtin_memcpy(&data, v, 8);
+#endif
+  return data;
+}
+// The n data words line(0), line(1), ... into section `section` (n lines a section) of `buf` (a receiver's
+// buffer) as LL lines of `flag`, the group's threads taking lines in turn.
+template <class Scope, class Env, class Line>
+GSHMEM_COLL_FN void ll_push_lines(Env& env, uint64_t* buf, size_t section, size_t n, uint32_t flag, Line line) {
+  uint64_t* out = buf + 2 * section * n;
+  const uint64_t f = static_cast<uint64_t>(flag) << 32;
+  for (size_t l = static_cast<size_t>(Scope::rank()); l < n; l += static_cast<size_t>(Scope::size())) {
+    const uint64_t v = line(l);
+    env.ll_store(out + 2 * l, f | (v & 0xFFFFFFFFull), f | (v >> 32));
+  }
+}
+// `bytes` at src, 8 a line.
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void ll_push(Env& env, uint64_t* buf, size_t section, const void* src, size_t bytes, uint32_t flag) {
+  const char* s = static_cast<const char*>(src);
+  ll_push_lines<Scope>(env, buf, section, ll_lines(bytes), flag,
+                       [&](size_t l) { return ll_load_data(s + 8 * l, bytes - 8 * l); });
+}
+// Line l of section `section` (n lines a section) of this PE's buffer `buf`: its 8 data bytes into `data` once
+// they landed; false when the wait gave up (the caller stops and ends in Env::ll_fail).
+template <class Env>
+GSHMEM_COLL_FN bool ll_pull(Env& env, const uint64_t* buf, size_t section, size_t n, size_t l, uint32_t flag,
+                            uint64_t& data) {
+  uint64_t w0, w1;
+  if (!env.ll_wait(buf + 2 * (section * n + l), flag, w0, w1)) return false;
+  data = (w0 & 0xFFFFFFFFull) | (w1 << 32);
+  return true;
+}
+// The receiving half: sections [0, size) but `skip` of this PE's buffer, n lines each, line l of section m to
+// dest + m * stride + 8 * l (bytes of a section: `bytes`). The group's threads take (section, line) pairs in turn.
+template <class Scope, class Env>
+GSHMEM_COLL_FN void ll_receive(Env& env, const uint64_t* buf, int size, int skip, char* dest, size_t stride,
+                               size_t bytes, uint32_t flag, const char* call) {
+  const size_t n = ll_lines(bytes), total = n * static_cast<size_t>(size);
+  const uint64_t* bad = nullptr;  // a line whose wait gave up
+  for (size_t i = static_cast<size_t>(Scope::rank()); i < total; i += static_cast<size_t>(Scope::size())) {
+    const size_t m = i / n, l = i % n;
+    if (static_cast<int>(m) == skip) continue;
+    uint64_t data;
+    if (!ll_pull(env, buf, m, n, l, flag, data)) {
+      bad = buf + 2 * i;
+      break;
+    }
+    ll_store_data(dest + m * stride + 8 * l, data, bytes - 8 * l);
+  }
+  if (bad != nullptr) env.ll_fail(bad, call);
+}
+
+// broadcast by LL: the root pushes to every other member's section `root`; each copies it out. Every non-root also
+// stores one flag line (line 0 of section `its index`) in every other member's buffer and waits for the others':
+// the two-buffer argument needs every call to hear from every member (a root that heard from nobody could run two
+// broadcasts ahead and overwrite the buffer a late member has still to read).
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_OUTLINE_FN void broadcast_ll(Env env, TeamValue t, int slot, void* dest, const void* src, size_t bytes,
+                                         int root, const char* call) {
+  const LLCall c = ll_begin<Scope>(env, slot);
+  const size_t n = ll_lines(bytes);
+  if (t.my_rank == root) {
+    for (int k = 1; k < t.size; ++k) {
+      const int r = root + k < t.size ? root + k : root + k - t.size;
+      ll_push<Scope>(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), static_cast<size_t>(root), src, bytes,
+                     c.flag);
+    }
+    if (dest != src) env.template copy<Scope>(dest, src, bytes);
+  } else {
+    const uint64_t f = static_cast<uint64_t>(c.flag) << 32;
+    for (int r = Scope::rank(); r < t.size; r += Scope::size())
+      if (r != t.my_rank)
+        env.ll_store(env.ll_buf(team_world_pe(t, r), slot, c.parity) + 2 * n * static_cast<size_t>(t.my_rank), f, f);
+  }
+  const uint64_t* buf = env.ll_buf(team_world_pe(t, t.my_rank), slot, c.parity);
+  const uint64_t* bad = nullptr;  // a line whose wait gave up
+  for (int m = Scope::rank(); m < t.size && bad == nullptr; m += Scope::size()) {  // the others' flag lines
+    uint64_t unused;
+    if (m != root && m != t.my_rank && !ll_pull(env, buf, static_cast<size_t>(m), n, 0, c.flag, unused))
+      bad = buf + 2 * n * static_cast<size_t>(m);
+  }
+  if (bad == nullptr && t.my_rank != root) {  // root's data, line by line
+    char* d = static_cast<char*>(dest);
+    for (size_t l = static_cast<size_t>(Scope::rank()); l < n; l += static_cast<size_t>(Scope::size())) {
+      uint64_t data;
+      if (!ll_pull(env, buf, static_cast<size_t>(root), n, l, c.flag, data)) {
+        bad = buf + 2 * (static_cast<size_t>(root) * n + l);
+        break;
+      }
+      ll_store_data(d + 8 * l, data, bytes - 8 * l);
+    }
+  }
+  if (bad != nullptr) env.ll_fail(bad, call);
+  Scope::sync();
+}
+
 // broadcast: root's `bytes` at src land in dest of every member (the root's too; dest == src on the root is
-// allowed). Root pushes into every member's dest (staggered from the next member), between two syncs: the first
-// makes sure no member still uses its dest, the second that every copy has landed (and the root's src is free).
+// allowed). Root pushes into every member's dest (staggered from the next member; part b of a split starts b
+// members further, so the local copy and the links run at once), between two syncs: the first makes sure no
+// member still uses its dest, the second that every copy has landed (and the root's src is free).
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, const void* src, size_t bytes, int root,
                                    Part part) {
@@ -148,7 +335,9 @@ GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, con
   size_t lo, hi;
   part.range(bytes, kPartAlign, lo, hi);
   if (lo == hi) return;
-  for (int k = 0; k < t.size; ++k) {
+  const int k0 = part.index % t.size;  // part b starts at member b: a split's parts copy to every member at once
+  for (int j = 0; j < t.size; ++j) {
+    const int k = k0 + j < t.size ? k0 + j : k0 + j - t.size;
     const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
     if (r == root && dest == src) continue;
     env.template copy<Scope>(static_cast<char*>(env.peer(dest, team_world_pe(t, r))) + lo,
@@ -158,6 +347,7 @@ GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, con
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
                               int root, const char* call) {
+  if (use_ll(t.size, bytes, env.ll_limit())) return broadcast_ll<Scope>(env, t, slot, dest, src, bytes, root, call);
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
   broadcast_data<Scope>(env, t, dest, src, bytes, root, Part::whole());
@@ -210,7 +400,9 @@ GSHMEM_COLL_FN void exchange_data(Env& env, const TeamValue& t, void* dest, cons
   else part.range(x.nelems, 1, lo, hi);
   if (lo == hi) return;
   char* mine = static_cast<char*>(dest) + static_cast<ptrdiff_t>(t.my_rank) * static_cast<ptrdiff_t>(x.nelems) * dstep;
-  for (int k = 0; k < t.size; ++k) {
+  const int k0 = part.index % t.size;  // as in broadcast_data: the parts spread over the members
+  for (int j = 0; j < t.size; ++j) {
+    const int k = k0 + j < t.size ? k0 + j : k0 + j - t.size;
     const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
     const char* block = static_cast<const char*>(src) +
                         (x.per_member ? static_cast<ptrdiff_t>(r) * static_cast<ptrdiff_t>(x.nelems) * sstep : 0);
@@ -222,9 +414,32 @@ GSHMEM_COLL_FN void exchange_data(Env& env, const TeamValue& t, void* dest, cons
                           sstep, x.elem, hi - lo);
   }
 }
+// fcollect and alltoall by LL (contiguous blocks): each member pushes its block(s) to every other member's section
+// `its index`, copies its own block locally, and copies the others' out of its buffer.
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_OUTLINE_FN void exchange_ll(Env env, TeamValue t, int slot, void* dest, const void* src, Exchange x,
+                                        const char* call) {
+  const LLCall c = ll_begin<Scope>(env, slot);
+  const size_t bytes = x.elem * x.nelems, me = static_cast<size_t>(t.my_rank);
+  const char* s = static_cast<const char*>(src);
+  char* d = static_cast<char*>(dest);
+  for (int k = 1; k < t.size; ++k) {
+    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    ll_push<Scope>(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), me,
+                   s + (x.per_member ? static_cast<size_t>(r) * bytes : 0), bytes, c.flag);
+  }
+  env.template copy<Scope>(d + me * bytes, s + (x.per_member ? me * bytes : 0), bytes);
+  ll_receive<Scope>(env, env.ll_buf(team_world_pe(t, t.my_rank), slot, c.parity), t.size, t.my_rank, d, bytes,
+                    bytes, c.flag, call);
+  Scope::sync();
+}
+GSHMEM_HD constexpr bool exchange_uses_ll(int size, const Exchange& x, size_t limit) {
+  return x.dst == 1 && x.sst == 1 && use_ll(size, x.elem * x.nelems, limit);
+}
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void exchange(Env& env, const TeamValue& t, int slot, void* dest, const void* src, const Exchange& x,
                              const char* call) {
+  if (exchange_uses_ll(t.size, x, env.ll_limit())) return exchange_ll<Scope>(env, t, slot, dest, src, x, call);
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
   exchange_data<Scope>(env, t, dest, src, x, Part::whole());
@@ -587,12 +802,59 @@ GSHMEM_COLL_FN void reduce_two_shot(Env& env, const TeamValue& t, int slot, T* d
   team_sync<Scope>(env, t, slot, call);
 }
 
+// reduce (scatter false) and reducescatter (true) by LL: each member pushes its source (reducescatter: block r of
+// it) to every other member r's section `its index`; each combines line by line in team-index order, its own
+// elements read from its source (so every member computes the bits the one-shot path does). In place is safe: the
+// group pushes every line before any thread writes dest, and no member reads another's source.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_OUTLINE_FN void reduce_ll(Env env, TeamValue t, int slot, T* dest, const T* src, size_t nelems,
+                                      bool scatter, const char* call) {
+  constexpr size_t E = 8 / sizeof(T);  // elements per line
+  const LLCall c = ll_begin<Scope>(env, slot);
+  const size_t bytes = nelems * sizeof(T), n = ll_lines(bytes);
+  for (int k = 1; k < t.size; ++k) {
+    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    const T* from = src + (scatter ? static_cast<size_t>(r) * nelems : 0);
+    ll_push_lines<Scope>(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), static_cast<size_t>(t.my_rank), n,
+                         c.flag, [&](size_t l) { return ll_pack(from + l * E, nelems - l * E); });
+  }
+  Scope::sync();  // in place: every line pushed before dest (= src) changes
+  const T* mine = src + (scatter ? static_cast<size_t>(t.my_rank) * nelems : 0);
+  const uint64_t* buf = env.ll_buf(team_world_pe(t, t.my_rank), slot, c.parity);
+  const uint64_t* bad = nullptr;  // a line whose wait gave up
+  for (size_t l = static_cast<size_t>(Scope::rank()); l < n; l += static_cast<size_t>(Scope::size())) {
+    const size_t e0 = l * E, ne = nelems - e0 < E ? nelems - e0 : E;
+    T acc[E] = {};
+    for (int r = 0; r < t.size; ++r) {
+      uint64_t data = 0;
+      if (r == t.my_rank) data = ll_pack(mine + e0, ne);
+      else if (!ll_pull(env, buf, static_cast<size_t>(r), n, l, c.flag, data)) {
+        bad = buf + 2 * (static_cast<size_t>(r) * n + l);
+        break;
+      }
+      T got[E];
+      ll_unpack(got, data);
+      for (size_t j = 0; j < E; ++j)  // a constant count: acc and got stay in registers
+        if (j < ne) acc[j] = r == 0 ? got[j] : Combine<Op>::apply(acc[j], got[j]);
+    }
+    if (bad != nullptr) break;
+    for (size_t j = 0; j < E; ++j)
+      if (j < ne) dest[e0 + j] = acc[j];
+  }
+  if (bad != nullptr) env.ll_fail(bad, call);
+  Scope::sync();
+}
+
 // reduce (allreduce): dest[i] = op over members 0..size-1 of source[i], i < nelems, on every member. dest ==
 // source allowed; otherwise they must not overlap. Two-shot from `two_shot_bytes` of data and in place where the
 // scope has it (ReducePass::kTwoShot); otherwise one-shot, and in place pass by pass.
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reduce(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
                            const char* call, size_t two_shot_bytes = kTwoShotBytes) {
+  if constexpr (sizeof(T) <= 8) {
+    if (reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
+      return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, false, call);
+  }
   const bool in_place = static_cast<const T*>(dest) == src;
   if constexpr (ReducePass<Scope>::kTwoShot) {
     if (use_two_shot(t.size, nelems * sizeof(T), in_place, two_shot_bytes))
@@ -611,6 +873,10 @@ GSHMEM_COLL_FN void reduce(Env& env, const TeamValue& t, int slot, T* dest, cons
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reducescatter(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
                                   const char* call) {
+  if constexpr (sizeof(T) <= 8) {
+    if (reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
+      return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, true, call);
+  }
   reduce_one_shot<Scope, Op>(env, t, slot, dest, src, static_cast<size_t>(t.my_rank) * nelems, nelems, call);
 }
 

@@ -16,8 +16,9 @@
 extern "C" {
 #endif
 
-/* Layout version of gshmem_device_state_t; 0 in `version` means "never set" (no gshmem_init yet). 3: coll_offset. */
-#define GSHMEM_DEVICE_STATE_VERSION 3u
+/* Layout version of gshmem_device_state_t; 0 in `version` means "never set" (no gshmem_init yet). 3: coll_offset.
+ * 4: coll_ll_offset, coll_ll_bytes. */
+#define GSHMEM_DEVICE_STATE_VERSION 4u
 /* Team slots in the device team table (the library's kMaxTeams) and dissemination rounds per slot. */
 #define GSHMEM_DEVICE_MAX_TEAMS 64
 #define GSHMEM_DEVICE_MAX_ROUNDS 32
@@ -51,7 +52,12 @@ typedef struct gshmem_device_state {
   /* Heap offset of the collectives' workspace (version 3): per team slot, sync flags [GSHMEM_DEVICE_MAX_ROUNDS]
    * uint64 written by peers, then this PE's sync epochs [GSHMEM_DEVICE_MAX_TEAMS] uint64 (gshmem/coll/). */
   uint64_t coll_offset;
-  uint64_t reserved[2];
+  /* Heap offset of the collectives' LL area (version 4): this PE's LL call count per team slot, then two buffers
+   * per slot that peers write small collectives' data into (gshmem/coll/algorithms.h, "LL"). */
+  uint64_t coll_ll_offset;
+  /* Data bytes per call up to which broadcast / fcollect / alltoall / reduce / reducescatter go by LL
+   * (GSHMEM_COLL_LL_BYTES; 0: never). The same on every PE. */
+  uint64_t coll_ll_bytes;
 } gshmem_device_state_t;
 
 #ifdef __cplusplus

@@ -66,6 +66,20 @@ __device__ __forceinline__ void check_overlap(const DeviceHandle& h, const char*
   if (x < y + sn && y < x + dn) trap_overlap(h, call, d, dn, s, sn);
 }
 
+// An LL wait that gave up: a dead peer (the library's abort word) or the timeout. One call, out of line.
+[[noreturn]] __device__ __noinline__ inline void trap_ll(const DeviceHandle& h, const volatile int* abort,
+                                                         const uint64_t* line, const char* call) {
+  if (abort != nullptr && *abort != 0) trap_coll_peer_failed(h, call);
+  trap_timeout(h, call, line, "a team member's data (a small collective, LL)");
+}
+
+// LL lines (gshmem/coll/algorithms.h): one 16-byte volatile load (not cached in L1: the line changes under the
+// poller), and whether both words carry `flag`.
+__device__ __forceinline__ bool ll_load(const uint64_t* line, uint32_t flag, uint64_t& w0, uint64_t& w1) {
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(w0), "=l"(w1) : "l"(line) : "memory");
+  return static_cast<uint32_t>(w0 >> 32) == flag && static_cast<uint32_t>(w1 >> 32) == flag;
+}
+
 // The environment of gshmem/coll/algorithms.h on a GPU: flags in the collective workspace of each PE's heap
 // (h.coll_offset), peers through the handle's translation, copies by the cooperating group, system-scope fences.
 // `abort`: the library's peer-failure word (stream kernels), or null (user kernels: their waits end at the
@@ -94,6 +108,30 @@ struct CollEnv {
   template <typename T>
   __device__ __forceinline__ T* peer(T* p, int pe) const {
     return static_cast<T*>(static_cast<void*>(detail::peer(h, static_cast<char*>(static_cast<void*>(p)), pe)));
+  }
+  // LL (gshmem/coll/algorithms.h): lines stored with one 16-byte volatile store (each 8-byte half lands whole).
+  __device__ __forceinline__ size_t ll_limit() const { return static_cast<size_t>(h.coll_ll_bytes); }
+  __device__ __forceinline__ uint64_t* ll_seq(int slot) const {
+    return reinterpret_cast<uint64_t*>(h.heap_base + h.coll_ll_offset) + slot;
+  }
+  __device__ __forceinline__ uint64_t* ll_buf(int pe, int slot, unsigned parity) const {
+    return reinterpret_cast<uint64_t*>(peer_base(h, pe) + h.coll_ll_offset + coll::kLLSeqBytes +
+                                       coll::kLLBufBytes * (2 * static_cast<size_t>(slot) + parity));
+  }
+  __device__ __forceinline__ void ll_store(uint64_t* line, uint64_t w0, uint64_t w1) const {
+    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(line), "l"(w0), "l"(w1) : "memory");
+  }
+  __device__ __forceinline__ bool ll_wait(const uint64_t* line, uint32_t flag, uint64_t& w0, uint64_t& w1) const {
+    if (ll_load(line, flag, w0, w1)) return true;
+    Spin spin(h);
+    while (!ll_load(line, flag, w0, w1)) {
+      if (spin.expired()) return false;
+      if (abort != nullptr && (spin.polls & 1023) == 0 && *abort != 0) return false;
+    }
+    return true;
+  }
+  [[noreturn]] __device__ __forceinline__ void ll_fail(const uint64_t* line, const char* call) const {
+    trap_ll(h, abort, line, call);
   }
   template <typename Coop>
   __device__ __forceinline__ void copy(void* d, const void* s, size_t bytes) const {
