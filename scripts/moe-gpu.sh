@@ -113,8 +113,16 @@ print(int(most * 1.25) + (2 << 30))' "$pes" "$max_gib" "$configs" "$tokens" 2>/d
       # NVSHMEM_SYMMETRIC_SIZE=20G still failed its first allocation above 1 GiB (NVSHMEM's default heap) at 4096
       # tokens, reason not known: NVSHMEM_DEBUG=WARN shows NVSHMEM's own message, and the bench prints the size
       # it saw.
-      NVSHMEM_SYMMETRIC_SIZE=$nvsize NVSHMEM_DEBUG=WARN launch nvshmem "$work/moe-nvshmem-bench-nv" \
-        "$out/bench_api_nvshmem.jsonl" || rc=1
+      # One run per configuration and token group (up to 128 tokens, then the rest): a refused allocation ends
+      # only its own run (2026-11-26, 4 PEs: the 4096-token one ended the run before 256x8x7168 began).
+      for cfg in ${configs//,/ }; do
+        small=$(tr , '\n' <<<"$tokens" | awk '$1 <= 128' | paste -sd,)
+        large=$(tr , '\n' <<<"$tokens" | awk '$1 > 128' | paste -sd,)
+        for grp in $small $large; do
+          configs=$cfg tokens=$grp NVSHMEM_SYMMETRIC_SIZE=$nvsize NVSHMEM_DEBUG=WARN \
+            launch "nvshmem-$cfg-${grp%%,*}" "$work/moe-nvshmem-bench-nv" "$out/bench_api_nvshmem.jsonl" || rc=1
+        done
+      done
     else
       rc=1; echo "moe-gpu.sh: the NVSHMEM build failed:"; tail -20 "$work/nvbuild.txt"
     fi
