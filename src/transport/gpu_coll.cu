@@ -15,6 +15,15 @@
 #include "transport/stream_kernel.cuh"
 
 namespace gshmem::gpu {
+// The stream kernels' scope for broadcast, fcollect and alltoall: a block that runs the two-shot broadcast (the
+// device API's block scope does not: coll::TwoShotScope).
+struct CollCta : dev::Block {};
+}  // namespace gshmem::gpu
+template <>
+struct gshmem::coll::TwoShotScope<gshmem::gpu::CollCta> {
+  static constexpr bool value = true;
+};
+namespace gshmem::gpu {
 namespace {
 
 // What a launch of coll_kernel runs: the whole collective (one CTA), or the grid's share of one data phase.
@@ -32,12 +41,12 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
   const coll::Part part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
   switch (phase) {
     case CollPhase::Data:
-      if (bcast) coll::broadcast_data<dev::Block>(env, t, dest, src, bytes, root, part);
-      else coll::exchange_data<dev::Block>(env, t, dest, src, x, part);
+      if (bcast) coll::broadcast_data<CollCta>(env, t, dest, src, bytes, root, part);
+      else coll::exchange_data<CollCta>(env, t, dest, src, x, part);
       return;
     case CollPhase::BroadcastScatter:
-      return coll::broadcast_scatter_data<dev::Block>(env, t, dest, src, bytes, root, part);
-    case CollPhase::BroadcastForward: return coll::broadcast_forward_data<dev::Block>(env, t, dest, bytes, root, part);
+      return coll::broadcast_scatter_data<CollCta>(env, t, dest, src, bytes, root, part);
+    case CollPhase::BroadcastForward: return coll::broadcast_forward_data<CollCta>(env, t, dest, bytes, root, part);
     case CollPhase::Whole: break;
   }
   // Named in the kernel's timeout and peer-failure messages (device string literals).
@@ -45,8 +54,8 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
                      : kind == static_cast<int>(CollKind::Fcollect) ? "gshmem fcollect (stream kernel)"
                      : kind == static_cast<int>(CollKind::Alltoall) ? "gshmem alltoall (stream kernel)"
                                                                     : "gshmem alltoalls (stream kernel)";
-  if (bcast) coll::broadcast<dev::Block>(env, t, slot, dest, src, bytes, root, call, two_shot_bytes);
-  else coll::exchange<dev::Block>(env, t, slot, dest, src, x, call);
+  if (bcast) coll::broadcast<CollCta>(env, t, slot, dest, src, bytes, root, call, two_shot_bytes);
+  else coll::exchange<CollCta>(env, t, slot, dest, src, x, call);
 }
 
 // The sync before or after a data phase split over CTAs.

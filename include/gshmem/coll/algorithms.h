@@ -94,8 +94,8 @@ struct Part {
 };
 // Bytes a part's boundaries align to in contiguous copies (vector copies stay 16-byte aligned where the buffers are).
 inline constexpr size_t kPartAlign = 256;
-// Data bytes from which reduce and broadcast go two-shot (below) where no setting says otherwise: the device API's
-// forms; the stream and host forms take GSHMEM_COLL_TWO_SHOT_BYTES (the same on every PE, checked at init).
+// Data bytes from which reduce and broadcast go two-shot (below) where no setting is passed; the stream and host
+// forms pass GSHMEM_COLL_TWO_SHOT_BYTES (the same on every PE, checked at init).
 inline constexpr size_t kTwoShotBytes = size_t(1) << 20;
 
 // Team sync with barrier ordering: on return every member has called it, and every store of every member's group
@@ -348,16 +348,30 @@ GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, con
   }
 }
 
-// Two-shot broadcast (more than 2 members, from `two_shot_bytes` of data): one-shot sends the data (size - 1)
+// Two-shot broadcast (more than 2 members, from `two_shot_bytes` of data; host and stream forms): one-shot sends the data (size - 1)
 // times over the root's links, so at 4 PEs it runs at a third of their speed (bench/NOTES.md entry 32). Here the
 // data is cut into size - 1 pieces, piece j owned by the member j + 1 places after the root. Scatter: the root
 // copies each piece into its owner's dest (and all of src into its own dest unless in place). A team sync. Forward:
 // each non-root pushes its piece from its dest into every other non-root's dest. The root's links carry the data
 // once, each other member's (size - 2) / (size - 1) of it, for one more sync. The syncs around are one-shot's.
+// Host and stream forms only: the device API's scopes are inlined into users' kernels, and the two phases pushed
+// the block and warp broadcast past 64 registers a thread (spills under __launch_bounds__(1024), the
+// compile.*regs_1024 checks), so they stay one-shot, as their reduce does (NOTES 27). TwoShotScope says which
+// scopes run it: HostThread here, the stream kernels' scope in src/transport/gpu_coll.cu.
+template <class Scope>
+struct TwoShotScope {
+  static constexpr bool value = false;
+};
+#if !defined(__CUDACC_RTC__)
+template <>
+struct TwoShotScope<HostThread> {
+  static constexpr bool value = true;
+};
+#endif
 GSHMEM_HD constexpr bool broadcast_uses_two_shot(int size, size_t bytes, size_t threshold) {
   return size > 2 && bytes >= threshold;
 }
-// [lo, hi): the piece of team member r (not the root) of a two-shot broadcast of `bytes`.
+// [lo, hi): the piece of team member r of a two-shot broadcast of `bytes` (r != root: the root owns no piece).
 GSHMEM_HD void broadcast_piece(const TeamValue& t, int root, int r, size_t bytes, size_t& lo, size_t& hi) {
   const int j = r > root ? r - root - 1 : r - root - 1 + t.size;
   Part{j, t.size - 1}.range(bytes, kPartAlign, lo, hi);
@@ -408,13 +422,15 @@ GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest
   if (use_ll(t.size, bytes, env.ll_limit())) return broadcast_ll<Scope>(env, t, slot, dest, src, bytes, root, call);
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
-  if (broadcast_uses_two_shot(t.size, bytes, two_shot_bytes)) {
-    broadcast_scatter_data<Scope>(env, t, dest, src, bytes, root, Part::whole());
-    team_sync<Scope>(env, t, slot, call);
-    broadcast_forward_data<Scope>(env, t, dest, bytes, root, Part::whole());
-  } else {
-    broadcast_data<Scope>(env, t, dest, src, bytes, root, Part::whole());
+  if constexpr (TwoShotScope<Scope>::value) {
+    if (broadcast_uses_two_shot(t.size, bytes, two_shot_bytes)) {
+      broadcast_scatter_data<Scope>(env, t, dest, src, bytes, root, Part::whole());
+      team_sync<Scope>(env, t, slot, call);
+      broadcast_forward_data<Scope>(env, t, dest, bytes, root, Part::whole());
+      return team_sync<Scope>(env, t, slot, call);
+    }
   }
+  broadcast_data<Scope>(env, t, dest, src, bytes, root, Part::whole());
   team_sync<Scope>(env, t, slot, call);
 }
 
