@@ -15,28 +15,47 @@
 #include "transport/stream_kernel.cuh"
 
 namespace gshmem::gpu {
+// The stream kernels' scope for broadcast, fcollect and alltoall: a block that runs the two-shot broadcast (the
+// device API's block scope does not: coll::TwoShotScope).
+struct CollCta : dev::Block {};
+}  // namespace gshmem::gpu
+template <>
+struct gshmem::coll::TwoShotScope<gshmem::gpu::CollCta> {
+  static constexpr bool value = true;
+};
+namespace gshmem::gpu {
 namespace {
 
-// The whole collective (one CTA, `data_only` false), or block b of the grid's share of its data phase.
+// What a launch of coll_kernel runs: the whole collective (one CTA), or the grid's share of one data phase.
+enum class CollPhase : int { Whole, Data, BroadcastScatter, BroadcastForward };
+
+// The whole collective (one CTA), or block b of the grid's share of one of its data phases.
 __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_t h, TeamValue t, int slot, int kind,
                                                             void* dest, const void* src, coll::Exchange x, int root,
-                                                            bool data_only, const volatile int* abort_flag) {
+                                                            CollPhase phase, std::size_t two_shot_bytes,
+                                                            const volatile int* abort_flag) {
   stream_kernel_entry();
   dev::detail::CollEnv env{h, abort_flag};
   const bool bcast = kind == static_cast<int>(CollKind::Broadcast);
-  if (data_only) {
-    const coll::Part part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
-    if (bcast) coll::broadcast_data<dev::Block>(env, t, dest, src, x.elem * x.nelems, root, part);
-    else coll::exchange_data<dev::Block>(env, t, dest, src, x, part);
-    return;
+  const std::size_t bytes = x.elem * x.nelems;
+  const coll::Part part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
+  switch (phase) {
+    case CollPhase::Data:
+      if (bcast) coll::broadcast_data<CollCta>(env, t, dest, src, bytes, root, part);
+      else coll::exchange_data<CollCta>(env, t, dest, src, x, part);
+      return;
+    case CollPhase::BroadcastScatter:
+      return coll::broadcast_scatter_data<CollCta>(env, t, dest, src, bytes, root, part);
+    case CollPhase::BroadcastForward: return coll::broadcast_forward_data<CollCta>(env, t, dest, bytes, root, part);
+    case CollPhase::Whole: break;
   }
   // Named in the kernel's timeout and peer-failure messages (device string literals).
   const char* call = bcast                                          ? "gshmem broadcast (stream kernel)"
                      : kind == static_cast<int>(CollKind::Fcollect) ? "gshmem fcollect (stream kernel)"
                      : kind == static_cast<int>(CollKind::Alltoall) ? "gshmem alltoall (stream kernel)"
                                                                     : "gshmem alltoalls (stream kernel)";
-  if (bcast) coll::broadcast<dev::Block>(env, t, slot, dest, src, x.elem * x.nelems, root, call);
-  else coll::exchange<dev::Block>(env, t, slot, dest, src, x, call);
+  if (bcast) coll::broadcast<CollCta>(env, t, slot, dest, src, bytes, root, call, two_shot_bytes);
+  else coll::exchange<CollCta>(env, t, slot, dest, src, x, call);
 }
 
 // The sync before or after a data phase split over CTAs.
@@ -79,24 +98,38 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   const bool ov = overlap_launch(c);
   const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
   const bool bcast = kind == CollKind::Broadcast;
-  const std::size_t block = x.elem * x.nelems;
-  // This PE's data: the root's copies to every member (broadcast), or its blocks to every member.
-  const std::size_t work = bcast ? (t.my_rank == root ? block * static_cast<std::size_t>(t.size) : 0)
-                                 : block * static_cast<std::size_t>(t.size);
+  const std::size_t block = x.elem * x.nelems, two_shot_bytes = config::get().coll_two_shot_bytes;
+  const bool bcast_two_shot = bcast && coll::broadcast_uses_two_shot(t.size, block, two_shot_bytes);
+  const bool root_here = t.my_rank == root;
+  // This PE's data: the root's copies to every member (broadcast; two-shot: the pieces and its own copy, then each
+  // non-root its piece to the others), or its blocks to every member.
+  const std::size_t members = static_cast<std::size_t>(t.size);
+  const std::size_t work = !bcast           ? block * members
+                           : bcast_two_shot ? (root_here ? 2 * block : block * (members - 2) / (members - 1))
+                           : root_here      ? block * members
+                                            : 0;
   // LL (small calls, one flight without syncs) runs in the one-CTA kernel, as the device forms run it.
   const std::size_t ll = static_cast<std::size_t>(h.coll_ll_bytes);
   const bool by_ll = bcast ? coll::use_ll(t.size, block, ll) : coll::exchange_uses_ll(t.size, x, ll);
   const unsigned ctas = by_ll ? 1u : coll_ctas(work);
+  // The grid's share of one data phase, then the sync after it (the sync before is the previous launch).
+  auto grid = [&](CollPhase phase) {
+    cudaError_t g = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind),
+                                       dest, src, x, root, phase, two_shot_bytes, abort_flag);
+    return g == cudaSuccess ? launch_coll_sync(ov, st, h, t, slot, abort_flag) : g;
+  };
   cudaError_t e;
   if (ctas == 1) {
     e = launch_stream_kernel(ov, coll_kernel, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
-                             root, false, abort_flag);
+                             root, CollPhase::Whole, two_shot_bytes, abort_flag);
   } else {
     e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
-    if (e == cudaSuccess)
-      e = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src,
-                             x, root, true, abort_flag);
-    if (e == cudaSuccess) e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
+    if (bcast_two_shot) {
+      if (e == cudaSuccess) e = grid(CollPhase::BroadcastScatter);
+      if (e == cudaSuccess) e = grid(CollPhase::BroadcastForward);
+    } else if (e == cudaSuccess) {
+      e = grid(CollPhase::Data);
+    }
   }
   if (e != cudaSuccess)
     fail(GSHMEM_ERROR_SYSTEM, "{}: launching the collective kernel failed: {}. Fix: check that the GPU is healthy "

@@ -94,6 +94,9 @@ struct Part {
 };
 // Bytes a part's boundaries align to in contiguous copies (vector copies stay 16-byte aligned where the buffers are).
 inline constexpr size_t kPartAlign = 256;
+// Data bytes from which reduce and broadcast go two-shot (below) where no setting is passed; the stream and host
+// forms pass GSHMEM_COLL_TWO_SHOT_BYTES (the same on every PE, checked at init).
+inline constexpr size_t kTwoShotBytes = size_t(1) << 20;
 
 // Team sync with barrier ordering: on return every member has called it, and every store of every member's group
 // before its call (local or to peers) is visible to this group. Flags: flat for teams of up to kSyncFlags
@@ -325,9 +328,9 @@ GSHMEM_COLL_OUTLINE_FN void broadcast_ll(Env env, TeamValue t, int slot, void* d
 }
 
 // broadcast: root's `bytes` at src land in dest of every member (the root's too; dest == src on the root is
-// allowed). Root pushes into every member's dest (staggered from the next member; part b of a split starts b
-// members further, so the local copy and the links run at once), between two syncs: the first makes sure no
-// member still uses its dest, the second that every copy has landed (and the root's src is free).
+// allowed). One-shot: root pushes into every member's dest (staggered from the next member; part b of a split
+// starts b members further, so the local copy and the links run at once), between two syncs: the first makes sure
+// no member still uses its dest, the second that every copy has landed (and the root's src is free).
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, const void* src, size_t bytes, int root,
                                    Part part) {
@@ -344,12 +347,89 @@ GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, con
                              static_cast<const char*>(src) + lo, hi - lo);
   }
 }
+
+// Two-shot broadcast (more than 2 members, from `two_shot_bytes` of data; host and stream forms): one-shot sends the data (size - 1)
+// times over the root's links, so at 4 PEs it runs at a third of their speed (bench/NOTES.md entry 32). Here the
+// data is cut into size - 1 pieces, piece j owned by the member j + 1 places after the root. Scatter: the root
+// copies each piece into its owner's dest (and all of src into its own dest unless in place). A team sync. Forward:
+// each non-root pushes its piece from its dest into every other non-root's dest. The root's links carry the data
+// once, each other member's (size - 2) / (size - 1) of it, for one more sync. The syncs around are one-shot's.
+// Host and stream forms only: the device API's scopes are inlined into users' kernels, and the two phases pushed
+// the block and warp broadcast past 64 registers a thread (spills under __launch_bounds__(1024), the
+// compile.*regs_1024 checks), so they stay one-shot, as their reduce does (NOTES 27). TwoShotScope says which
+// scopes run it: HostThread here, the stream kernels' scope in src/transport/gpu_coll.cu.
+template <class Scope>
+struct TwoShotScope {
+  static constexpr bool value = false;
+};
+#if !defined(__CUDACC_RTC__)
+template <>
+struct TwoShotScope<HostThread> {
+  static constexpr bool value = true;
+};
+#endif
+GSHMEM_HD constexpr bool broadcast_uses_two_shot(int size, size_t bytes, size_t threshold) {
+  return size > 2 && bytes >= threshold;
+}
+// [lo, hi): the piece of team member r of a two-shot broadcast of `bytes` (r != root: the root owns no piece).
+GSHMEM_HD void broadcast_piece(const TeamValue& t, int root, int r, size_t bytes, size_t& lo, size_t& hi) {
+  const int j = r > root ? r - root - 1 : r - root - 1 + t.size;
+  Part{j, t.size - 1}.range(bytes, kPartAlign, lo, hi);
+}
+// `part` of the piece [plo, phi) from s to d (offsets in both), if any.
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void broadcast_piece_copy(Env& env, char* d, const char* s, size_t plo, size_t phi, Part part) {
+  size_t lo, hi;
+  part.range(phi - plo, kPartAlign, lo, hi);
+  if (lo < hi) env.template copy<Scope>(d + plo + lo, s + plo + lo, hi - lo);
+}
+// Scatter (the root's phase): member k places after the root gets its piece; k = 0 is the root's own copy, all of
+// the data. Part b starts at the member b places on, as in broadcast_data.
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void broadcast_scatter_data(Env& env, const TeamValue& t, void* dest, const void* src, size_t bytes,
+                                           int root, Part part) {
+  if (t.my_rank != root || bytes == 0) return;
+  const int k0 = part.index % t.size;
+  for (int j = 0; j < t.size; ++j) {
+    const int k = k0 + j < t.size ? k0 + j : k0 + j - t.size;
+    const int r = root + k < t.size ? root + k : root + k - t.size;
+    size_t lo = 0, hi = bytes;
+    if (k != 0) broadcast_piece(t, root, r, bytes, lo, hi);
+    else if (dest == src) continue;
+    broadcast_piece_copy<Scope>(env, static_cast<char*>(env.peer(dest, team_world_pe(t, r))),
+                                static_cast<const char*>(src), lo, hi, part);
+  }
+}
+// Forward (the non-roots' phase): this member's piece of its dest into every other non-root's dest.
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void broadcast_forward_data(Env& env, const TeamValue& t, void* dest, size_t bytes, int root,
+                                           Part part) {
+  if (t.my_rank == root || bytes == 0) return;
+  size_t lo, hi;
+  broadcast_piece(t, root, t.my_rank, bytes, lo, hi);
+  const int k0 = part.index % t.size;
+  for (int j = 0; j < t.size; ++j) {
+    const int k = k0 + j < t.size ? k0 + j : k0 + j - t.size;
+    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    if (r == root || r == t.my_rank) continue;
+    broadcast_piece_copy<Scope>(env, static_cast<char*>(env.peer(dest, team_world_pe(t, r))),
+                                static_cast<const char*>(dest), lo, hi, part);
+  }
+}
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
-                              int root, const char* call) {
+                              int root, const char* call, size_t two_shot_bytes = kTwoShotBytes) {
   if (use_ll(t.size, bytes, env.ll_limit())) return broadcast_ll<Scope>(env, t, slot, dest, src, bytes, root, call);
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
+  if constexpr (TwoShotScope<Scope>::value) {
+    if (broadcast_uses_two_shot(t.size, bytes, two_shot_bytes)) {
+      broadcast_scatter_data<Scope>(env, t, dest, src, bytes, root, Part::whole());
+      team_sync<Scope>(env, t, slot, call);
+      broadcast_forward_data<Scope>(env, t, dest, bytes, root, Part::whole());
+      return team_sync<Scope>(env, t, slot, call);
+    }
+  }
   broadcast_data<Scope>(env, t, dest, src, bytes, root, Part::whole());
   team_sync<Scope>(env, t, slot, call);
 }
@@ -739,7 +819,6 @@ GSHMEM_COLL_FN void reduce_data(Env& env, const TeamValue& t, T* dest, const T* 
 // In place (dest == source, the same on every member since the addresses are symmetric) is safe with two-shot
 // alone: during the first phase a member writes only its own block, which no other member reads; during the
 // second nobody reads a source. (One-shot in place would let a member overwrite elements a peer still reads.)
-inline constexpr size_t kTwoShotBytes = size_t(1) << 20;
 GSHMEM_HD constexpr bool use_two_shot(int size, size_t bytes, bool in_place, size_t threshold) {
   return size > 1 && (in_place || bytes >= threshold);
 }
