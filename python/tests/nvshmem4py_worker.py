@@ -10,6 +10,8 @@ Modes (argument 1):
         or cupy (GPU PEs).
   init  plain processes (GSHMEM_TEST_RANK / _NRANKS, GSHMEM_TEST_COMM_DIR): the unique-id moves programs make
         (MPI Bcast into uid._data, bytes, pickling), nested init / finalize, "emulated_mpi" over a communicator.
+  case NAME  started by gshmemrun: one group of checks of CASES (split-team-collectives, views-and-lifetime).
+  single     one plain process that inits itself from its own unique id (nranks=1).
 """
 import ctypes
 import os
@@ -36,8 +38,9 @@ def raises(exc, fn, *args, **kw):
         return e
     except Exception as e:  # noqa: BLE001 (report what came instead)
         raise AssertionError(f"seed {SEED}: {getattr(fn, '__name__', fn)} raised {type(e).__name__}: {e}, "
-                             f"not {exc.__name__}") from e
-    raise AssertionError(f"seed {SEED}: {getattr(fn, '__name__', fn)}{args} did not raise {exc.__name__}")
+                             f"not {getattr(exc, '__name__', exc)}") from e
+    raise AssertionError(f"seed {SEED}: {getattr(fn, '__name__', fn)}{args} did not raise "
+                         f"{getattr(exc, '__name__', exc)}")
 
 
 def same(got, want, what):
@@ -1007,5 +1010,371 @@ def init_main():
     print(f"PASS pe {rank}/{nranks} (init patterns)", flush=True)
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# case mode: one group of checks per pytest case (test_nvshmem4py_patterns.py names the case)
+# ---------------------------------------------------------------------------------------------------------------
+
+def _split_teams(me, n):
+    """The splits programs make, every PE calling in one order: (label, team or None, world PEs of this PE's team).
+    teams_test.py: team_split_strided(TEAM_NODE, 0, 2, size, config, 0) and team_split_2d(TEAM_NODE, 2, xcfg, 0,
+    ycfg, 0); our additions: the odd PEs (named), the PEs after PE 0 (a team whose index 0 is not world PE 0).
+    At an odd n the 2D grid's last row is short (NVSHMEM's split_2d: yrange = ceil(n / xrange))."""
+    T = nvshmem.Teams
+    cfg = nvshmem.TeamConfig()
+    cfg.version, cfg.num_contexts, cfg.uniqueid = 2, 1, 12345
+    out = []
+    even = nvshmem.team_split_strided(T.TEAM_NODE, 0, 2, (n + 1) // 2, cfg, 0)
+    out.append(("even", even, list(range(0, n, 2))))
+    odd = nvshmem.team_split_strided(T.TEAM_WORLD, 1, 2, n // 2, None, 0, new_team_name="ODD_PES")
+    out.append(("odd", T.ODD_PES if odd is not None else None, list(range(1, n, 2))))
+    tail = nvshmem.team_split_strided(T.TEAM_WORLD, 1, 1, n - 1, cfg, 0)
+    out.append(("tail", tail, list(range(1, n))))
+    xcfg, ycfg = nvshmem.TeamConfig(), nvshmem.TeamConfig()
+    x, y = nvshmem.team_split_2d(T.TEAM_NODE, 2, xcfg, 0, ycfg, 0)
+    row = me // 2 * 2
+    out.append(("2d-x", x, list(range(row, min(row + 2, n)))))
+    out.append(("2d-y", y, list(range(me % 2, n, 2))))
+    return [(label, t, pes if me in pes else None) for label, t, pes in out]
+
+
+def _still_poisoned(host_tail, dtype, what):
+    """The part of an output a call must not write still holds the 0xA5 bytes poison() wrote (bfloat16 arrives on
+    the host as float32: bfloat16 0xA5A5 is float32 0xA5A50000)."""
+    tail = np.ascontiguousarray(host_tail).reshape(-1)
+    if dtype == "bfloat16":
+        same(tail.view(np.uint32), np.full(tail.size, 0xA5A50000, np.uint32), what)
+    else:
+        same(tail.view(np.uint8), np.full(tail.nbytes, 0xA5, np.uint8), what)
+
+
+def check_split_team_collectives(lib, me, n):
+    """Every collective on teams from splits, not only on TEAM_WORLD: teams_test.py makes split teams (strided,
+    2D) and collective_test.py runs reduce / reducescatter / fcollect / alltoall / broadcast(root=) / barrier /
+    sync; no public program's test runs the collectives on the split teams, which programs do (MoE expert groups,
+    2D meshes). On each team: team_n_pes / team_my_pe / team_translate_pe (to the world, and between the 2D row
+    and column teams), put to the next member + barrier(team), and each collective with sync(team) first, the
+    root as a team index, outputs poisoned past the team's part; then the negative cases of teams_test.py with
+    new_team_name (no name left in Teams) and a collective on a destroyed team or on None (a non-member's split
+    result), which raise NvshmemInvalid."""
+    T, W = nvshmem.Teams, nvshmem.Teams.TEAM_WORLD
+    teams = _split_teams(me, n)
+    dtypes = ("int64", "float32", "float16", "uint8", "bool") + (("bfloat16",) if LIB == "torch" else ())
+    m = 4  # elements per member
+    # the 2D teams: this PE is the only PE in both, so translating between them is -1 except for itself
+    (_, x, xpes), (_, y, ypes) = teams[3], teams[4]
+    for i, pe in enumerate(xpes):
+        assert nvshmem.team_translate_pe(x, i, y) == (ypes.index(me) if pe == me else -1), (i, pe, xpes, ypes)
+    for k, dtype in enumerate(dtypes):
+        # every PE allocates (a world collective) for the largest team; a team of k members uses prefixes
+        src, dst, ring = lib.new((n * m,), dtype), lib.new((n * m,), dtype), lib.new((m,), dtype)
+        for label, team, pes in teams:
+            if team is None:
+                assert pes is None, label
+                continue
+            size, idx = len(pes), pes.index(me)
+            assert (nvshmem.team_n_pes(team), nvshmem.team_my_pe(team)) == (size, idx), (label, pes)
+            assert [nvshmem.team_translate_pe(team, i, W) for i in range(size)] == pes, label
+            assert nvshmem.team_translate_pe(W, me, team) == idx
+            outside = [p for p in range(n) if p not in pes]
+            if outside:
+                assert nvshmem.team_translate_pe(W, outside[0], team) == -1, (label, outside)
+            what = f"{label} team {pes}, {dtype}"
+            seed = 1000 * k + 100 * len(label)
+            vals = {p: _vals(seed + p, (m,), dtype) for p in pes}
+            big = {p: _vals(seed + 50 + p, (size * m,), dtype) for p in pes}
+            # put to the next member, completed and seen after barrier(team)
+            lib.set(src[:m], vals[me])
+            lib.poison(ring)
+            nvshmem.sync(team)
+            nvshmem.put(ring, src[:m], remote_pe=pes[(idx + 1) % size])
+            nvshmem.barrier(team)
+            same(_bytes(lib.host(ring), dtype), _bytes(vals[pes[idx - 1]], dtype), f"put + barrier: {what}")
+            op = ("sum", "min", "max")[k % 3]
+            red = {"sum": np.add, "min": np.minimum, "max": np.maximum}[op]
+            stack = np.stack([vals[p] for p in pes])
+            if dtype == "bool":
+                stack = stack.astype(np.uint8)
+            root = size - 1
+            runs = (
+                ("reduce", lambda: nvshmem.reduce(team, dst[:m], src[:m], op, stream=None), vals[me], m,
+                 red.reduce(stack, axis=0)),
+                ("reducescatter", lambda: nvshmem.reducescatter(team, dst[:m], src[:size * m], op), big[me], m,
+                 red.reduce(np.stack([big[p].astype(np.uint8) if dtype == "bool" else big[p] for p in pes]),
+                            axis=0)[idx * m:(idx + 1) * m]),
+                ("fcollect", lambda: nvshmem.fcollect(team, dst[:size * m], src[:m]), vals[me], size * m,
+                 np.concatenate([vals[p] for p in pes])),
+                ("alltoall", lambda: nvshmem.alltoall(team, dst[:size * m], src[:size * m]), big[me], size * m,
+                 np.concatenate([big[p][idx * m:(idx + 1) * m] for p in pes])),
+                ("broadcast", lambda: nvshmem.broadcast(team, dst[:m], src[:m], root=root), vals[me], m,
+                 vals[pes[root]]),
+            )
+            for name, call, mine, count, want in runs:
+                lib.set(src[:len(mine)], mine)
+                lib.poison(dst)
+                nvshmem.sync(team)  # every member's dst poisoned before any member writes into it
+                call()
+                got = _bytes(lib.host(dst), dtype).reshape(-1)
+                want = np.asarray(want).astype(np.uint8 if dtype == "bool" else want.dtype)
+                label = f"{name} ({op})" if name.startswith("reduce") else name
+                same(got[:count], _bytes(want, dtype).reshape(-1), f"{label} on the {what}")
+                _still_poisoned(got[count:], dtype, f"{name} on the {what}: past its part")
+                nvshmem.barrier(team)  # every member done reading src before the next round writes it
+        nvshmem.barrier_all()
+        for a in (ring, dst, src):
+            lib.free(a)
+    # the collectives refuse a team that is gone, and None (what a split returns to a PE outside the new team)
+    a = lib.new((m,), "int32")
+    lib.set(a, data(me, m, "int32"))
+    for label, team, pes in teams:
+        if team is not None:
+            handle = int(team)
+            nvshmem.team_destroy(team)
+            for call in (lambda: nvshmem.reduce(handle, a, a, "sum"), lambda: nvshmem.barrier(handle),
+                         lambda: nvshmem.fcollect(handle, a, a)):
+                raises(nvshmem.NvshmemInvalid, call)
+    assert "ODD_PES" not in T
+    for call in (lambda: nvshmem.reduce(None, a, a, "sum"), lambda: nvshmem.sync(None),
+                 lambda: nvshmem.broadcast(None, a, a, root=0), lambda: nvshmem.alltoall(object(), a, a)):
+        e = raises(nvshmem.NvshmemInvalid, call)
+        assert "team" in e.msg, e.msg
+    same(lib.host(a), data(me, m, "int32"), "the array a refused call was given")
+    nvshmem.barrier_all()
+    lib.free(a)
+    # teams_test.py's negative cases with new_team_name, each followed by a world barrier: no name is left behind
+    cfg = nvshmem.TeamConfig()
+    raises(nvshmem.NvshmemError, nvshmem.team_split_strided, W, 0, 1, 0, cfg, 0, new_team_name="BAD_SIZE_TEAM")
+    nvshmem.barrier(W, stream=None)
+    raises(nvshmem.NvshmemError, nvshmem.team_split_2d, -1, 2, cfg, 0, cfg, 0, new_team_name="BAD_PARENT_TEAM_2D")
+    nvshmem.barrier(W, stream=None)
+    raises(nvshmem.NvshmemError, nvshmem.team_split_2d, W, 0, cfg, 0, cfg, 0, new_team_name="BAD_XRANGE_TEAM")
+    nvshmem.barrier(W, stream=None)
+    assert not [name for name in T.keys() if name.startswith("BAD_")], list(T.keys())
+    # the same names work once the arguments are right
+    t = nvshmem.team_split_strided(W, 0, 1, n, cfg, 0, new_team_name="BAD_SIZE_TEAM")
+    assert nvshmem.team_n_pes(T.BAD_SIZE_TEAM) == n and int(t) == int(T.BAD_SIZE_TEAM)
+    nvshmem.team_destroy("BAD_SIZE_TEAM")
+    nvshmem.barrier_all()
+
+
+def check_views_and_lifetime(lib, me, n):
+    """Parts of symmetric allocations and the end of their life, as programs use them:
+    - flashinfer-ai/flashinfer flashinfer/comm/nvshmem_allreduce.py: symmetric input / output tensors of a maximum
+      size allocated once; each all-reduce copies k elements into input[:k], barrier_all, then
+      collective_on_buffer("reduce", TEAM_WORLD, dst_view, src_view, dtype="half" / "bfloat16" / "float",
+      op="sum", stream=...) on Buffer.from_handle(ptr=, size=k * itemsize, mr=buf.memory_resource) prefixes of
+      tensor_get_buffer(...)'s Buffer; output[:k] read back; free_tensor both, then finalize. The same prefixes as
+      array / tensor slices in reduce.
+    - a vLLM NVSHMEM probe (code index): one row of a symmetric 2D tensor put into another row of the next PE's
+      copy (nvshmem4py refuses slices, "Tensor not tracked"; gshmem takes any dense part of an allocation).
+    - a MegaMoE helper (code index): free_tensor of a tensor freed already is caught as RuntimeError / ValueError /
+      TypeError whose message says "already", "freed" or "invalid".
+    - a torch DTensor NVSHMEM helper (code index, torch only): tensor(torch.Size(...)), attributes set on the
+      returned tensor, a [:a, :b] slice used and the base freed through the slice's attribute; a requires_grad
+      symmetric tensor as a reduce source."""
+    W = nvshmem.Teams.TEAM_WORLD
+    cap = 64
+    names = (("half", "float16"), ("float", "float32")) + ((("bfloat16", "bfloat16"),) if LIB == "torch" else ())
+    get_buffer = nvshmem.tensor_get_buffer if LIB == "torch" else nvshmem.array_get_buffer
+    rng = np.random.default_rng([SEED, 4242])
+    for nv_name, dt in names:
+        inp, out = lib.new((cap,), dt), lib.new((cap,), dt)
+        for r, k in enumerate((1, int(rng.integers(2, cap)), cap)):
+            allv = [_vals(10 * r + p, (k,), dt) for p in range(n)]
+            lib.set(inp[:k], allv[me])
+            lib.poison(out)
+            nvshmem.barrier_all(stream=None)
+            ib, _, _ = get_buffer(inp)
+            ob, _, _ = get_buffer(out)
+            esz = nvshmem.utils.dtype_nbytes(nv_name)
+            src_view = nvshmem.Buffer.from_handle(ptr=int(ib.handle), size=k * esz, mr=ib.memory_resource)
+            dst_view = nvshmem.Buffer.from_handle(ptr=int(ob.handle), size=k * esz, mr=ob.memory_resource)
+            assert (src_view.handle, src_view.size) == (ib.handle, k * esz), (src_view, ib, k)
+            nvshmem.collective_on_buffer("reduce", W, dst_view, src_view, dtype=nv_name, op="sum", stream=None)
+            got = lib.host(out)
+            same(got[:k], sum(allv).astype(got.dtype), f"reduce on Buffer.from_handle prefixes, {k} {nv_name}")
+            _still_poisoned(got[k:], dt, f"reduce of {k} {nv_name}: past k")
+            # the same prefixes as slices of the arrays
+            lib.poison(out)
+            nvshmem.barrier_all()
+            nvshmem.reduce(W, out[:k], inp[:k], "sum")
+            same(lib.host(out)[:k], sum(allv).astype(got.dtype), f"reduce of [:{k}] slices, {dt}")
+            nvshmem.barrier_all()
+        # from_handle itself checks nothing (cuda.core's does not); a collective on a view past the allocation
+        # raises on every PE alike, before any PE starts it
+        over = nvshmem.Buffer.from_handle(int(ib.handle), cap * esz + esz)
+        raises(nvshmem.NvshmemInvalid, nvshmem.collective_on_buffer, "reduce", W, over, over, dtype=nv_name,
+               op="sum")
+        lib.free(out)
+        lib.free(inp)
+    # a row of a symmetric 2D array put into another row of the next PE's copy, then a row got back
+    rows, cols = 5, 6
+    w = lib.new((rows, cols), "int32")
+    lib.set(w, data(me, (rows, cols), "int32"))
+    nvshmem.barrier_all()
+    nvshmem.put(w[rows - 1], w[0], remote_pe=(me + 1) % n)
+    nvshmem.barrier_all()
+    want = data(me, (rows, cols), "int32")
+    want[rows - 1] = data((me - 1) % n, (rows, cols), "int32")[0]
+    same(lib.host(w), want, "put of row 0 into row 4 of the next PE")
+    row = lib.new((cols,), "int32")
+    lib.poison(row)
+    nvshmem.get(row, w[2], remote_pe=(me + 1) % n)
+    same(lib.host(row), data((me + 1) % n, (rows, cols), "int32")[2], "get of row 2 from the next PE")
+    nvshmem.barrier_all()
+    lib.free(row)
+    lib.free(w)
+    # double free: the exception classes and words a program's handler looks for
+    for shape in ((3,), (2, 2)):
+        a = lib.new(shape, "float32")
+        lib.free(a)
+        e = raises((RuntimeError, ValueError, TypeError), lib.free, a)
+        assert any(word in str(e).lower() for word in ("already", "freed", "invalid")), str(e)
+    # memory_test.py test_buffer_scope_release_gc_free_reuse: free, del, a new buffer (often at the freed address),
+    # gc.collect(); and a buffer dropped without free() (del + gc.collect()) stays allocated: the memory belongs to
+    # gshmem.core's table, not to the Buffer object, until free() or finalize()
+    import gc
+    b1, b2 = nvshmem.buffer(8, release=True), nvshmem.buffer(8, release=True)
+    nvshmem.free(b1)
+    del b1
+    b3 = nvshmem.buffer(8, release=True)
+    gc.collect()
+    kept, size = nvshmem.buffer(16), 16
+    ptr = kept.handle
+    del kept
+    gc.collect()
+    for b, pe in ((b2, me), (b3, (me + 1) % n), (nvshmem.Buffer.from_handle(ptr, size), (me - 1) % n)):
+        _fill_buffer(b, np.full(b.size, 0xA5, np.uint8))
+        lib.xp.sync()
+        nvshmem.barrier_all()
+        src = lib.xp.local((b.size,), "uint8")
+        lib.xp.put_values(src, data(pe, b.size, "uint8"))
+        nvshmem.put(b, src, remote_pe=pe)  # every PE writes the copy of one PE: its own, the next's, the last's
+        nvshmem.barrier_all()
+        writer = {me: me, (me + 1) % n: (me - 1) % n, (me - 1) % n: (me + 1) % n}[pe]
+        same(_read_buffer(lib, b, "uint8", b.size), data(me, b.size, "uint8"),
+             f"put into a buffer of {b.size} bytes by PE {writer}")
+    nvshmem.barrier_all()
+    nvshmem.free(b2)
+    nvshmem.free(b3)
+    nvshmem.free(nvshmem.Buffer.from_handle(ptr, size))  # the allocation, by its address
+    raises(nvshmem.NvshmemInvalid, nvshmem.free, nvshmem.Buffer.from_handle(ptr, size))  # and only once
+    # memory_test.py test_get_peer_memory_scope: rounds of allocate, a peer view on PE 0 only (freed there, or left
+    # for the allocation's free to drop), free; shapes drawn at random, so addresses are reused with other sizes
+    for r in range(6):
+        shape = (int(rng.integers(1, 16)), int(rng.integers(1, 64)))
+        t = lib.new(shape, "float16")
+        lib.set(t, data(me + 7 * r, shape, "float16"))
+        nvshmem.barrier_all()
+        if me == 0:
+            view = lib.peer(t, (me + 1) % n)
+            same(lib.host(view), data((me + 1) % n + 7 * r, shape, "float16"), f"peer view, round {r}")
+            if r % 2:
+                lib.free(view)  # local; the allocation stays
+                same(lib.host(t), data(me + 7 * r, shape, "float16"), f"the allocation after its view was freed")
+        nvshmem.barrier_all()
+        lib.free(t)
+    # NVIDIA/cutlass examples/python/CuTeDSL/distributed/all_reduce_one_shot_lamport.py (all_reduce_simple.py
+    # alike): a list of get_peer_tensor(local, r).permute(...) for every rank r, this PE's own included, stores
+    # through them, and the end of life: free_tensor of each view in the list and never of `local` (the own-rank
+    # view frees the allocation, the others are forgotten), in rounds that reuse the addresses
+    ping_pong, rows, cols = 3, 2, 5
+    for r in range(3):
+        local = lib.new((ping_pong, n, rows, cols), "float32")
+        lib.poison(local)
+        perm = (lambda v: v.permute(2, 3, 1, 0)) if LIB == "torch" else (lambda v: v.transpose(2, 3, 1, 0))
+        views = [perm(lib.peer(local, p)) for p in range(n)]
+        slot = r % ping_pong
+        mine = data(me + 11 * r, (rows, cols), "float32")
+        nvshmem.barrier_all()
+        for v in views:  # this PE's input into its slot of every PE's buffer (a strided store through each view)
+            v[:, :, me, slot] = lib.xp.torch.from_numpy(mine) if LIB == "torch" else mine
+        lib.xp.sync()
+        nvshmem.barrier_all()
+        got = lib.host(perm(local))
+        same(got[:, :, :, slot].sum(axis=2), sum(data(p + 11 * r, (rows, cols), "float32") for p in range(n)),
+             f"one-shot all-reduce through permuted peer views, round {r}")
+        others = [s_ for s_ in range(ping_pong) if s_ != slot]
+        _still_poisoned(np.ascontiguousarray(got[:, :, :, others]), "float32", "the other ping-pong slots")
+        nvshmem.barrier_all()
+        for v in views:
+            lib.free(v)
+        raises(nvshmem.NvshmemInvalid, lib.free, local)  # freed through its own-rank view already
+    if LIB == "torch":
+        import torch
+        base = nvshmem.tensor(torch.Size([n + 1, 4]), dtype=torch.float32)
+        assert tuple(base.shape) == (n + 1, 4)
+        base._symmetric_alloc = True
+        view = base[:n, :3]  # not contiguous: used locally, the base goes to the collectives
+        view._symmetric_base = base
+        view.copy_(torch.from_numpy(data(me, (n, 3), "float32")))
+        grad_src = nvshmem.tensor((n, 3), dtype=torch.float32)
+        grad_src.copy_(view)
+        grad_src.requires_grad_(True)
+        out = nvshmem.tensor((n, 3), dtype=torch.float32)
+        lib.poison(out)
+        nvshmem.barrier_all()
+        nvshmem.reduce(W, out, grad_src, "max")
+        same(lib.host(out), np.max([data(p, (n, 3), "float32") for p in range(n)], axis=0),
+             "reduce from a requires_grad tensor")
+        same(lib.host(view), data(me, (n, 3), "float32"), "the slice of the base")
+        nvshmem.barrier_all()
+        assert getattr(view._symmetric_base, "_symmetric_alloc", False)
+        for t in (out, grad_src, view._symmetric_base):
+            nvshmem.free_tensor(t)
+
+
+def single_main():
+    """wufann/pplx-kernels tests/test_nvshmem.py test_nvshmem_1_gpu: one plain process, get_unique_id() and
+    init(uid=, rank=0, nranks=1, initializer_method="uid"), direct.init_status() checked against 2, then (its 4-GPU
+    worker) tensor((n,), dtype=int32).fill_(rank), collective.alltoall / collective.barrier on Teams.TEAM_WORLD
+    without a stream, and free_tensor + finalize in a finally block; here on one PE, with the other collectives."""
+    uid = nvshmem.get_unique_id()
+    nvshmem.init(uid=uid, rank=0, nranks=1, initializer_method="uid")
+    try:
+        assert nvshmem.direct.init_status() >= 2 and (nvshmem.my_pe(), nvshmem.n_pes()) == (0, 1)
+        lib = Lib()
+        W = nvshmem.Teams.TEAM_WORLD
+        t_in, t_out = lib.new((1,), "int32"), lib.new((1,), "int32")
+        lib.set(t_in, np.array([int(np.random.default_rng(SEED).integers(1, 1000))], np.int32))
+        want = lib.host(t_in).copy()
+        for call in (lambda: nvshmem.collective.alltoall(W, t_out, t_in), lambda: nvshmem.fcollect(W, t_out, t_in),
+                     lambda: nvshmem.reduce(W, t_out, t_in, "max"), lambda: nvshmem.reducescatter(W, t_out, t_in),
+                     lambda: nvshmem.broadcast(W, t_out, t_in, root=0)):
+            lib.poison(t_out)
+            call()
+            nvshmem.collective.barrier(W)
+            same(lib.host(t_out), want, "a collective of one PE")
+        assert nvshmem.team_split_strided(W, 0, 1, 1, None, 0) is not None
+        raises(nvshmem.NvshmemInvalid, nvshmem.put, t_out, t_in, remote_pe=1)
+    finally:
+        lib.free(t_in)
+        lib.free(t_out)
+        nvshmem.finalize()
+    assert nvshmem.direct.init_status() == nvshmem.InitStatus.STATUS_NOT_INITIALIZED
+    print("PASS pe 0/1 (one PE from a unique id)", flush=True)
+
+
+CASES = {"split-team-collectives": check_split_team_collectives, "views-and-lifetime": check_views_and_lifetime}
+
+
+def case_main(name):
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    lib = Lib()
+    CASES[name](lib, me, n)
+    live = lib.new((4,), "int64")  # left for finalize (flashinfer's shutdown frees its own first; this one does not)
+    nvshmem.finalize()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        lib.free(live)
+    assert any(issubclass(x.category, nvshmem.NvshmemWarning) for x in w), w
+    print(f"PASS pe {me}/{n} ({name}, {LIB} on {'GPU' if lib.gpu else 'CPU'} PEs)", flush=True)
+
+
 if __name__ == "__main__":
-    (init_main if len(sys.argv) > 1 and sys.argv[1] == "init" else env_main)()
+    if len(sys.argv) > 1 and sys.argv[1] == "single":
+        single_main()
+    elif len(sys.argv) > 2 and sys.argv[1] == "case":
+        case_main(sys.argv[2])
+    else:
+        (init_main if len(sys.argv) > 1 and sys.argv[1] == "init" else env_main)()

@@ -25,9 +25,10 @@ def check(r, seed, n):
         assert f"PASS pe {pe}/{n}" in out, f"seed {seed}:\n{out}"
 
 
-def launch(n, lib, device):
+def launch(n, lib, device, *case):
+    """n PEs of the worker under gshmemrun; case: ("case", <name>) runs one group of checks (CASES)."""
     seed = random.randrange(1 << 30)
-    r = run([gshmemrun(), "-n", str(n), "--", sys.executable, str(WORKER)], env(seed, lib, device))
+    r = run([gshmemrun(), "-n", str(n), "--", sys.executable, str(WORKER), *case], env(seed, lib, device))
     check(r, seed, n)
 
 
@@ -75,3 +76,42 @@ def test_gpu_patterns(lib):
     if not have(lib):
         pytest.skip(f"{lib} is not installed")
     launch(GPU_PES, lib, "gpu")
+
+
+# Collectives, barrier and sync on split teams (strided, 2D; an odd PE count gives 2D teams of unequal sizes), team
+# arguments that are no team (None from a split, a destroyed team), the negative splits with new_team_name.
+@pytest.mark.parametrize("n", [3, 4])
+def test_split_team_collectives(n):
+    launch(n, "numpy", "cpu", "case", "split-team-collectives")
+
+
+@pytest.mark.skipif(not have("torch"), reason="torch is not installed")
+def test_split_team_collectives_torch_cpu():
+    """With torch's dtypes (bfloat16 too, as collective_test.py's torch list has it), at 3 PEs (unequal 2D teams)."""
+    launch(3, "torch", "cpu", "case", "split-team-collectives")
+
+
+# Parts of allocations (Buffer.from_handle prefixes, slices, rows), double free, a torch DTensor helper's use.
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_views_and_lifetime(lib):
+    if not have(lib):
+        pytest.skip(f"{lib} is not installed")
+    launch(2, lib, "cpu", "case", "views-and-lifetime")
+
+
+@needs_gpu
+@pytest.mark.parametrize("case", ["split-team-collectives", "views-and-lifetime"])
+@pytest.mark.parametrize("lib", ["torch", "cupy"])
+def test_gpu_cases(lib, case):
+    if not have(lib):
+        pytest.skip(f"{lib} is not installed")
+    launch(GPU_PES, lib, "gpu", "case", case)
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_single_pe_uid_init(lib):
+    """One plain process: init from its own unique id with nranks=1 (pplx-kernels' 1-GPU test), CPU PEs."""
+    if not have(lib):
+        pytest.skip(f"{lib} is not installed")
+    seed = random.randrange(1 << 30)
+    check(run([sys.executable, str(WORKER), "single"], env(seed, lib, "cpu"), timeout=120), seed, 1)

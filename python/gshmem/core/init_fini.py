@@ -1,5 +1,6 @@
 """init, finalize, unique ids and the PE queries."""
 import atexit
+import operator
 import os
 import sys
 
@@ -232,7 +233,12 @@ def get_version():
 
 def _check_team(team, call):
     require_init(call)
-    n = _gshmem.team_n_pes(int(team))
+    # None is what team_split_* return on a PE outside the new team; like any non-team it is refused here, as
+    # NvshmemInvalid (int(None) would escape as a TypeError). Teams members, ints and NumPy ints pass.
+    try:
+        n = _gshmem.team_n_pes(operator.index(team))
+    except TypeError:
+        n = 0
     if n <= 0:
         raise GshmemInvalid(f"{call}: team={team!r} is not a valid team. Fix: pass a gshmem.core.Teams value or a "
                             "team from a split")

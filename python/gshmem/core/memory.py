@@ -27,6 +27,10 @@ __all__ = ["Buffer", "NvshmemResource", "buffer", "free", "get_peer_buffer", "ge
 _allocs = {}  # start address -> (bytes, external) of gshmem.core's live symmetric regions
 _bases = []   # their start addresses, sorted
 _peers = {}   # address of a live peer view of another PE -> (bytes, pe, start of the allocation it views)
+# Addresses of peer views whose allocation was freed while they were still remembered: freeing such a view later is
+# the local no-op it would have been before (programs free a list of every PE's views, their own PE's first, which
+# frees the allocation: NVIDIA/cutlass's CuTe DSL distributed examples). Using one for anything else still raises.
+_released_peers = set()
 
 
 class _OnTheHeap:
@@ -56,6 +60,15 @@ class Buffer(_OnTheHeap):
         self.handle = handle
         self.size = size
         self.peer = peer  # the PE of a peer view (get_peer_buffer), else None
+
+    @classmethod
+    def from_handle(cls, ptr, size, mr=None, owner=None):
+        """cuda.core's Buffer.from_handle: a Buffer over `size` bytes at address `ptr`, owning nothing (programs
+        make prefix views of symmetric buffers this way, e.g. Buffer.from_handle(ptr=buf.handle, size=k * esz,
+        mr=buf.memory_resource), to run a collective on k elements). Nothing is checked here, as in cuda.core: a
+        call given it checks that its bytes lie in symmetric memory where the call needs that. mr, owner: accepted,
+        not used. Do not free() a view: free the Buffer that buffer() returned."""
+        return cls(int(ptr), int(size))
 
     def __repr__(self):
         return f"<gshmem Buffer handle=0x{self.handle:x} size={self.size}" + (
@@ -243,11 +256,15 @@ def _release(p, call, what):
     _untrack(p)
     for q in [q for q, (_, _, base) in _peers.items() if base == p]:
         del _peers[q]
+        if len(_released_peers) > 65536:  # bounded: the oldest are forgotten wholesale (a later free raises)
+            _released_peers.clear()
+        _released_peers.add(q)
     _gshmem.free(p)
 
 
 def _free_all():
     _peers.clear()
+    _released_peers.clear()
     for p in list(_bases):
         size, external = _allocs[p]
         _untrack(p)
@@ -261,6 +278,7 @@ def _note_peer(p, q, n, pe):
     """Remembers q, the view of PE pe's copy of the allocation holding p (nothing to remember for this PE's own)."""
     if q != p:
         _peers[q] = (n, pe, symmetric_base(p, n, "get_peer", "the array"))
+        _released_peers.discard(q)
 
 
 def _peer_ptr(p, pe, call):
@@ -297,8 +315,10 @@ def free(buf):
         return
     if not isinstance(buf, Buffer):
         raise GshmemInvalid(f"free: {buf!r} is not a buffer from gshmem.core.buffer()")
-    if buf.peer is not None or buf.handle in _peers:  # a peer view (this PE's own too): nothing to free
+    if buf.peer is not None or buf.handle in _peers or buf.handle in _released_peers:
+        # a peer view (this PE's own too, or one whose allocation was freed since): nothing to free
         _peers.pop(buf.handle, None)
+        _released_peers.discard(buf.handle)
         return
     _release(buf.handle, "free", "the buffer")
 
@@ -446,6 +466,9 @@ def _free_view(x, call, what):
     if p in _peers:
         del _peers[p]
         return
+    if p in _released_peers:  # a view of another PE's copy of an allocation freed since: nothing left to do
+        _released_peers.discard(p)
+        return
     base = symmetric_base(p, 1, call, what)
     if base != p:
         raise GshmemInvalid(f"{call}: {what} is a view into an allocation (offset {p - base}), not the one "
@@ -461,7 +484,7 @@ def free_array(arr):
 
 def free_tensor(tensor):  # noqa: F811 (nvshmem4py's names)
     """Frees a tensor() / bytetensor() (collective). A peer tensor of another PE is only forgotten (local
-    no-op)."""
+    no-op), also after its allocation was freed."""
     _free_view(tensor, "free_tensor", "the tensor")
 
 
