@@ -29,6 +29,7 @@
 //   fresh       a collective on a split team straight after nvshmem_align / nvshmem_malloc, the source written
 //               just before, no barrier (DeepEP: nvshmem_align(alignment, size) for its buffers; NVIDIA/nvshmem
 //               examples/hello.cpp: nvshmem_malloc right after init).
+//   left live   a split team never destroyed and an allocation never freed when nvshmem_finalize runs (hello.cpp).
 //
 // COMPAT_STREAM_ON_CPU=<form> instead runs one stream-ordered call with stream 0 and nothing else: on CPU PEs
 // gshmem must end the job with a message saying why (CTest compat.host_teams.stream_on_cpu.*; a GPU PE would
@@ -411,6 +412,12 @@ int main(int argc, char** argv) {
   for (nvshmem_team_t t : parity) nvshmem_team_destroy(t);
   nvshmem_free(box);
   fresh(seed);
-  nvshmem_free(buf.a);
+  // Left for nvshmem_finalize (in compat::finish): a split team never destroyed and an allocation never freed
+  // (NVIDIA/nvshmem examples/hello.cpp ends with its nvshmem_malloc'd byte live; NVSHMEM's finalize destroys teams
+  // left alive).
+  nvshmem_team_t left = NVSHMEM_TEAM_INVALID;
+  if (nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 1, nvshmem_n_pes(), nullptr, 0, &left) != 0 ||
+      nvshmem_team_n_pes(left) != nvshmem_n_pes())
+    compat::fail("a world-sized split before finalize failed");
   return compat::finish();
 }
