@@ -159,7 +159,10 @@ static_assert(sizeof(SplitRecord) == 24);
 
 namespace {
 // Gathers the split arguments over the parent; every member sees the same data, so every member reaches the
-// same verdict (the same error, or the same slots).
+// same verdict (the same error, or the same slots). A 2d split needs the same arguments everywhere. A strided
+// split may name different teams on different PEs, as long as every PE a team includes names that same team
+// (DeepEP, PyTorch's team manager and others split WORLD once per PE into the team of its node or rail, as
+// NVSHMEM allows): the teams one call creates are then disjoint and share one slot, like split_2d's x-teams.
 std::vector<SplitRecord> gather_split(TeamTable& tt, gshmem_team_t parent, const SplitRecord& mine,
                                       int parent_size, const char* call) {
   std::vector<SplitRecord> all(static_cast<size_t>(parent_size));
@@ -168,12 +171,37 @@ std::vector<SplitRecord> gather_split(TeamTable& tt, gshmem_team_t parent, const
     if (all[static_cast<size_t>(r)].local_error)
       fail(GSHMEM_ERROR_INVALID_VALUE, "{}: parent-team PE {} passed a NULL output team handle. Fix: pass the "
            "address of a gshmem_team_t on every PE", call, r);
+  auto same = [](const SplitRecord& x, const SplitRecord& y) {
+    return x.kind == y.kind && x.a == y.a && x.b == y.b && x.c == y.c;
+  };
   for (int r = 1; r < parent_size; ++r) {
     const SplitRecord& x = all[static_cast<size_t>(r)];
-    if (x.kind != all[0].kind || x.a != all[0].a || x.b != all[0].b || x.c != all[0].c)
+    if (x.kind != all[0].kind || (x.kind != 1 && !same(x, all[0])))
       fail(GSHMEM_ERROR_MISMATCH, "{}: members of the parent team passed different arguments (parent PE 0: "
            "{}, {}, {}; parent PE {}: {}, {}, {}). Fix: every member of the parent team must make the same "
            "split call with the same arguments", call, all[0].a, all[0].b, all[0].c, r, x.a, x.b, x.c);
+  }
+  if (all[0].kind != 1) return all;
+  // strided: every triplet must fit (checked for all PEs at once, so all fail alike), and be agreed by its members
+  for (int r = 0; r < parent_size; ++r) {
+    const SplitRecord& x = all[static_cast<size_t>(r)];
+    if (x.c < 1 || x.a < 0 || x.a >= parent_size || (x.c > 1 && x.b < 1) ||
+        static_cast<long long>(x.a) + static_cast<long long>(x.c - 1) * (x.c > 1 ? x.b : 0) >= parent_size)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: start={} stride={} size={} (parent-team PE {}) does not fit in the "
+           "parent team of {} PEs. Fix: need size >= 1, 0 <= start, stride >= 1 and start + (size-1)*stride < "
+           "parent size", call, x.a, x.b, x.c, r, parent_size);
+  }
+  for (int r = 0; r < parent_size; ++r) {
+    const SplitRecord& x = all[static_cast<size_t>(r)];
+    for (int i = 0; i < x.c; ++i) {
+      const int q = x.a + i * (x.c > 1 ? x.b : 0);
+      const SplitRecord& y = all[static_cast<size_t>(q)];
+      if (q != r && !same(x, y))
+        fail(GSHMEM_ERROR_MISMATCH, "{}: parent-team PE {} passed start={} stride={} size={}, a team that "
+             "includes parent-team PE {}, which passed start={} stride={} size={}. Fix: every PE a team "
+             "includes must pass that team's start, stride and size (PEs may name different teams only if "
+             "those teams do not overlap)", call, r, x.a, x.b, x.c, q, y.a, y.b, y.c);
+    }
   }
   return all;
 }
@@ -188,14 +216,10 @@ int lowest_free(std::uint64_t used, int skip = -1) {
 int TeamTable::split_strided(gshmem_team_t parent, int start, int stride, int size, gshmem_team_t* new_team) {
   const char* call = "gshmem_team_split_strided";
   if (new_team) *new_team = GSHMEM_TEAM_INVALID;
+  invalid_parent(parent, call);
   const TeamInfo pt = parent_or_abort(parent, call);
   auto all = gather_split(*this, parent, SplitRecord{1, static_cast<std::int16_t>(!new_team), start, stride, size,
                                                      used_}, pt.size, call);
-  if (size < 1 || start < 0 || start >= pt.size || (size > 1 && stride < 1) ||
-      static_cast<long long>(start) + static_cast<long long>(size - 1) * (size > 1 ? stride : 0) >= pt.size)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: start={} stride={} size={} does not fit in the parent team of {} PEs. "
-         "Fix: need size >= 1, 0 <= start, stride >= 1 and start + (size-1)*stride < parent size", call, start,
-         stride, size, pt.size);
   std::uint64_t used = 0;
   for (const auto& r : all) used |= r.used;
   int slot = lowest_free(used);
@@ -220,6 +244,7 @@ int TeamTable::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, 
   const char* call = "gshmem_team_split_2d";
   if (xteam) *xteam = GSHMEM_TEAM_INVALID;
   if (yteam) *yteam = GSHMEM_TEAM_INVALID;
+  invalid_parent(parent, call);
   const TeamInfo pt = parent_or_abort(parent, call);
   auto all = gather_split(*this, parent, SplitRecord{2, static_cast<std::int16_t>(!xteam || !yteam), xrange, 0, 0,
                                                      used_}, pt.size, call);
@@ -266,6 +291,15 @@ void TeamTable::destroy(gshmem_team_t team) {
   teams_[team].live = false;
   used_ &= ~(1ull << team);
   if (rt_.gpu) device_state::publish(rt_);  // also zeroes the slot's device-barrier flags for its next team
+}
+
+void TeamTable::invalid_parent(gshmem_team_t parent, const char* call) {
+  // A PE outside a team holds GSHMEM_TEAM_INVALID for it, and programs pass that on as a parent (NVSHMEM's team
+  // tests split the even PEs' team on every PE): the split has no other member to wait for, so it fails here
+  // with the outputs set to GSHMEM_TEAM_INVALID, as NVSHMEM's does, instead of ending the job.
+  if (parent == GSHMEM_TEAM_INVALID)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the parent team is GSHMEM_TEAM_INVALID (this PE is not in it); the new "
+         "team handles are GSHMEM_TEAM_INVALID", call);
 }
 
 TeamInfo TeamTable::parent_or_abort(gshmem_team_t parent, const char* call) {

@@ -53,6 +53,7 @@ class TeamTable {
 
  private:
   void claim(int slot, const TeamInfo& t);
+  void invalid_parent(gshmem_team_t parent, const char* call);  // throws INVALID_VALUE for GSHMEM_TEAM_INVALID
   TeamInfo parent_or_abort(gshmem_team_t parent, const char* call);
   void reset_slot(int slot);
   Runtime& rt_;

@@ -98,6 +98,35 @@ struct IO {
   void (*read)(void* host, const void* sym, size_t bytes);
 };
 
+// Host programs (CPU PEs, or GPU PEs under NVSHMEM: device memory) move data with nvshmem_<T>_p / _g on their own
+// PE. Eight bytes per call where both sides allow it (nvshmem_uint64_p / _g), single bytes at the edges.
+inline void write_pg(void* sym, const void* host, size_t bytes) {
+  const int me = nvshmem_my_pe();
+  char* d = static_cast<char*>(sym);
+  const char* s = static_cast<const char*>(host);
+  size_t i = 0;
+  for (; i < bytes && reinterpret_cast<uintptr_t>(d + i) % 8 != 0; ++i) nvshmem_char_p(d + i, s[i], me);
+  for (; i + 8 <= bytes; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s + i, 8);
+    nvshmem_uint64_p(reinterpret_cast<uint64_t*>(d + i), w, me);
+  }
+  for (; i < bytes; ++i) nvshmem_char_p(d + i, s[i], me);
+  nvshmem_quiet();
+}
+inline void read_pg(void* host, const void* sym, size_t bytes) {
+  const int me = nvshmem_my_pe();
+  const char* s = static_cast<const char*>(sym);
+  char* d = static_cast<char*>(host);
+  size_t i = 0;
+  for (; i < bytes && reinterpret_cast<uintptr_t>(s + i) % 8 != 0; ++i) d[i] = nvshmem_char_g(s + i, me);
+  for (; i + 8 <= bytes; i += 8) {
+    const uint64_t w = nvshmem_uint64_g(reinterpret_cast<const uint64_t*>(s + i), me);
+    std::memcpy(d + i, &w, 8);
+  }
+  for (; i < bytes; ++i) d[i] = nvshmem_char_g(s + i, me);
+}
+
 constexpr unsigned char kPoison = 0xA5;
 constexpr size_t kGuard = 8;  // elements past every result that must stay poisoned
 

@@ -1399,9 +1399,31 @@ MPT_CASE(team_errors) {
                      GSHMEM_ERROR_MISMATCH, "gshmem_team_split_strided");
     MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
   }
+  if (n >= 2) {
+    // PEs may name different teams that do not overlap (DeepEP's rail teams): PE 0 alone, the others together
+    gshmem_team_t part = 777;
+    MPT_CHECK_STATUS(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, my == 0 ? 0 : 1, 1, my == 0 ? 1 : n - 1, nullptr, 0,
+                                               &part), GSHMEM_SUCCESS, "");
+    MPT_CHECK_EQ(gshmem_team_n_pes(part), my == 0 ? 1 : n - 1);
+    MPT_CHECK_EQ(gshmem_team_my_pe(part), my == 0 ? 0 : my - 1);
+    MPT_CHECK_STATUS(gshmem_barrier(part), GSHMEM_SUCCESS, "");
+    gshmem_team_destroy(part);
+    // ... but not teams that overlap: PE 0 names the world, every other PE itself alone
+    MPT_CHECK_STATUS(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, my == 0 ? 0 : my, 1, my == 0 ? n : 1, nullptr, 0, &t),
+                     GSHMEM_ERROR_MISMATCH, "which passed start=1 stride=1 size=1");
+    MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
+  }
   gshmem_team_t x = 777, y = 777;
   MPT_CHECK_STATUS(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 0, nullptr, 0, &x, nullptr, 0, &y), GSHMEM_ERROR_INVALID_VALUE,
                    "gshmem_team_split_2d");
+  // a parent this PE holds as GSHMEM_TEAM_INVALID (it is not in it): fails here alone, the outputs INVALID
+  x = y = t = 777;
+  MPT_CHECK_STATUS(gshmem_team_split_2d(GSHMEM_TEAM_INVALID, 1, nullptr, 0, &x, nullptr, 0, &y),
+                   GSHMEM_ERROR_INVALID_VALUE, "the parent team is GSHMEM_TEAM_INVALID");
+  MPT_CHECK(x == GSHMEM_TEAM_INVALID && y == GSHMEM_TEAM_INVALID) << "split_2d of INVALID gave" << x << y;
+  MPT_CHECK_STATUS(gshmem_team_split_strided(GSHMEM_TEAM_INVALID, 0, 1, 1, nullptr, 0, &t), GSHMEM_ERROR_INVALID_VALUE,
+                   "the parent team is GSHMEM_TEAM_INVALID");
+  MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
   MPT_CHECK_STATUS(gshmem_barrier(4242), GSHMEM_ERROR_INVALID_VALUE, "gshmem_barrier");
   MPT_CHECK_STATUS(gshmem_team_sync(-7), GSHMEM_ERROR_INVALID_VALUE, "gshmem_team_sync");
   MPT_CHECK_STATUS(gshmem_barrier(GSHMEM_TEAM_INVALID), GSHMEM_ERROR_INVALID_VALUE, "gshmem_barrier");

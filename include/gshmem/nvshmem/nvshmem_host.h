@@ -48,6 +48,10 @@
 #define NVSHMEMI_TEAM_SAME_GPU GSHMEMX_TEAM_SAME_GPU
 #define NVSHMEMI_TEAM_GPU_LEADERS GSHMEMX_TEAM_GPU_LEADERS
 
+/* OpenSHMEM's team sync under its 1.5 name: NVSHMEM's nvshmem_coll_api.h defines nvshmem_sync as
+ * nvshmem_team_sync (host and device). */
+#define nvshmem_sync nvshmem_team_sync
+
 /* ---- version: the NVSHMEM API level these headers follow, and the OpenSHMEM version NVSHMEM reports ---- */
 #define NVSHMEM_VENDOR_MAJOR_VERSION 3
 #define NVSHMEM_VENDOR_MINOR_VERSION 4
