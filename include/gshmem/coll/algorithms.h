@@ -94,9 +94,12 @@ struct Part {
 };
 // Bytes a part's boundaries align to in contiguous copies (vector copies stay 16-byte aligned where the buffers are).
 inline constexpr size_t kPartAlign = 256;
-// Data bytes from which reduce and broadcast go two-shot (below) where no setting is passed; the stream and host
-// forms pass GSHMEM_COLL_TWO_SHOT_BYTES (the same on every PE, checked at init).
+// Data bytes from which reduce goes two-shot (below) where no setting is passed; the stream and host forms pass
+// GSHMEM_COLL_TWO_SHOT_BYTES (the same on every PE, checked at init). Broadcast's own: kBroadcastTwoShotBytes.
 inline constexpr size_t kTwoShotBytes = size_t(1) << 20;
+// At 4 PEs on 4 x H100 two-shot broadcast was slower at 1 MiB (23.6 against 19.7 us) and faster from 4 MiB (40
+// against 48): bench/NOTES.md entry 33.
+inline constexpr size_t kBroadcastTwoShotBytes = size_t(4) << 20;
 
 // Team sync with barrier ordering: on return every member has called it, and every store of every member's group
 // before its call (local or to peers) is visible to this group. Flags: flat for teams of up to kSyncFlags
@@ -348,7 +351,8 @@ GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, con
   }
 }
 
-// Two-shot broadcast (more than 2 members, from `two_shot_bytes` of data; host and stream forms): one-shot sends the data (size - 1)
+// Two-shot broadcast (more than 2 members, from `two_shot_bytes` of data: GSHMEM_COLL_BCAST_TWO_SHOT_BYTES, 4 MiB;
+// host and stream forms): one-shot sends the data (size - 1)
 // times over the root's links, so at 4 PEs it runs at a third of their speed (bench/NOTES.md entry 32). Here the
 // data is cut into size - 1 pieces, piece j owned by the member j + 1 places after the root. Scatter: the root
 // copies each piece into its owner's dest (and all of src into its own dest unless in place). A team sync. Forward:
@@ -418,7 +422,7 @@ GSHMEM_COLL_FN void broadcast_forward_data(Env& env, const TeamValue& t, void* d
 }
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
-                              int root, const char* call, size_t two_shot_bytes = kTwoShotBytes) {
+                              int root, const char* call, size_t two_shot_bytes = kBroadcastTwoShotBytes) {
   if (use_ll(t.size, bytes, env.ll_limit())) return broadcast_ll<Scope>(env, t, slot, dest, src, bytes, root, call);
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
