@@ -158,7 +158,7 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 }
 
 // ---- LL: small collectives in one flight ----
-// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 8 KiB on GPU PEs), broadcast, fcollect,
+// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 8 KiB on GPU PEs, at most 16 KiB), broadcast, fcollect,
 // alltoall, reduce and reducescatter skip both team syncs and the reads from peers. Each sender writes its data
 // straight into a buffer in each receiver's heap as LL lines: 16 bytes carrying 8 data bytes in two 8-byte words,
 // each word 4 data bytes below a 32-bit flag (the call's number on the team slot). An aligned 8-byte store lands
@@ -173,7 +173,9 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 // ll_limit(), so every member, and every form (host, stream kernel, device scopes), makes the same one.
 // Return: this member's dest is complete and its source reusable (no member reads it); nothing is implied about
 // other members' progress (as NVSHMEM documents for these calls).
-inline constexpr size_t kLLBufBytes = 16 * 1024;  // one buffer of LL lines: 8 KiB of data
+inline constexpr size_t kLLBufBytes = 32 * 1024;  // one buffer of LL lines: 16 KiB of data
+// GSHMEM_COLL_LL_BYTES unset on GPU PEs (the buffers hold twice that: the setting's maximum is for A/B runs).
+inline constexpr size_t kLLDefaultBytes = 8 * 1024;
 inline constexpr size_t kLLSeqBytes = 4096;       // the area's head: this PE's LL call count per slot
 inline constexpr size_t kLLAreaBytes = kLLSeqBytes + 2 * kLLBufBytes * GSHMEM_DEVICE_MAX_TEAMS;
 GSHMEM_HD constexpr size_t ll_lines(size_t bytes) { return (bytes + 7) / 8; }
