@@ -131,7 +131,7 @@ std::size_t coll_ll_limit(bool gpu_pe, const char* call) {
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: GSHMEM_COLL_LL_BYTES={} is outside -1..{} (data bytes per call up to "
          "which small collectives go by LL; the buffers hold {}). Fix: set 0 to {}, or unset it", call, v, most,
          most, most);
-  if (v == -1) return gpu_pe ? static_cast<std::size_t>(most) : 0;
+  if (v == -1) return gpu_pe ? coll::kLLDefaultBytes : 0;
   return static_cast<std::size_t>(v);
 }
 

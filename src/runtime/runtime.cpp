@@ -26,18 +26,22 @@ namespace {
 // same; compared here, once, so a difference is an error at init naming it.
 void check_collective_settings(Runtime& rt, bool gpu_pe) {
   struct CollConfig {
-    std::uint64_t ll_bytes, two_shot_bytes;
+    std::uint64_t ll_bytes, two_shot_bytes, bcast_two_shot_bytes;
   };
-  const CollConfig mine{device_state::coll_ll_limit(gpu_pe, "gshmem_init"), config::get().coll_two_shot_bytes};
+  const CollConfig mine{device_state::coll_ll_limit(gpu_pe, "gshmem_init"), config::get().coll_two_shot_bytes,
+                        config::get().coll_bcast_two_shot_bytes};
   std::vector<CollConfig> all(static_cast<std::size_t>(rt.n_pes));
   rt.node_boot->allgather(&mine, all.data(), sizeof(CollConfig));
   for (std::size_t pe = 0; pe < all.size(); ++pe) {
-    if (all[pe].ll_bytes == all[0].ll_bytes && all[pe].two_shot_bytes == all[0].two_shot_bytes) continue;
+    if (all[pe].ll_bytes == all[0].ll_bytes && all[pe].two_shot_bytes == all[0].two_shot_bytes &&
+        all[pe].bcast_two_shot_bytes == all[0].bcast_two_shot_bytes)
+      continue;
     fail(GSHMEM_ERROR_MISMATCH, "gshmem_init: PEs were started with different collective settings: PE 0 has "
-         "GSHMEM_COLL_LL_BYTES {} and GSHMEM_COLL_TWO_SHOT_BYTES {}, PE {} has {} and {} (the LL limit as "
-         "resolved: unset is 8192 on GPU PEs, 0 on CPU PEs). Fix: start every PE with the same GSHMEM_COLL_LL_BYTES and "
-         "GSHMEM_COLL_TWO_SHOT_BYTES (or leave them unset everywhere)", all[0].ll_bytes, all[0].two_shot_bytes, pe,
-         all[pe].ll_bytes, all[pe].two_shot_bytes);
+         "GSHMEM_COLL_LL_BYTES {}, GSHMEM_COLL_TWO_SHOT_BYTES {} and GSHMEM_COLL_BCAST_TWO_SHOT_BYTES {}, PE {} has "
+         "{}, {} and {} (the LL limit as resolved: unset is 8192 on GPU PEs, 0 on CPU PEs). Fix: start every PE with "
+         "the same GSHMEM_COLL_LL_BYTES, GSHMEM_COLL_TWO_SHOT_BYTES and GSHMEM_COLL_BCAST_TWO_SHOT_BYTES (or leave "
+         "them unset everywhere)", all[0].ll_bytes, all[0].two_shot_bytes, all[0].bcast_two_shot_bytes, pe,
+         all[pe].ll_bytes, all[pe].two_shot_bytes, all[pe].bcast_two_shot_bytes);
   }
 }
 std::unique_ptr<Runtime> g_runtime;

@@ -32,7 +32,7 @@ enum class CollPhase : int { Whole, Data, BroadcastScatter, BroadcastForward };
 // The whole collective (one CTA), or block b of the grid's share of one of its data phases.
 __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_t h, TeamValue t, int slot, int kind,
                                                             void* dest, const void* src, coll::Exchange x, int root,
-                                                            CollPhase phase, std::size_t two_shot_bytes,
+                                                            CollPhase phase, std::size_t bcast_two_shot_bytes,
                                                             const volatile int* abort_flag) {
   stream_kernel_entry();
   dev::detail::CollEnv env{h, abort_flag};
@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
                      : kind == static_cast<int>(CollKind::Fcollect) ? "gshmem fcollect (stream kernel)"
                      : kind == static_cast<int>(CollKind::Alltoall) ? "gshmem alltoall (stream kernel)"
                                                                     : "gshmem alltoalls (stream kernel)";
-  if (bcast) coll::broadcast<CollCta>(env, t, slot, dest, src, bytes, root, call, two_shot_bytes);
+  if (bcast) coll::broadcast<CollCta>(env, t, slot, dest, src, bytes, root, call, bcast_two_shot_bytes);
   else coll::exchange<CollCta>(env, t, slot, dest, src, x, call);
 }
 
@@ -98,8 +98,8 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   const bool ov = overlap_launch(c);
   const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
   const bool bcast = kind == CollKind::Broadcast;
-  const std::size_t block = x.elem * x.nelems, two_shot_bytes = config::get().coll_two_shot_bytes;
-  const bool bcast_two_shot = bcast && coll::broadcast_uses_two_shot(t.size, block, two_shot_bytes);
+  const std::size_t block = x.elem * x.nelems, bcast_two_shot_bytes = config::get().coll_bcast_two_shot_bytes;
+  const bool bcast_two_shot = bcast && coll::broadcast_uses_two_shot(t.size, block, bcast_two_shot_bytes);
   const bool root_here = t.my_rank == root;
   // This PE's data: the root's copies to every member (broadcast; two-shot: the pieces and its own copy, then each
   // non-root its piece to the others), or its blocks to every member.
@@ -115,13 +115,13 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   // The grid's share of one data phase, then the sync after it (the sync before is the previous launch).
   auto grid = [&](CollPhase phase) {
     cudaError_t g = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind),
-                                       dest, src, x, root, phase, two_shot_bytes, abort_flag);
+                                       dest, src, x, root, phase, bcast_two_shot_bytes, abort_flag);
     return g == cudaSuccess ? launch_coll_sync(ov, st, h, t, slot, abort_flag) : g;
   };
   cudaError_t e;
   if (ctas == 1) {
     e = launch_stream_kernel(ov, coll_kernel, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
-                             root, CollPhase::Whole, two_shot_bytes, abort_flag);
+                             root, CollPhase::Whole, bcast_two_shot_bytes, abort_flag);
   } else {
     e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
     if (bcast_two_shot) {

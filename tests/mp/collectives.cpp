@@ -114,9 +114,9 @@ MPT_CASE(large) {
 }
 
 // Broadcast on every team, from the first, a middle and the last member, in place on the root and not. Under
-// mp.collectives.two_shot.* (GSHMEM_COLL_TWO_SHOT_BYTES=64) teams of 3 or more go two-shot (the root scatters
-// pieces, each member forwards its own) at every size here: 300 bytes at 4 members leaves one piece empty, 4097,
-// 16 KiB + 5 and 1 MiB + 8 split unevenly. By default only the 1 MiB call is two-shot (and only at 3 or more PEs).
+// mp.collectives.two_shot.* (GSHMEM_COLL_BCAST_TWO_SHOT_BYTES=64) teams of 3 or more go two-shot (the root
+// scatters pieces, each member forwards its own) at every size here: 300 bytes at 4 members leaves one piece empty,
+// 4097, 16 KiB + 5 and 4 MiB + 8 split unevenly. By default only the 4 MiB call is two-shot (at 3 or more PEs).
 MPT_CASE(broadcast_two_shot) {
   auto teams = make_teams();
   std::uint64_t salt = 40;
@@ -125,7 +125,7 @@ MPT_CASE(broadcast_two_shot) {
       for (std::size_t n : {std::size_t(64), std::size_t(300), std::size_t(4097), std::size_t(16389)})
         for (bool inplace : {false, true}) run<unsigned char>(Kind::Broadcast, t, n, root, true, inplace, ++salt);
   const TeamShape world{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()};
-  run<int64_t>(Kind::Broadcast, world, (std::size_t(1) << 17) + 1, world.size / 2, false, false, ++salt);
+  run<int64_t>(Kind::Broadcast, world, (std::size_t(1) << 19) + 1, world.size / 2, false, false, ++salt);
   destroy(teams);
 }
 

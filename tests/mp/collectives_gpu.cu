@@ -211,10 +211,10 @@ void every_mode_and_team(Mode m) {
   const std::vector<TeamShape> world{{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()}};
   run<unsigned char>(Kind::Alltoall, world[0], std::size_t(1) << 20, 0, true, false, 110);  // 1 MiB per member
   run<unsigned char>(Kind::Fcollect, world[0], (std::size_t(1) << 20) + 3, 0, true, false, 111);
-  // 1 MiB and more: the stream form's broadcast goes two-shot at 3 PEs and more (by default; the device forms stay
+  // 4 MiB and more: the stream form's broadcast goes two-shot at 3 PEs and more (by default; the device forms stay
   // one-shot), from a middle member, in place too.
-  run<unsigned char>(Kind::Broadcast, world[0], (std::size_t(1) << 20) + 5, world[0].size / 2, true, false, 112);
-  run<int>(Kind::Broadcast, world[0], (std::size_t(1) << 18) + 3, world[0].size - 1, false, true, 113);
+  run<unsigned char>(Kind::Broadcast, world[0], (std::size_t(4) << 20) + 5, world[0].size / 2, true, false, 112);
+  run<int>(Kind::Broadcast, world[0], (std::size_t(1) << 20) + 3, world[0].size - 1, false, true, 113);
   g_mode = Mode::Host;
 }
 }  // namespace

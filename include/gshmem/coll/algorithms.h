@@ -94,9 +94,12 @@ struct Part {
 };
 // Bytes a part's boundaries align to in contiguous copies (vector copies stay 16-byte aligned where the buffers are).
 inline constexpr size_t kPartAlign = 256;
-// Data bytes from which reduce and broadcast go two-shot (below) where no setting is passed; the stream and host
-// forms pass GSHMEM_COLL_TWO_SHOT_BYTES (the same on every PE, checked at init).
+// Data bytes from which reduce goes two-shot (below) where no setting is passed; the stream and host forms pass
+// GSHMEM_COLL_TWO_SHOT_BYTES (the same on every PE, checked at init). Broadcast's own: kBroadcastTwoShotBytes.
 inline constexpr size_t kTwoShotBytes = size_t(1) << 20;
+// At 4 PEs on 4 x H100 two-shot broadcast was slower at 1 MiB (23.6 against 19.7 us) and faster from 4 MiB (40
+// against 48): bench/NOTES.md entry 33.
+inline constexpr size_t kBroadcastTwoShotBytes = size_t(4) << 20;
 
 // Team sync with barrier ordering: on return every member has called it, and every store of every member's group
 // before its call (local or to peers) is visible to this group. Flags: flat for teams of up to kSyncFlags
@@ -155,7 +158,7 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 }
 
 // ---- LL: small collectives in one flight ----
-// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 8 KiB on GPU PEs), broadcast, fcollect,
+// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 8 KiB on GPU PEs, at most 16 KiB), broadcast, fcollect,
 // alltoall, reduce and reducescatter skip both team syncs and the reads from peers. Each sender writes its data
 // straight into a buffer in each receiver's heap as LL lines: 16 bytes carrying 8 data bytes in two 8-byte words,
 // each word 4 data bytes below a 32-bit flag (the call's number on the team slot). An aligned 8-byte store lands
@@ -170,7 +173,9 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 // ll_limit(), so every member, and every form (host, stream kernel, device scopes), makes the same one.
 // Return: this member's dest is complete and its source reusable (no member reads it); nothing is implied about
 // other members' progress (as NVSHMEM documents for these calls).
-inline constexpr size_t kLLBufBytes = 16 * 1024;  // one buffer of LL lines: 8 KiB of data
+inline constexpr size_t kLLBufBytes = 32 * 1024;  // one buffer of LL lines: 16 KiB of data
+// GSHMEM_COLL_LL_BYTES unset on GPU PEs (the buffers hold twice that: the setting's maximum is for A/B runs).
+inline constexpr size_t kLLDefaultBytes = 8 * 1024;
 inline constexpr size_t kLLSeqBytes = 4096;       // the area's head: this PE's LL call count per slot
 inline constexpr size_t kLLAreaBytes = kLLSeqBytes + 2 * kLLBufBytes * GSHMEM_DEVICE_MAX_TEAMS;
 GSHMEM_HD constexpr size_t ll_lines(size_t bytes) { return (bytes + 7) / 8; }
@@ -348,7 +353,8 @@ GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, con
   }
 }
 
-// Two-shot broadcast (more than 2 members, from `two_shot_bytes` of data; host and stream forms): one-shot sends the data (size - 1)
+// Two-shot broadcast (more than 2 members, from `two_shot_bytes` of data: GSHMEM_COLL_BCAST_TWO_SHOT_BYTES, 4 MiB;
+// host and stream forms): one-shot sends the data (size - 1)
 // times over the root's links, so at 4 PEs it runs at a third of their speed (bench/NOTES.md entry 32). Here the
 // data is cut into size - 1 pieces, piece j owned by the member j + 1 places after the root. Scatter: the root
 // copies each piece into its owner's dest (and all of src into its own dest unless in place). A team sync. Forward:
@@ -418,7 +424,7 @@ GSHMEM_COLL_FN void broadcast_forward_data(Env& env, const TeamValue& t, void* d
 }
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
-                              int root, const char* call, size_t two_shot_bytes = kTwoShotBytes) {
+                              int root, const char* call, size_t two_shot_bytes = kBroadcastTwoShotBytes) {
   if (use_ll(t.size, bytes, env.ll_limit())) return broadcast_ll<Scope>(env, t, slot, dest, src, bytes, root, call);
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);

@@ -109,15 +109,23 @@ static inline int gshmemi_nvshmem_init_thread(int requested, int *provided) {
 /* A statement in NVSHMEM (it stamps the struct's layout versions); here it stamps gshmem's one version field. */
 #define nvshmemx_init_init_attr_ver_only(attr) gshmemx_init_init_attr_ver_only(attr)
 
+/* The two version queries are host and device functions in NVSHMEM (kernels check the version too): __host__
+ * __device__ in CUDA sources, device-only under NVRTC, plain inline for a host compiler. */
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+#define GSHMEMI_NVSHMEM_HD_INLINE static __host__ __device__ inline
+#else
+#define GSHMEMI_NVSHMEM_HD_INLINE GSHMEMI_HOST_INLINE
+#endif
+
 /* NVSHMEM reports the OpenSHMEM version here (NVSHMEM_MAJOR_VERSION / NVSHMEM_MINOR_VERSION). */
-GSHMEMI_HOST_INLINE void gshmemi_nvshmem_info_get_version(int *major, int *minor) {
+GSHMEMI_NVSHMEM_HD_INLINE void gshmemi_nvshmem_info_get_version(int *major, int *minor) {
   if (major) *major = NVSHMEM_MAJOR_VERSION;
   if (minor) *minor = NVSHMEM_MINOR_VERSION;
 }
 #define nvshmem_info_get_version gshmemi_nvshmem_info_get_version
 
 /* The NVSHMEM API level (NVSHMEM_VENDOR_*_VERSION); gshmem's own version is GSHMEM_VERSION_*. */
-GSHMEMI_HOST_INLINE void gshmemi_nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) {
+GSHMEMI_NVSHMEM_HD_INLINE void gshmemi_nvshmemx_vendor_get_version_info(int *major, int *minor, int *patch) {
   if (major) *major = NVSHMEM_VENDOR_MAJOR_VERSION;
   if (minor) *minor = NVSHMEM_VENDOR_MINOR_VERSION;
   if (patch) *patch = NVSHMEM_VENDOR_PATCH_VERSION;
