@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -153,18 +154,26 @@ std::unique_ptr<Bootstrap> connect_env() {
   }
 
   auto b = std::make_unique<TcpBootstrap>(std::move(p));
+  // How long to wait for a port's answer to gshmem's probe. torch's TCPStore on MASTER_PORT (torchrun) takes the
+  // probe and stays silent, so a long wait there delays every rank but 0 by that much (2 s measured on H100 under
+  // torchrun); gshmem's server answers within a millisecond. A port that stays silent gets twice as long next
+  // round, so a rendezvous server that was slow to answer (a loaded host) is joined on a later round.
+  std::array<double, kEnvPortTries> probe_s;
+  probe_s.fill(0.05);
   int sleep_ms = 10;
   for (;;) {
     for (int off = 0; off < kEnvPortTries; ++off) {
       auto port = static_cast<std::uint16_t>(base + off);
-      auto a = b->try_join(ip, port, deadline, std::min(2.0, deadline.left_s()));
+      auto a = b->try_join(ip, port, deadline, std::min(probe_s[off], deadline.left_s()));
       if (a == TcpBootstrap::Attempt::Joined) {
         b->wait_ready(deadline);
         return b;
       }
-      if (a == TcpBootstrap::Attempt::NotOurs)
-        log::trace("env bootstrap: {}:{} is not gshmem's rendezvous (torch's store?); trying the next port", master,
-                   port);
+      if (a == TcpBootstrap::Attempt::NotOurs) {
+        log::trace("env bootstrap: {}:{} did not answer gshmem's probe within {} s (torch's store?); trying the "
+                   "next port", master, port, probe_s[off]);
+        probe_s[off] = std::min(2.0, probe_s[off] * 2);
+      }
       if (a == TcpBootstrap::Attempt::WrongSecret)
         log::info("env bootstrap: {}:{} serves another gshmem job; trying the next port", master, port);
     }

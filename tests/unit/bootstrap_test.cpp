@@ -807,45 +807,62 @@ TEST(BootstrapStoreErrors, ServerNotUpTimesOut) {
 // ---- connect() through the environment, as separate processes ----
 
 TEST(BootstrapConnect, TorchrunEnvSkipsAForeignServerOnMasterPort) {
-  // A stand-in for torch's TCPStore on MASTER_PORT: accepts, reads, closes.
-  auto ip = bs::net::resolve_ipv4("127.0.0.1", "t");
-  auto store = bs::net::listen_tcp(ip, 0, "fake store");
-  int port = bs::net::local_port(store.get());
-  std::atomic<bool> stop{false};
-  std::thread fake([&] {
-    while (!stop) {
-      pollfd p{store.get(), POLLIN, 0};
-      if (::poll(&p, 1, 50) <= 0) continue;
-      int c = ::accept(store.get(), nullptr, nullptr);
-      if (c < 0) continue;
-      char buf[64];
-      pollfd q{c, POLLIN, 0};
-      if (::poll(&q, 1, 1000) > 0) [[maybe_unused]]
-        auto k = ::read(c, buf, sizeof buf);
-      ::close(c);
-    }
-  });
-  const int n = 3;
-  auto codes = run_forked(n, [&](int r) {
-    ::setenv("GSHMEM_BOOTSTRAP", "env", 1);
-    ::setenv("RANK", std::to_string(r).c_str(), 1);
-    ::setenv("WORLD_SIZE", std::to_string(n).c_str(), 1);
-    ::setenv("MASTER_ADDR", "127.0.0.1", 1);
-    ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
-    gshmem::config::reload();
-    auto b = bs::connect({});
-    if (std::string(b->kind()) != "env" || b->rank() != r || b->size() != n) return 2;
-    long v = 1000 + r;
-    std::vector<long> all(n);
-    b->allgather(&v, all.data(), sizeof v);
-    for (int i = 0; i < n; ++i)
-      if (all[i] != 1000 + i) return 3;
-    b->finalize();
-    return 0;
-  });
-  stop = true;
-  fake.join();
-  for (int r = 0; r < n; ++r) EXPECT_EQ(codes[r], 0) << "PE " << r;
+  // Stand-ins for torch's TCPStore on MASTER_PORT: one that reads and closes, and one that, as torch's does, keeps
+  // the connection open and says nothing. The silent one must not hold the ranks up: each probe of it is answered
+  // by nothing, and the rank moves on after its short first wait (it used to wait 2 s there on every rank but 0).
+  for (bool silent : {false, true}) {
+    SCOPED_TRACE(silent ? "silent store" : "closing store");
+    auto ip = bs::net::resolve_ipv4("127.0.0.1", "t");
+    auto store = bs::net::listen_tcp(ip, 0, "fake store");
+    int port = bs::net::local_port(store.get());
+    std::atomic<bool> stop{false};
+    std::thread fake([&] {
+      std::vector<int> held;
+      while (!stop) {
+        pollfd p{store.get(), POLLIN, 0};
+        if (::poll(&p, 1, 50) <= 0) continue;
+        int c = ::accept(store.get(), nullptr, nullptr);
+        if (c < 0) continue;
+        if (silent) {
+          held.push_back(c);
+          continue;
+        }
+        char buf[64];
+        pollfd q{c, POLLIN, 0};
+        if (::poll(&q, 1, 1000) > 0) [[maybe_unused]]
+          auto k = ::read(c, buf, sizeof buf);
+        ::close(c);
+      }
+      for (int c : held) ::close(c);
+    });
+    const int n = 3;
+    auto codes = run_forked(n, [&](int r) {
+      ::setenv("GSHMEM_BOOTSTRAP", "env", 1);
+      ::setenv("RANK", std::to_string(r).c_str(), 1);
+      ::setenv("WORLD_SIZE", std::to_string(n).c_str(), 1);
+      ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+      ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+      gshmem::config::reload();
+      auto t0 = std::chrono::steady_clock::now();
+      auto b = bs::connect({});
+      double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (std::string(b->kind()) != "env" || b->rank() != r || b->size() != n) return 2;
+      long v = 1000 + r;
+      std::vector<long> all(n);
+      b->allgather(&v, all.data(), sizeof v);
+      for (int i = 0; i < n; ++i)
+        if (all[i] != 1000 + i) return 3;
+      b->finalize();
+      if (took > 1.5) {
+        std::fprintf(stderr, "PE %d: connect took %.2f s with a foreign server on MASTER_PORT\n", r, took);
+        return 4;
+      }
+      return 0;
+    });
+    stop = true;
+    fake.join();
+    for (int r = 0; r < n; ++r) EXPECT_EQ(codes[r], 0) << "PE " << r << " (4: connect took more than 1.5 s)";
+  }
 }
 
 // Runs as a PE when this binary is started by gshmemrun or mpirun (see the tests below); skipped otherwise.
