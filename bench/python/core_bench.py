@@ -20,7 +20,9 @@ Rows (float32 data; sizes are the bytes one PE holds, NCCL's tests' convention; 
   allreduce/sum/float32, alltoall, broadcast (root 0), put (to PE me+1), barrier_all
                             µs per call: CUDA events around `calls` calls issued back to back on one stream, median
                             over --samples samples (after --warmup untimed ones; every sample starts with all PEs
-                            synchronised); host µs per call: the time the loop took to issue them (no sync) / calls
+                            synchronised); host µs per call: the time the loop took to issue them (no sync) / calls;
+                            gshmem's rows add python_us_per_call: the same calls with the library entries replaced
+                            by no-ops (gshmem.core's Python layer alone)
 Each op's result is checked on every rank, against fresh random data (small integers, so float sums are exact),
 after its first call and again after the timed samples: a broken op ends the run instead of posting a figure.
 With one PE (a team of one) the collectives move nothing between GPUs: only the host µs per call (and import_init,
@@ -443,6 +445,38 @@ def time_calls(torch, lib, call, calls, samples, warmup):
     return device_us, host_us
 
 
+# gshmem.core's entries into its library that the timed rows reach (gshmem.core.collective / rma).
+_GSHMEM_ENTRIES = ("reduction_on_stream", "collective_on_stream", "putmem_on_stream", "barrier_on_stream")
+
+
+def _no_op(*args):
+    return None
+
+
+def python_us(lib, call, calls, rounds=5):
+    """gshmem only: host µs per call of gshmem.core's Python layer alone (the library entries it calls replaced by
+    no-ops for the measurement), median of `rounds`; host_us_per_call minus this is the library and CUDA. None
+    for the other libraries."""
+    if lib.lib != "gshmem":
+        return None
+    from gshmem import _gshmem
+    saved = {n: getattr(_gshmem, n) for n in _GSHMEM_ENTRIES}
+    perf_counter = time.perf_counter
+    us = []
+    try:
+        for n in saved:
+            setattr(_gshmem, n, _no_op)
+        for _ in range(rounds):
+            t0 = perf_counter()
+            for _ in range(calls):
+                call()
+            us.append((perf_counter() - t0) * 1e6 / calls)
+    finally:
+        for n, f in saved.items():
+            setattr(_gshmem, n, f)
+    return round(statistics.median(us), 3)
+
+
 def op_row(name, nbytes, lib, device_us, host_us, calls, samples, extra):
     row = {"name": name, "size_bytes": nbytes, "lib": lib, "unit": "us",
            "value": round(statistics.median(device_us), 3),
@@ -538,7 +572,8 @@ class Run:
                     check = "first call and after the timed calls"
                 del want
                 self.add(op_row(OP_NAMES[op], nbytes, lib.lib, device_us, host_us, calls, a.samples,
-                                {"check": check, "how": lib.how(op)}))
+                                {"check": check, "how": lib.how(op),
+                                 "python_us_per_call": python_us(lib, call, calls)}))
             lib.fence()
             lib.free(dst)
             lib.free(src)
@@ -546,10 +581,10 @@ class Run:
     def barrier_row(self):
         lib, a = self.lib, self.args
         calls = calls_per_sample(0, a.calls)
-        device_us, host_us = time_calls(self.torch, lib, lib.call("barrier", None, None), calls, a.samples,
-                                        a.warmup)
+        call = lib.call("barrier", None, None)
+        device_us, host_us = time_calls(self.torch, lib, call, calls, a.samples, a.warmup)
         self.add(op_row("barrier_all", 0, lib.lib, device_us, host_us, calls, a.samples,
-                        {"how": "barrier_all(stream=s)"}))
+                        {"how": "barrier_all(stream=s)", "python_us_per_call": python_us(lib, call, calls)}))
 
 
 def table_line(row):
@@ -557,6 +592,8 @@ def table_line(row):
     host = f"{host:12.2f}" if host is not None else f"{'':12}"
     size = fmt_size(row["size_bytes"]) if row["size_bytes"] else "-"
     extra = f"  {row['calls']} calls x {row['samples']}" if "calls" in row else ""
+    if row.get("python_us_per_call") is not None:
+        extra += f" (Python layer {row['python_us_per_call']:.2f} us/call)"
     return f"  {row['name']:<24} {size:>9} {row['value']:12.2f} {row['unit']:<3}{host}{extra}"
 
 

@@ -57,7 +57,7 @@ def median(values):
 
 def merge(paths):
     """(markdown text, number of rows) of the files at `paths`."""
-    names, values, host, units = [], {}, {}, {}
+    names, values, host, units, python = [], {}, {}, {}, {}
     metas, notes, hows = {}, [], {}
     for path in paths:
         meta, rows = load(path)
@@ -76,13 +76,15 @@ def merge(paths):
             values.setdefault(key, {}).setdefault(lib, []).append(row["value"])
             if row.get("host_us_per_call") is not None:
                 host.setdefault(key, {}).setdefault(lib, []).append(row["host_us_per_call"])
+            if lib == "gshmem" and row.get("python_us_per_call") is not None:
+                python.setdefault(key, []).append(row["python_us_per_call"])
             if lib == "torch" and row.get("how") and row["how"] not in hows.values():
                 hows.setdefault(row["name"], row["how"])
 
     lines = ["| row | size | " + " | ".join(f"{TITLES[lib]}" for lib in LIBS) +
              " | nvshmem4py / gshmem | torch / gshmem | " +
-             " | ".join(f"host µs/call {TITLES[lib]}" for lib in LIBS) + " |",
-             "|---|---|" + "---:|" * 3 + "---:|---:|" + "---:|" * 3]
+             " | ".join(f"host µs/call {TITLES[lib]}" for lib in LIBS) + " | of which gshmem.core's Python |",
+             "|---|---|" + "---:|" * 3 + "---:|---:|" + "---:|" * 3 + "---:|"]
     rank = {name: i for i, name in enumerate(ORDER + tuple(n for n in names if n not in ORDER))}
     keys = sorted(values, key=lambda k: (rank[k[0]], k[1]))
     for key in keys:
@@ -92,7 +94,7 @@ def merge(paths):
         label = f"{name} (ms)" if units[key] == "ms" else name
         lines.append(f"| {label} | {fmt_size(size)} | " + " | ".join(fmt(v[lib]) for lib in LIBS) +
                      f" | {ratio(v['nvshmem'], v['gshmem'])} | {ratio(v['torch'], v['gshmem'])} | " +
-                     " | ".join(fmt(h[lib]) for lib in LIBS) + " |")
+                     " | ".join(fmt(h[lib]) for lib in LIBS) + f" | {fmt(median(python.get(key, [])))} |")
 
     out = ["Figures: µs per call (CUDA events around back-to-back calls on one stream, median of samples; rank 0's), "
            "ms for import_init. Ratio above 1: gshmem is faster.", ""]

@@ -540,6 +540,60 @@ def check_bad_input(xp, me, n):
     return x  # left for finalize to free
 
 
+def check_fast_path(xp, me, n):
+    """torch tensors: the calls after the first take gshmem.core.memory.fast_pair's short route; it must give the
+    same results and refuse (so that the full checks raise) whatever the first call did not vouch for."""
+    m = 16
+    allv = np.stack([data(p, (m,), "float32", 0, 9) for p in range(n)])
+    src, dst = xp.new((m,), "float32"), xp.new((m,), "float32")
+    xp.put_values(src, allv[me])
+    for i in range(4):  # fresh poison each time: a call that did nothing would leave it
+        xp.put_values(dst, np.full((m,), -1.0 - i, "float32"))
+        nv.reduce(W, dst, src, "sum")
+        xp.sync()
+        assert np.array_equal(xp.host(dst), allv.sum(axis=0)), i
+    nv.reduce(W, dst, dst, "max")  # in place, both sides one tensor
+    xp.sync()
+    assert np.array_equal(xp.host(dst), allv.sum(axis=0))
+    peer = (me + 1) % n
+    got = xp.new((m,), "float32")
+    for i in range(3):
+        xp.put_values(got, np.full((m,), -7.0, "float32"))
+        nv.barrier_all()
+        xp.sync()
+        nv.put(got, src, remote_pe=peer)  # my src into the next PE's got
+        nv.barrier_all()
+        xp.sync()
+        assert np.array_equal(xp.host(got), allv[(me - 1) % n]), i
+    # What the short route must not let through, each after it took the same tensors before.
+    expect_raises(nv.reduce, W, dst[::2], src[::2], "sum", match="not contiguous")
+    other = xp.new((m,), "int32")
+    expect_raises(nv.reduce, W, dst, other, "sum", match="float32 but src_array is int32")
+    expect_raises(nv.reduce, W, dst, src, "bogus", match="op=")
+    expect_raises(nv.put, got, src, remote_pe=n, match="out of range")
+    mine = xp.local((m,), "float32")  # not symmetric: the full check names it
+    expect_raises(nv.reduce, W, mine, src, "sum", match="not symmetric")
+    if n > 1:  # a team without this PE (a split's None on the PEs outside it)
+        expect_raises(nv.reduce, None, dst, src, "sum", match="team")
+    stale = xp.new((m,), "float32")
+    nv.reduce(W, stale, src, "sum")
+    xp.sync()
+    xp.free(stale)  # collective; its address leaves the lookup cache with it
+    expect_raises(nv.reduce, W, stale, src, "sum", match="not symmetric")
+    # Teams' names are class attributes (a plain read), and remove() takes them away again.
+    assert nv.Teams.__dict__["TEAM_WORLD"] is nv.Teams.TEAM_WORLD
+    nv.Teams.add("FAST_PATH_ALIAS", int(W))
+    assert int(nv.Teams.FAST_PATH_ALIAS) == int(W) and nv.Teams["FAST_PATH_ALIAS"] is nv.Teams.FAST_PATH_ALIAS
+    nv.Teams.remove("FAST_PATH_ALIAS")
+    assert "FAST_PATH_ALIAS" not in nv.Teams.__dict__ and not hasattr(nv.Teams, "FAST_PATH_ALIAS")
+    nv.Teams.add("keys", int(W))  # a team named like a method of Teams: an item only, keys() still works
+    assert nv.Teams["keys"] == W and "keys" in list(nv.Teams.keys())
+    nv.Teams.remove("keys")
+    xp.sync()
+    for t in (other, got, dst, src):
+        xp.free(t)
+
+
 def main():
     init()
     me, n = nv.my_pe(), nv.n_pes()
@@ -566,6 +620,8 @@ def main():
     if n > 1:
         check_teams(xp, me, n)
     check_signals(xp, me, n)
+    if LIB == "torch":
+        check_fast_path(xp, me, n)
     if gpu:
         check_streams(xp, me, n)
         check_gpu_views(xp, me, n)

@@ -128,6 +128,7 @@ void run_team(const coll::Buffers& buf, const coll::Team& t, uint64_t seed) {
                       in_place ? " (dest == source)" : "");
         coll::check_reduce<T>(kIO, buf, t, R::op, n, in_place, seed, ++g_test, what, stream);
       }
+      if (!coll::checks_reducescatter(n)) return;
       std::snprintf(what, sizeof what, "nvshmem_%s_reducescatter", R::name);
       coll::check_reducescatter<T>(kIO, buf, t, R::op, n, seed, ++g_test, what,
                                    [&](T* d, const T* s, size_t k) { return R::reducescatter(team, d, s, k); });

@@ -15,7 +15,8 @@ import numpy as np
 from gshmem import _gshmem
 from gshmem.core.types import GshmemInvalid
 
-__all__ = ["describe", "address", "make_array", "stream_handle", "readers", "torch_dtype", "DLPACK_CPU", "DLPACK_CUDA"]
+__all__ = ["describe", "address", "make_array", "stream_handle", "readers", "torch_reader", "torch_dtype",
+           "DLPACK_CPU", "DLPACK_CUDA"]
 
 DLPACK_CPU, DLPACK_CUDA = 1, 2  # DLPack device types
 _NUMPY, _TORCH, _CUPY = 0, 1, 2  # _gshmem.wrap's framework codes
@@ -85,6 +86,7 @@ def _dlpack(x, call, what):
     return p, nbytes, n, _DLPACK_NAMES.get((code, bits), f"dlpack({code},{bits})"), "dlpack"
 
 
+torch_reader = _torch  # readers.get(type(x)) is torch_reader: x is a torch tensor (gshmem.core.memory.fast_pair)
 readers = {np.ndarray: _numpy}  # type -> reader; gshmem.core.memory adds Buffer
 _LIBRARY = {_numpy: "numpy", _torch: "torch", _cupy: "cupy", _dlpack: "dlpack"}
 

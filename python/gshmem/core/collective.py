@@ -14,7 +14,7 @@ import time
 from gshmem import _gshmem
 from gshmem.core._interop import describe
 from gshmem.core.init_fini import _check_team
-from gshmem.core.memory import symmetric_base
+from gshmem.core.memory import fast_pair, symmetric_base
 from gshmem.core.rma import _stream
 from gshmem.core.types import GshmemInvalid, Teams, require_init, state
 
@@ -46,11 +46,19 @@ _BITWISE_OK = {0, 1, 2, 3, 4, 5, 6, 7}
 _ITEMSIZE = {0: 1, 1: 2, 2: 4, 3: 8, 4: 1, 5: 2, 6: 4, 7: 8, 8: 4, 9: 8, 10: 2, 11: 2}
 
 
+_torch_codes = {}  # torch dtype -> type code, for the fast path (filled by the full path's first sight)
+
+
 def _pair(call, dst, src):
     """(dst address, src address, dst elements, src elements, type code) of two symmetric arrays of one dtype."""
     if not state.initialized:
         require_init(call)
-    d, dn, de, dt, _ = describe(dst, call, "dst_array")
+    f = fast_pair(dst, src, True, True)
+    if f is not None:
+        code = _torch_codes.get(f[4])
+        if code is not None:
+            return f[0], f[1], f[2], f[3], code
+    d, dn, de, dt, library = describe(dst, call, "dst_array")
     s, sn, se, st, _ = describe(src, call, "src_array")
     symmetric_base(d, dn, call, "dst_array")
     symmetric_base(s, sn, call, "src_array")
@@ -59,6 +67,8 @@ def _pair(call, dst, src):
     code = _TYPES.get(dt)
     if code is None:
         raise GshmemInvalid(f"{call}: dtype {dt} is not supported; supported: {', '.join(sorted(_TYPES))}")
+    if library == "torch":
+        _torch_codes[dst.dtype] = code
     return d, s, de, se, code
 
 

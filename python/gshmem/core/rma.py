@@ -8,7 +8,7 @@ from enum import IntEnum
 
 from gshmem import _gshmem
 from gshmem.core._interop import describe, stream_handle
-from gshmem.core.memory import symmetric_base
+from gshmem.core.memory import fast_pair, symmetric_base
 from gshmem.core.types import GshmemInvalid, require_init, require_no_stream, state
 
 __all__ = ["put", "get", "put_nbi", "get_nbi", "put_signal", "put_signal_nbi", "signal_op", "signal_wait",
@@ -81,6 +81,12 @@ def _putget_args(call, dst, src, remote_pe, remote_is_dst):
     The per-call path of put/get: kept to one level of calls (gshmem's host-overhead budget, python/README.md)."""
     if not state.initialized:
         require_init(call)
+    f = fast_pair(dst, src, remote_is_dst, not remote_is_dst)
+    if f is not None:
+        pe = int(remote_pe)
+        if 0 <= pe < state.n_pes:
+            n = min(f[2], f[3]) * f[5]
+            return f[0], f[1], n, pe
     d, dn, _, dt, _ = describe(dst, call, "dst")
     s, sn, _, st, _ = describe(src, call, "src")
     if remote_is_dst:

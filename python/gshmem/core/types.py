@@ -116,19 +116,35 @@ class Teams(metaclass=_TeamsMeta):
 
     @classmethod
     def _set(cls, name, value):  # gshmem.core's own registrations: a name made from a live handle replaces
-        cls._teams[name] = Team(value, name)
+        team = cls._teams[name] = Team(value, name)
+        if cls._as_attribute(name):
+            # Also a class attribute, so that Teams.TEAM_WORLD (written in every call of many programs) is a plain
+            # attribute read, not a call of _TeamsMeta.__getattr__ (0.5 µs).
+            type.__setattr__(cls, name, team)
+
+    @classmethod
+    def _forget(cls, name):
+        del cls._teams[name]
+        if isinstance(cls.__dict__.get(name), Team):
+            type.__delattr__(cls, name)
+
+    @classmethod
+    def _as_attribute(cls, name):
+        """Whether a team may be a class attribute under `name`: not one of Teams' or _TeamsMeta's own names."""
+        return (name.isidentifier() and not hasattr(_TeamsMeta, name) and
+                (name not in cls.__dict__ or isinstance(cls.__dict__[name], Team)))
 
     @classmethod
     def remove(cls, name):
         """Forgets the name (not the team: team_destroy destroys it); an unknown name raises ValueError."""
         if name not in cls._teams:
             raise GshmemInvalid(f"Teams.remove: no team named {name!r} is registered")
-        del cls._teams[name]
+        cls._forget(name)
 
     @classmethod
     def remove_by_value(cls, value):
         for name in [n for n, t in cls._teams.items() if int(t) == int(value) and n not in _NOT_TEAMS]:
-            del cls._teams[name]
+            cls._forget(name)
 
 
 for _name, _value in (("TEAM_INVALID", -1), ("TEAM_WORLD", 0), ("TEAM_WORLD_INDEX", 0), ("TEAM_SHARED", 1),
