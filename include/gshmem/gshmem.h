@@ -148,6 +148,11 @@ GSHMEMI_STATIC_ASSERT(sizeof(gshmemx_init_attr_t) == 144, "gshmemx_init_attr_t i
 /* The compiled-against version is passed so that a header/library mismatch is caught at start. */
 GSHMEM_API int gshmemi_init(int major, int minor, int patch);
 GSHMEM_API int gshmemxi_init_attr(unsigned int flags, gshmemx_init_attr_t *attr, int major, int minor, int patch);
+/* NVSHMEM's nvshmem_init (the compat header maps the name onto it): gshmem_init that ends the job on failure, as
+ * NVSHMEM's does. A function the library exports, not an inline, so that a program may redeclare it and test its
+ * address to see whether the library is linked (PyTorch's `extern "C" void nvshmem_init() __attribute__((weak))`).
+ * Being one symbol for every caller, it checks the library's own version, not the one compiled against. */
+GSHMEM_API void gshmemi_nvshmem_init(void);
 /* Returns GSHMEM_SUCCESS or a status; on failure the reason is also printed to stderr. */
 GSHMEMI_HOST_INLINE int gshmem_init(void) {
   return gshmemi_init(GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);

@@ -1,5 +1,7 @@
 // The C API (include/gshmem/gshmem.h): each call forwards to gshmem::host inside a guard. Typed names are
 // generated here from the type lists in gshmem.h, nowhere else.
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -59,6 +61,13 @@ int report_init(const char* call, int status) {
 int gshmemi_init(int major, int minor, int patch) {
   return report_init("gshmem_init",
                      status_on_error("gshmem_init", [&] { host::init(0, nullptr, major, minor, patch); }));
+}
+void gshmemi_nvshmem_init(void) {
+  if (gshmemi_init(GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH) != GSHMEM_SUCCESS) {
+    std::fprintf(stderr, "nvshmem_init (gshmem): initialisation failed (see the message above); exiting, as NVSHMEM "
+                         "does\n");
+    std::exit(EXIT_FAILURE);
+  }
 }
 int gshmemxi_init_attr(unsigned int flags, gshmemx_init_attr_t* attr, int major, int minor, int patch) {
   return report_init("gshmemx_init_attr",

@@ -82,14 +82,8 @@ extern "C" {
 
 #if !defined(__CUDACC_RTC__) /* host code: not under NVRTC */
 /* nvshmem_init returns nothing in NVSHMEM and ends the job when initialisation fails; so does this one (gshmem
- * has already printed why, naming the cause and the fix). */
-static inline void gshmemi_nvshmem_init(void) {
-  if (gshmem_init() != GSHMEM_SUCCESS) {
-    fprintf(stderr, "nvshmem_init (gshmem): initialisation failed (see the message above); exiting, as NVSHMEM "
-                    "does\n");
-    exit(EXIT_FAILURE);
-  }
-}
+ * has already printed why, naming the cause and the fix). The library exports it (gshmem.h), so a redeclaration
+ * of nvshmem_init with C linkage, weak or not, names the same function. */
 #define nvshmem_init gshmemi_nvshmem_init
 
 /* nvshmem_init_thread, like nvshmem_init, ends the job when initialisation fails (NVSHMEM returns the status only
