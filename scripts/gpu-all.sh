@@ -12,7 +12,9 @@
 #   "collsweep": scripts/coll-sweep-gpu.sh, the collectives' CTA split settings side by side, SWEEP_TIMEOUT 560;
 #   "collbisect": scripts/coll-bisect-gpu.sh, mp_collectives_gpu case by case at 2 PEs with hang probes,
 #   BISECT_TIMEOUT 560; "moe": scripts/moe-gpu.sh, MoE dispatch / combine on GPU PEs: build, ctest -R moe, the Python
-#   op's tests on GPU PEs, and bench/moe beside NCCL's all_to_all_single and NVIDIA NVSHMEM, MOE_TIMEOUT default 580)
+#   op's tests on GPU PEs, and bench/moe beside NCCL's all_to_all_single and NVIDIA NVSHMEM, MOE_TIMEOUT default 580;
+#   "pipeline": scripts/pipeline-gpu.sh, examples/python/pipeline_train.py's tokens/s with gshmem and with NCCL, one
+#   stage per GPU (PES), PIPELINE_TIMEOUT default 560)
 #   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
@@ -56,6 +58,12 @@ for step in $steps; do
                   "$root/scripts/coll-bisect-gpu.sh" >"$work/collbisect/console.txt" 2>&1 ;;
     moe) OUT=$work/moe BUDGET_S=$((${MOE_TIMEOUT:-580} - 20)) timeout "${MOE_TIMEOUT:-580}" "$root/scripts/moe-gpu.sh" \
            >"$work/moe/console.txt" 2>&1 ;;
+    pipeline)
+      GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/pipeline/site \
+        GSHMEM_PY_INSTALL_ONLY=1 "$root/scripts/python-tests.sh" >"$work/pipeline/install.txt" 2>&1 &&
+        PYTHONPATH=$work/pipeline/site PATH=$work/pipeline/site/bin:$PATH OUT=$work/pipeline/out \
+        BUDGET_S=$((${PIPELINE_TIMEOUT:-560} - 120)) timeout "${PIPELINE_TIMEOUT:-560}" \
+        "$root/scripts/pipeline-gpu.sh" >"$work/pipeline/console.txt" 2>&1 ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \
         >"$work/peervm/build.txt" 2>&1 && timeout 60 "$work/peervm/peer_vm_probe" >"$work/peervm/probe.txt" 2>&1 ;;
@@ -75,6 +83,8 @@ for step in $steps; do
            cat "$work/bench/targets.md" 2>/dev/null ;;
     python) grep -E 'PASS|FAIL|SKIP|ERROR|passed|failed' "$work/python/console.txt" | tail -30 ;;
     pybench) tail -3 "$work/pybench/install.txt"; cat "$work/pybench/out/table.md" 2>/dev/null ;;
+    pipeline) tail -3 "$work/pipeline/install.txt"; cat "$work/pipeline/out/table.md" 2>/dev/null ||
+                tail -20 "$work/pipeline/console.txt" ;;
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
     peervm) cat "$work/peervm/build.txt" "$work/peervm/probe.txt" 2>/dev/null ;;
     collbisect) cat "$work/collbisect/bisect.md" 2>/dev/null || tail -30 "$work/collbisect/console.txt" ;;
