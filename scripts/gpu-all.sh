@@ -30,6 +30,15 @@ export PATH=/usr/local/cuda/bin:$PATH
 work=$(mktemp -d /tmp/gshmem-gpu-all.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 steps=${STEPS:-check compat bench}
+# py_step NAME SCRIPT LIMIT_S RESERVE_S: the Python package built with CUDA into $work/NAME/site (install.txt), then
+# scripts/SCRIPT with it on PYTHONPATH, OUT=$work/NAME/out, BUDGET_S=LIMIT_S - RESERVE_S, under timeout LIMIT_S.
+py_step() {
+  local name=$1 script=$2 limit=$3 reserve=$4
+  GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/$name/site \
+    GSHMEM_PY_INSTALL_ONLY=1 "$root/scripts/python-tests.sh" >"$work/$name/install.txt" 2>&1 &&
+    PYTHONPATH=$work/$name/site PATH=$work/$name/site/bin:$PATH OUT=$work/$name/out BUDGET_S=$((limit - reserve)) \
+    timeout "$limit" "$root/scripts/$script" >"$work/$name/console.txt" 2>&1
+}
 rc=0
 for step in $steps; do
   mkdir -p "$work/$step"
@@ -42,12 +51,7 @@ for step in $steps; do
     python) GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/python/site GSHMEM_TEST_GPU_PES=${PES:-2} \
               timeout "${PYTHON_TIMEOUT:-500}" "$root/scripts/python-tests.sh" -v -rs \
               >"$work/python/console.txt" 2>&1 ;;
-    pybench)
-      GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/pybench/site \
-        GSHMEM_PY_INSTALL_ONLY=1 "$root/scripts/python-tests.sh" >"$work/pybench/install.txt" 2>&1 &&
-        PYTHONPATH=$work/pybench/site PATH=$work/pybench/site/bin:$PATH OUT=$work/pybench/out \
-        BUDGET_S=$((${PYBENCH_TIMEOUT:-560} - 90)) timeout "${PYBENCH_TIMEOUT:-560}" \
-        "$root/scripts/python-bench-gpu.sh" >"$work/pybench/console.txt" 2>&1 ;;
+    pybench) py_step pybench python-bench-gpu.sh "${PYBENCH_TIMEOUT:-560}" 90 ;;
     hostops)
       nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/hostops/host_ops_probe" \
         "$root/bench/experiments/host_ops_probe.cu" -lcuda >"$work/hostops/build.txt" 2>&1 &&
@@ -58,12 +62,7 @@ for step in $steps; do
                   "$root/scripts/coll-bisect-gpu.sh" >"$work/collbisect/console.txt" 2>&1 ;;
     moe) OUT=$work/moe BUDGET_S=$((${MOE_TIMEOUT:-580} - 20)) timeout "${MOE_TIMEOUT:-580}" "$root/scripts/moe-gpu.sh" \
            >"$work/moe/console.txt" 2>&1 ;;
-    pipeline)
-      GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/pipeline/site \
-        GSHMEM_PY_INSTALL_ONLY=1 "$root/scripts/python-tests.sh" >"$work/pipeline/install.txt" 2>&1 &&
-        PYTHONPATH=$work/pipeline/site PATH=$work/pipeline/site/bin:$PATH OUT=$work/pipeline/out \
-        BUDGET_S=$((${PIPELINE_TIMEOUT:-560} - 120)) timeout "${PIPELINE_TIMEOUT:-560}" \
-        "$root/scripts/pipeline-gpu.sh" >"$work/pipeline/console.txt" 2>&1 ;;
+    pipeline) py_step pipeline pipeline-gpu.sh "${PIPELINE_TIMEOUT:-560}" 120 ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \
         >"$work/peervm/build.txt" 2>&1 && timeout 60 "$work/peervm/peer_vm_probe" >"$work/peervm/probe.txt" 2>&1 ;;
