@@ -28,7 +28,8 @@
 #                        merged as a third column (NCCL); SUITES=coll runs only those (no main, no init runs).
 #                        The coll runs come first (they take about a minute), alternate by round as the main runs
 #                        do, take BENCH_ARGS then COLL_ARGS, and their JSON go into raw.tgz
-#   COLL_AB="NAME=VALUE" gshmem's coll run once more with that setting, both printed side by side (log.txt)
+#   COLL_AB="NAME=VALUE[,NAME=VALUE] ..." gshmem's coll run once more per item with those settings, then once more
+#                        as is (A2: how far two runs of the same build differ), each printed beside the first (log.txt)
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
 # Never uses NVLink multicast.
 # shellcheck disable=SC2054,SC2206  # commas are inside option values; BENCH_ARGS is split on purpose
@@ -184,23 +185,30 @@ run() {
         if [[ -s $work/nccl-coll$k.json ]]; then ci+=("$work/nccl-coll$k.json"); fi
       fi
     done
-    # COLL_AB="NAME=VALUE": gshmem's coll run once more with that setting, printed beside the first round's
-    # figures (log.txt; its JSON in raw.tgz), e.g. GSHMEM_COLL_LL_BYTES=0 for the collectives without LL.
+    # COLL_AB="NAME=VALUE[,NAME=VALUE] ...": gshmem's coll run once more per item with those settings, then as is
+    # again (A2), each printed beside the first round's figures (log.txt; the JSON in raw.tgz), e.g.
+    # GSHMEM_COLL_LL_BYTES=0 for the collectives without LL.
     if [[ -n ${COLL_AB:-} && -s $work/gshmem-coll1.json ]]; then
-      (export "${COLL_AB?}"; launchN gshmem-coll-ab "$pes" "$coll_limit" "$gbin" "${coll[@]}" --no-table \
-         --json "$work/gshmem-coll-ab.json") || status=1
-      [[ -s $work/gshmem-coll-ab.json ]] && python3 - "$work/gshmem-coll1.json" "$work/gshmem-coll-ab.json" \
-        "$COLL_AB" <<'PY' || true
+      ab=0
+      for setting in ${COLL_AB} as-is-again; do
+        ab=$((ab + 1))
+        (if [[ $setting != as-is-again ]]; then IFS=',' read -r -a kv <<<"$setting"; export "${kv[@]}"; fi
+         launchN "gshmem-coll-ab$ab" "$pes" "$coll_limit" "$gbin" "${coll[@]}" --no-table \
+           --json "$work/gshmem-coll-ab$ab.json") || status=1
+        [[ -s $work/gshmem-coll-ab$ab.json ]] && python3 - "$work/gshmem-coll1.json" "$work/gshmem-coll-ab$ab.json" \
+          "$setting" <<'PY' || true
 import json, sys
 a, b = (json.load(open(f))["rows"] for f in sys.argv[1:3])
 bk = {(r["name"], r["bytes"]): r for r in b}
-print(f"COLL_AB: gshmem as is (A) and with {sys.argv[3]} (B); unit, A, B, B/A")
+what = "as is again (A2)" if sys.argv[3] == "as-is-again" else f"with {sys.argv[3]} (B)"
+print(f"COLL_AB: gshmem as is (A) and {what}; unit, A, B, B/A")
 for r in a:
     o = bk.get((r["name"], r["bytes"]))
     if o and r.get("gshmem") and o.get("gshmem"):
         print(f"{r['name']:52s} {r['bytes']:>10} {r['unit']:5s} {r['gshmem']:10.4g} {o['gshmem']:10.4g} "
               f"{o['gshmem'] / r['gshmem']:6.2f}")
 PY
+      done
     fi
   fi
   if [[ -n $main_suites ]]; then
@@ -264,7 +272,7 @@ PY
     fi
   fi
   raw=("${gi[@]}" "${ni[@]}" "${ci[@]}")
-  [[ -s $work/gshmem-coll-ab.json ]] && raw+=("$work/gshmem-coll-ab.json")
+  for f in "$work"/gshmem-coll-ab*.json; do [[ -s $f ]] && raw+=("$f"); done
   if [[ ${#raw[@]} -gt 0 ]]; then
     tar czf "$out/raw.tgz" -C "$work" "${raw[@]##*/}"
   fi

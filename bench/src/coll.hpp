@@ -34,7 +34,7 @@ inline constexpr Kind kKinds[] = {Kind::ReduceFloat, Kind::ReduceInt, Kind::Redu
 inline constexpr int kRoot = 0;  // broadcast root
 // Default sizes: 8 B, then 16 B to 256 MiB (CPU PEs: 16 MiB) by factors of 4, so that the sizes issue 16's goals
 // name (1 KiB, 16 MiB, 256 MiB) are rows.
-inline constexpr const char* kDefaultSizesGpu = "8,16,64,256,1K,4K,16K,64K,256K,1M,4M,16M,64M,256M";
+inline constexpr const char* kDefaultSizesGpu = "8,16,64,256,1K,4K,8K,16K,64K,256K,1M,4M,16M,64M,256M";
 inline constexpr const char* kDefaultSizesCpu = "8,16,64,256,1K,4K,16K,64K,256K,1M,4M,16M";
 
 // How a kind is named in the rows: family (NVSHMEM's word) and variant; NCCL's name for it.
