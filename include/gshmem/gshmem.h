@@ -204,6 +204,10 @@ GSHMEM_API void gshmem_global_exit(int status);
 GSHMEM_API int gshmemx_query_device(int *ordinal, int *count);
 
 /* ---- symmetric heap ---- */
+/* Collective. When the heap cannot hold the request (past GSHMEM_MAX_HEAP_SIZE, or the memory cannot be had) every
+ * PE gets NULL, as in OpenSHMEM and NVSHMEM: the reason is printed and in gshmemx_last_error(), and the heap stays
+ * usable. Other errors (different arguments on different PEs, ...) end the job. The same for calloc, align and
+ * realloc (whose old object is then kept). */
 GSHMEM_API void *gshmem_malloc(size_t size);
 GSHMEM_API void *gshmem_calloc(size_t count, size_t size);
 GSHMEM_API void *gshmem_align(size_t alignment, size_t size);

@@ -13,6 +13,7 @@
 
 using namespace gshmem;
 using gshmem::api::fatal_on_error;
+using gshmem::api::null_on_out_of_memory;
 using gshmem::api::status_on_error;
 
 namespace {
@@ -140,21 +141,21 @@ int gshmemx_query_device(int* ordinal, int* count) {
 
 // ---- heap ----
 void* gshmem_malloc(size_t size) {
-  return fatal_on_error("gshmem_malloc", [&] { return host::malloc(size, 0, false, "gshmem_malloc"); });
+  return null_on_out_of_memory("gshmem_malloc", [&] { return host::malloc(size, 0, false, "gshmem_malloc"); });
 }
 void* gshmem_calloc(size_t count, size_t size) {
-  return fatal_on_error("gshmem_calloc", [&] {
+  return null_on_out_of_memory("gshmem_calloc", [&] {
     if (size && count > SIZE_MAX / size)
       fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_calloc: count={} * size={} overflows", count, size);
     return host::malloc(count * size, 0, true, "gshmem_calloc");
   });
 }
 void* gshmem_align(size_t alignment, size_t size) {
-  return fatal_on_error("gshmem_align", [&] { return host::malloc(size, alignment, false, "gshmem_align"); });
+  return null_on_out_of_memory("gshmem_align", [&] { return host::malloc(size, alignment, false, "gshmem_align"); });
 }
 void gshmem_free(void* ptr) { fatal_on_error("gshmem_free", [&] { host::free(ptr); }); }
 void* gshmem_realloc(void* ptr, size_t size) {
-  return fatal_on_error("gshmem_realloc", [&] { return host::realloc(ptr, size); });
+  return null_on_out_of_memory("gshmem_realloc", [&] { return host::realloc(ptr, size); });
 }
 int gshmemx_buffer_register(void* addr, size_t length) {
   return status_on_error("gshmemx_buffer_register", [&] { host::buffer_register(addr, length); });

@@ -24,6 +24,24 @@ auto fatal_on_error(const char* call, F&& f) noexcept -> decltype(f()) {
   }
 }
 
+// The allocation calls (pointer results): out of memory is reported and gives NULL, as NVSHMEM and OpenSHMEM
+// specify, so programs that check for NULL (and fall back, retry smaller or report) work. The heap agrees on the
+// failure across PEs and stays usable, so every PE gets NULL. Any other error (arguments that differ between PEs, a
+// pointer that is not an allocation, ...) ends the job like fatal_on_error.
+void report_out_of_memory(const char* call, const std::string& message) noexcept;
+template <typename F>
+auto null_on_out_of_memory(const char* call, F&& f) noexcept -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    if (e.status() != GSHMEM_ERROR_OUT_OF_MEMORY) fatal(call, e.status(), e.what());
+    report_out_of_memory(call, e.what());
+    return nullptr;
+  } catch (const std::exception& e) {
+    fatal(call, GSHMEM_ERROR_INTERNAL, e.what());
+  }
+}
+
 template <typename F>
 int status_on_error(const char* call, F&& f) noexcept {
   try {

@@ -21,20 +21,26 @@ void compat_mpi_init(int* argc, char*** argv) {
   check(MPI_Init(argc, argv), "MPI_Init");
   g_world = MPI_COMM_WORLD;
 }
-int compat_mpi_rank() {
+static MPI_Comm comm_of(void* comm) { return comm ? *static_cast<MPI_Comm*>(comm) : MPI_COMM_WORLD; }
+int compat_mpi_rank(void* comm) {
   int r = -1;
-  check(MPI_Comm_rank(MPI_COMM_WORLD, &r), "MPI_Comm_rank");
+  check(MPI_Comm_rank(comm_of(comm), &r), "MPI_Comm_rank");
   return r;
 }
-int compat_mpi_size() {
+int compat_mpi_size(void* comm) {
   int n = 0;
-  check(MPI_Comm_size(MPI_COMM_WORLD, &n), "MPI_Comm_size");
+  check(MPI_Comm_size(comm_of(comm), &n), "MPI_Comm_size");
   return n;
 }
-void compat_mpi_bcast(void* buf, int bytes, int root) {
-  check(MPI_Bcast(buf, bytes, MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+void compat_mpi_bcast(void* buf, int bytes, int root, void* comm) {
+  check(MPI_Bcast(buf, bytes, MPI_BYTE, root, comm_of(comm)), "MPI_Bcast");
 }
 void* compat_mpi_comm_world() { return &g_world; }
+void* compat_mpi_comm_split(int color, int key) {
+  static MPI_Comm split = MPI_COMM_NULL;  // one per process, kept until MPI_Finalize
+  if (split == MPI_COMM_NULL) check(MPI_Comm_split(MPI_COMM_WORLD, color, key, &split), "MPI_Comm_split");
+  return &split;
+}
 void compat_mpi_finalize() { check(MPI_Finalize(), "MPI_Finalize"); }
 #else
 [[noreturn]] static void no_mpi() {
@@ -42,9 +48,10 @@ void compat_mpi_finalize() { check(MPI_Finalize(), "MPI_Finalize"); }
   std::exit(2);
 }
 void compat_mpi_init(int*, char***) { no_mpi(); }
-int compat_mpi_rank() { no_mpi(); }
-int compat_mpi_size() { no_mpi(); }
-void compat_mpi_bcast(void*, int, int) { no_mpi(); }
+int compat_mpi_rank(void*) { no_mpi(); }
+int compat_mpi_size(void*) { no_mpi(); }
+void compat_mpi_bcast(void*, int, int, void*) { no_mpi(); }
 void* compat_mpi_comm_world() { no_mpi(); }
+void* compat_mpi_comm_split(int, int) { no_mpi(); }
 void compat_mpi_finalize() { no_mpi(); }
 #endif

@@ -16,6 +16,19 @@
 //   uid_uninit       DeepEP: `nvshmemx_uniqueid_t id; nvshmemx_get_uniqueid(&id);` on rank 0, the id sent as raw
 //                    bytes, `nvshmemx_init_attr_t attr; nvshmemx_set_attr_uniqueid_args(rank, n, &id, &attr);`
 //                    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr)
+// and jobs made of a group, or through the host library's entry point (read in the programs named; no code copied):
+//   uid_groups       ByteDance flux src/ths_op/flux_shm.cc init_flux_shm(group) / Triton-distributed's
+//                    init_nvshmem_by_uniqueid(TP_GROUP): each tensor-parallel group of a TP x DP job starts its own
+//                    job with its own id; the group's rank 0 makes it, the group broadcasts it, every rank passes
+//                    its group rank and size, and flux then checks nvshmem_my_pe() == group rank. Here the groups
+//                    are MPI_Comm_split(WORLD, rank % COMPAT_GROUPS (default 2), -rank): ranks in reverse order
+//   mpi_comm_groups  LLNL distconv util/nvshmem.cpp initialize(MPI_Comm comm), and an mpi4py binding that passes a
+//                    node-local communicator: NVSHMEMX_INIT_WITH_MPI_COMM with that split communicator
+//   hostlib_uid      liger-kernel's and a Rust binding's nvshmemx_hostlib_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID)
+//                    on an attr zeroed with memset (versions never stamped), ended by nvshmemx_hostlib_finalize
+//   hostlib_mpi      nvshmemx_hostlib_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM) on NVSHMEMX_INIT_ATTR_INITIALIZER with
+//                    attr.mpi_comm = &world (a C++ transport), ended by nvshmemx_hostlib_finalize
+// In every MPI mode the PE must be the rank in the communicator the job was made of, n_pes its size.
 // When the GPU is chosen is COMPAT_SET_DEVICE (GPU programs):
 //   before   cudaSetDevice(local rank) before init (seed 000), where a launcher names the local rank (mpirun;
 //            the default; under gshmemrun, whose variables NVSHMEM programs do not read, it acts as `after`)
@@ -38,10 +51,13 @@
 // compat_mpi.cpp
 bool compat_mpi_available();
 void compat_mpi_init(int* argc, char*** argv);
-int compat_mpi_rank();
-int compat_mpi_size();
-void compat_mpi_bcast(void* buf, int bytes, int root);
+// comm: a pointer to an MPI_Comm (compat_mpi_comm_world, compat_mpi_comm_split); NULL: MPI_COMM_WORLD
+int compat_mpi_rank(void* comm = nullptr);
+int compat_mpi_size(void* comm = nullptr);
+void compat_mpi_bcast(void* buf, int bytes, int root, void* comm = nullptr);
 void* compat_mpi_comm_world();  // pointer to an MPI_Comm holding MPI_COMM_WORLD
+// MPI_Comm_split(MPI_COMM_WORLD, color, key) once per process; a pointer to the new communicator
+void* compat_mpi_comm_split(int color, int key);
 void compat_mpi_finalize();
 
 #if defined(__CUDACC__)
@@ -66,6 +82,10 @@ inline const char*& prog_name() {
 inline int& failures() {
   static int n = 0;
   return n;
+}
+inline bool& hostlib_mode() {  // started with nvshmemx_hostlib_init_attr: ends with nvshmemx_hostlib_finalize
+  static bool hostlib = false;
+  return hostlib;
 }
 inline int& my_pe_cache() {
   static int pe = -1;
@@ -119,10 +139,11 @@ inline int init(int* argc, char*** argv, const char* name, Options opt = Options
   prog_name() = name;
   const std::string mode = env_or("COMPAT_INIT", "plain");
   const bool mpi = mode == "uid" || mode == "mpi_comm" || mode == "uid_uninit" || mode == "mpi_comm_uninit" ||
-                   mode == "mpi_comm_args";
+                   mode == "mpi_comm_args" || mode == "uid_groups" || mode == "mpi_comm_groups" ||
+                   mode == "hostlib_uid" || mode == "hostlib_mpi";
   if (mode != "plain" && !mpi) {
     std::fprintf(stderr, "%s: COMPAT_INIT=%s is not one of plain, uid, mpi_comm, uid_uninit, mpi_comm_uninit, "
-                 "mpi_comm_args\n", name, mode.c_str());
+                 "mpi_comm_args, uid_groups, mpi_comm_groups, hostlib_uid, hostlib_mpi\n", name, mode.c_str());
     std::exit(2);
   }
   if (mpi) {
@@ -164,6 +185,24 @@ inline int init(int* argc, char*** argv, const char* name, Options opt = Options
   // Libraries that may be initialised by someone else first ask (Neko, distconv): nothing is up yet.
   if (nvshmemx_init_status() != NVSHMEM_STATUS_NOT_INITIALIZED)
     fail("nvshmemx_init_status() is %d before init, expected NVSHMEM_STATUS_NOT_INITIALIZED", nvshmemx_init_status());
+  // The communicator the job is made of: MPI_COMM_WORLD, or (the *_groups modes) this rank's group.
+  void* comm = nullptr;
+  if (mode == "uid_groups" || mode == "mpi_comm_groups") {
+    const int ngroups = std::atoi(env_or("COMPAT_GROUPS", "2"));
+    if (ngroups < 1) {
+      std::fprintf(stderr, "%s: COMPAT_GROUPS=%d is not a positive number\n", name, ngroups);
+      std::exit(2);
+    }
+    comm = compat_mpi_comm_split(compat_mpi_rank() % ngroups, -compat_mpi_rank());
+  }
+  const bool hostlib = mode == "hostlib_uid" || mode == "hostlib_mpi";
+  hostlib_mode() = hostlib;
+  auto start = [&](unsigned int flags, nvshmemx_init_attr_t* attr, const char* what) {
+    if ((hostlib ? nvshmemx_hostlib_init_attr(flags, attr) : nvshmemx_init_attr(flags, attr)) != 0) {
+      std::fprintf(stderr, "%s: %s failed\n", name, what);
+      std::exit(1);
+    }
+  };
   if (mode == "plain") {
     nvshmem_init();
   } else if (mode == "uid_uninit") {
@@ -181,10 +220,7 @@ inline int init(int* argc, char*** argv, const char* name, Options opt = Options
     nvshmemx_init_attr_t attr;
     garbage(&attr, sizeof attr);
     nvshmemx_set_attr_uniqueid_args(compat_mpi_rank(), compat_mpi_size(), &root_id, &attr);
-    if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0) {
-      std::fprintf(stderr, "%s: init with a unique id and an uninitialised attr failed\n", name);
-      std::exit(1);
-    }
+    start(NVSHMEMX_INIT_WITH_UNIQUEID, &attr, "init with a unique id and an uninitialised attr");
   } else if (mode == "mpi_comm_uninit" || mode == "mpi_comm_args") {
     nvshmemx_init_attr_t attr;
     garbage(&attr, sizeof attr);
@@ -194,30 +230,31 @@ inline int init(int* argc, char*** argv, const char* name, Options opt = Options
       std::fprintf(stderr, "%s: nvshmemx_set_attr_mpi_comm_args failed\n", name);
       std::exit(1);
     }
-    if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
-      std::fprintf(stderr, "%s: init with an MPI communicator and an uninitialised attr failed\n", name);
-      std::exit(1);
-    }
-  } else if (mode == "uid") {
+    start(NVSHMEMX_INIT_WITH_MPI_COMM, &attr, "init with an MPI communicator and an uninitialised attr");
+  } else if (mode == "uid" || mode == "uid_groups" || mode == "hostlib_uid") {
     nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
-    if (compat_mpi_rank() == 0 && nvshmemx_get_uniqueid(&id) != 0) {
+    if (compat_mpi_rank(comm) == 0 && nvshmemx_get_uniqueid(&id) != 0) {
       std::fprintf(stderr, "%s: nvshmemx_get_uniqueid failed\n", name);
       std::exit(1);
     }
-    compat_mpi_bcast(&id, static_cast<int>(sizeof id), 0);
+    compat_mpi_bcast(&id, static_cast<int>(sizeof id), 0, comm);
     nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-    if (nvshmemx_set_attr_uniqueid_args(compat_mpi_rank(), compat_mpi_size(), &id, &attr) != 0 ||
-        nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0) {
-      std::fprintf(stderr, "%s: init with a unique id failed\n", name);
+    if (hostlib) std::memset(&attr, 0, sizeof attr);  // liger-kernel's binding: zeroed, versions never stamped
+    if (nvshmemx_set_attr_uniqueid_args(compat_mpi_rank(comm), compat_mpi_size(comm), &id, &attr) != 0) {
+      std::fprintf(stderr, "%s: nvshmemx_set_attr_uniqueid_args failed\n", name);
       std::exit(1);
     }
-  } else {
+    start(NVSHMEMX_INIT_WITH_UNIQUEID, &attr, "init with a unique id");
+  } else {  // mpi_comm, mpi_comm_groups, hostlib_mpi
     nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-    attr.mpi_comm = compat_mpi_comm_world();
-    if (nvshmemx_init_attr(NVSHMEMX_INIT_WITH_MPI_COMM, &attr) != 0) {
-      std::fprintf(stderr, "%s: init with an MPI communicator failed\n", name);
-      std::exit(1);
-    }
+    attr.mpi_comm = comm ? comm : compat_mpi_comm_world();
+    start(NVSHMEMX_INIT_WITH_MPI_COMM, &attr, "init with an MPI communicator");
+  }
+  // The PE number is the rank in the communicator the job was made of, as flux checks (FLUX_CHECK_EQ(rank, mype)).
+  if (mpi && (nvshmem_my_pe() != compat_mpi_rank(comm) || nvshmem_n_pes() != compat_mpi_size(comm))) {
+    std::fprintf(stderr, "%s: FAIL after COMPAT_INIT=%s this is PE %d of %d; the communicator says rank %d of %d\n",
+                 name, mode.c_str(), nvshmem_my_pe(), nvshmem_n_pes(), compat_mpi_rank(comm), compat_mpi_size(comm));
+    std::exit(1);
   }
   const int pe = nvshmem_my_pe();
   my_pe_cache() = pe;
@@ -256,7 +293,10 @@ inline int finish() {
   else
     std::printf("[PE %d] %s: FAIL (%d mismatches here, %d on all PEs)\n", pe, prog_name(), failures(), total);
   std::fflush(stdout);
-  nvshmem_finalize();
+  if (hostlib_mode())
+    nvshmemx_hostlib_finalize();
+  else
+    nvshmem_finalize();
   if (std::string(env_or("COMPAT_INIT", "plain")) != "plain") compat_mpi_finalize();
   return total == 0 && failures() == 0 ? 0 : 1;
 }
