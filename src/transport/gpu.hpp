@@ -49,10 +49,10 @@ int device_of(Context* ctx);
 bool overlap_launch(Context* ctx);
 // The in-order stream of host-initiated operations (the blocking host collectives run their kernel on it).
 gshmem_stream_t internal_stream(Context* ctx);
-// A broadcast root's copies by the copy engines (collective_on_stream's ce_peer_dest): `bytes` from src to
-// peer_dest on `s`, and to dest (unless dest == src) on the context's second stream at the same time, forked from
-// and joined back into `s` with events (so stream order and graph capture hold). Returns the first CUDA error, or
-// -1 having done nothing where the context has no second stream (GSHMEM_COLL_BCAST_CE_BYTES was 0 at init).
+// A broadcast root's copies by the copy engines (collective_on_stream's ce_peer_dest): `bytes` from src (device
+// memory) to peer_dest on `s`, and to dest (unless dest == src) on a second stream of `s`'s own at the same time,
+// forked from and joined back into `s` with events (so stream order and graph capture hold, and calls on other
+// streams stay independent). Returns the first CUDA error (a cudaError_t).
 int copy_engine_broadcast(Context* ctx, gshmem_stream_t s, void* peer_dest, void* dest, const void* src,
                           std::size_t bytes);
 // cudaDeviceSynchronize with a checked result naming `call`: waits for the program's stream work as well.

@@ -123,16 +123,12 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
     // The root of a team of 2 copies by the copy engines between the two syncs (GSHMEM_COLL_BCAST_CE_BYTES): the
     // member's copy on `st`, its own beside it. The other member runs its usual two syncs; only their number and
     // order have to match.
+    // The exit sync is launched plainly: it follows copies, not a kernel (nothing to overlap with).
     e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
-    if (e == cudaSuccess) {
-      const int ce = copy_engine_broadcast(c, reinterpret_cast<gshmem_stream_t>(st), ce_peer_dest, dest, src, block);
-      if (ce == -1) {
-        e = grid(CollPhase::Data);  // no second stream: the kernel copies, as without the setting
-      } else {
-        e = static_cast<cudaError_t>(ce);
-        if (e == cudaSuccess) e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
-      }
-    }
+    if (e == cudaSuccess)
+      e = static_cast<cudaError_t>(
+          copy_engine_broadcast(c, reinterpret_cast<gshmem_stream_t>(st), ce_peer_dest, dest, src, block));
+    if (e == cudaSuccess) e = launch_coll_sync(false, st, h, t, slot, abort_flag);
   } else if (ctas == 1) {
     e = launch_stream_kernel(ov, coll_kernel, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
                              root, CollPhase::Whole, bcast_two_shot_bytes, abort_flag);

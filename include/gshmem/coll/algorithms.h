@@ -169,7 +169,7 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 }
 
 // ---- LL: small collectives in one flight ----
-// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 8 KiB on GPU PEs, at most 16 KiB), broadcast, fcollect,
+// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 16 KiB on GPU PEs, the most), broadcast, fcollect,
 // alltoall, reduce and reducescatter skip both team syncs and the reads from peers. Each sender writes its data
 // straight into a buffer in each receiver's heap as LL lines: 16 bytes carrying 8 data bytes in two 8-byte words,
 // each word 4 data bytes below a 32-bit flag (the call's number on the team slot). An aligned 8-byte store lands
