@@ -18,7 +18,7 @@
 #   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
-#   COMPAT_TIMEOUT=<s> (compat step, default 560: it builds gshmem and 13 programs x 3 builds, NVSHMEM's with -rdc)
+#   COMPAT_TIMEOUT=<s> (compat step, default 560: it builds gshmem and 16 programs x 3 builds, NVSHMEM's with -rdc)
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
 # Never uses NVLink multicast.
 set -uo pipefail

@@ -48,7 +48,7 @@ finish() {
 }
 trap finish EXIT
 programs=(ring_p put_signal_ring block_put atomics wait_until teams rma_ext user_buffer collectives host_ring host_atomics host_ext
-          host_collectives host_teams)
+          host_collectives host_teams host_patterns host_probe_init)
 
 # ---- NVIDIA NVSHMEM from the pip package ----
 pkg=$(python3 -c 'import nvidia.nvshmem, os; print(nvidia.nvshmem.__path__[0])' 2>/dev/null) || pkg=
@@ -116,8 +116,11 @@ seed_env=(env COMPAT_INIT=plain NVSHMEM_BOOTSTRAP=MPI NVSHMEM_DISABLE_IBRC=1 NVS
           NVSHMEM_DISABLE_NVLS=1)
 for p in "${programs[@]}"; do
   echo "=== $p"
-  run_one "$p" nvshmem "nv_$p" "${uid_env[@]}" "${MPIRUN[@]}" "$work/nv/$p"
-  run_one "$p" gshmem "gs_$p" "${uid_env[@]}" "${MPIRUN[@]}" "$work/gs/$p"
+  envs=("${uid_env[@]}")
+  # host_probe_init starts with a plain nvshmem_init, as PyTorch's extension does: NVSHMEM's MPI bootstrap then
+  [ "$p" = host_probe_init ] && envs=("${seed_env[@]}")
+  run_one "$p" nvshmem "nv_$p" "${envs[@]}" "${MPIRUN[@]}" "$work/nv/$p"
+  run_one "$p" gshmem "gs_$p" "${envs[@]}" "${MPIRUN[@]}" "$work/gs/$p"
   run_one "$p" gshmem-nordc "gsn_$p" env COMPAT_INIT=plain GSHMEM_WAIT_TIMEOUT=40 \
     "$work/build/bin/gshmemrun" -n 2 -- "$work/gsn/$p"
 done
