@@ -580,6 +580,13 @@ def check_fast_path(xp, me, n):
     xp.sync()
     xp.free(stale)  # collective; its address leaves the lookup cache with it
     expect_raises(nv.reduce, W, stale, src, "sum", match="not symmetric")
+    # Tensors of no elements (torch gives their data_ptr() as 0): usable in a call and freeable; an empty slice of a
+    # live tensor too.
+    empty = xp.new((0,), "float32")
+    nv.reduce(W, empty, empty, "sum")
+    nv.reduce(W, dst[m:], src[m:], "sum")
+    xp.sync()
+    xp.free(empty)
     # Teams' names are class attributes (a plain read), and remove() takes them away again.
     assert nv.Teams.__dict__["TEAM_WORLD"] is nv.Teams.TEAM_WORLD
     nv.Teams.add("FAST_PATH_ALIAS", int(W))

@@ -157,7 +157,8 @@ std::unique_ptr<Bootstrap> connect_env() {
   // How long to wait for a port's answer to gshmem's probe. torch's TCPStore on MASTER_PORT (torchrun) takes the
   // probe and stays silent, so a long wait there delays every rank but 0 by that much (2 s measured on H100 under
   // torchrun); gshmem's server answers within a millisecond. A port that stays silent gets twice as long next
-  // round, so a rendezvous server that was slow to answer (a loaded host) is joined on a later round.
+  // round, up to 0.4 s, so a rendezvous server that was slow to answer (a loaded host) is joined on a later round,
+  // while a silent store costs at most 0.4 s a round when RANK 0 comes late.
   std::array<double, kEnvPortTries> probe_s;
   probe_s.fill(0.05);
   int sleep_ms = 10;
@@ -172,7 +173,7 @@ std::unique_ptr<Bootstrap> connect_env() {
       if (a == TcpBootstrap::Attempt::NotOurs) {
         log::trace("env bootstrap: {}:{} did not answer gshmem's probe within {} s (torch's store?); trying the "
                    "next port", master, port, probe_s[off]);
-        probe_s[off] = std::min(2.0, probe_s[off] * 2);
+        probe_s[off] = std::min(0.4, probe_s[off] * 2);
       }
       if (a == TcpBootstrap::Attempt::WrongSecret)
         log::info("env bootstrap: {}:{} serves another gshmem job; trying the next port", master, port);

@@ -64,10 +64,19 @@ def _numpy(x, call, what):
     return x.__array_interface__["data"][0], x.nbytes, x.size, _np_names[x.dtype], "numpy"
 
 
+def _torch_ptr(x):
+    """x.data_ptr(), except for a tensor of no elements, whose data_ptr() torch gives as 0: its storage's address
+    plus its offset there (a symmetric tensor of 0 elements, or an empty slice of one, is still at its address)."""
+    p = x.data_ptr()
+    if p == 0 and x.numel() == 0:
+        p = x.untyped_storage().data_ptr() + x.storage_offset() * x.element_size()
+    return p
+
+
 def _torch(x, call, what):
     if not x.is_contiguous() and not _torch_f_dense(x):
         raise _not_contiguous(call, what)
-    return x.data_ptr(), x.nbytes, x.numel(), _torch_names[x.dtype], "torch"
+    return _torch_ptr(x), x.nbytes, x.numel(), _torch_names[x.dtype], "torch"
 
 
 def _cupy(x, call, what):
@@ -121,7 +130,7 @@ def address(x, call, what):
     """The address of array `x`'s first element, contiguous or not (what free_* and views need)."""
     library = describe_library(x, call, what)
     if library == "torch":
-        return x.data_ptr()
+        return _torch_ptr(x)
     if library == "cupy":
         return x.data.ptr
     if library == "numpy":
