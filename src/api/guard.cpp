@@ -21,16 +21,22 @@ void set_last_error(int status, const std::string& message) {
 
 const char* last_error() { return t_last_error.c_str(); }
 
+namespace {
+// Messages from the library already start with the call's name; add it where they do not.
+std::string named(const char* call, const std::string& message) {
+  return message.rfind(call, 0) == 0 ? message : std::string(call) + ": " + message;
+}
+}  // namespace
+
 void report_out_of_memory(const char* call, const std::string& message) noexcept {
-  std::string text = message.rfind(call, 0) == 0 ? message : std::string(call) + ": " + message;
+  const std::string text = named(call, message);
   log::write(log::Level::Error, fmt::format("{} (status: {}); {} returns NULL", text,
                                             status_name(GSHMEM_ERROR_OUT_OF_MEMORY), call));
   set_last_error(GSHMEM_ERROR_OUT_OF_MEMORY, text);
 }
 
 void fatal(const char* call, int status, const std::string& message) noexcept {
-  // Messages from the library already start with the call's name; add it where they do not.
-  std::string text = message.rfind(call, 0) == 0 ? message : std::string(call) + ": " + message;
+  const std::string text = named(call, message);
   log::write(log::Level::Error, fmt::format("{} (status: {})", text, status_name(status)));
   if (Runtime* rt = Runtime::current()) {
     if (rt->boot) {
