@@ -256,8 +256,15 @@ void run(Runtime& r, Coll kind, const Checked& c, void* dest, const void* src, i
          bool on_stream, const char* call) {
   if (r.mode == Mode::Gpu) {
     if (!on_stream) gpu::quiet(r.gpu);  // the program's earlier nbi operations from the host are complete first
+    // A broadcast's root on a team of 2, from GSHMEM_COLL_BCAST_CE_BYTES: its copies go by the copy engines, where
+    // the source is symmetric (device memory; a pageable host source would make the copy wait for the stream).
+    const std::size_t ce_bytes = config::get().coll_bcast_ce_bytes, bytes = c.x.elem * c.x.nelems;
+    void* ce_peer_dest = nullptr;
+    if (kind == Coll::Broadcast && c.team.size == 2 && c.team.my_rank == root && ce_bytes > 0 && bytes >= ce_bytes &&
+        r.heap->contains(src, bytes))
+      ce_peer_dest = r.peer(dest, team_world_pe(c.team, 1 - root));
     gpu::collective_on_stream(r.gpu, static_cast<gpu::CollKind>(kind), device_state::current(), c.team, c.slot,
-                              dest, src, c.x, root, s, call);
+                              dest, src, c.x, root, s, call, ce_peer_dest);
     return;
   }
   CollEnv env(r, c.slot, exchange_signature(kind, c.x, root), call);

@@ -38,7 +38,7 @@ void check_collective_settings(Runtime& rt, bool gpu_pe) {
       continue;
     fail(GSHMEM_ERROR_MISMATCH, "gshmem_init: PEs were started with different collective settings: PE 0 has "
          "GSHMEM_COLL_LL_BYTES {}, GSHMEM_COLL_TWO_SHOT_BYTES {} and GSHMEM_COLL_BCAST_TWO_SHOT_BYTES {}, PE {} has "
-         "{}, {} and {} (the LL limit as resolved: unset is 8192 on GPU PEs, 0 on CPU PEs). Fix: start every PE with "
+         "{}, {} and {} (the LL limit as resolved: unset is 16384 on GPU PEs, 0 on CPU PEs). Fix: start every PE with "
          "the same GSHMEM_COLL_LL_BYTES, GSHMEM_COLL_TWO_SHOT_BYTES and GSHMEM_COLL_BCAST_TWO_SHOT_BYTES (or leave "
          "them unset everywhere)", all[0].ll_bytes, all[0].two_shot_bytes, all[0].bcast_two_shot_bytes, pe,
          all[pe].ll_bytes, all[pe].two_shot_bytes, all[pe].bcast_two_shot_bytes);

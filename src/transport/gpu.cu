@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/control_segment.hpp"
@@ -219,6 +220,14 @@ struct Context {
   int* abort_flag = nullptr;               // mapped pinned word: non-zero once a peer PE died
   bool overlap_launch = false;             // stream kernels with programmatic serialization (stream_kernel.cuh)
   bool pending = false;                    // nbi work on `stream` that no quiet has waited for yet
+  // copy_engine_broadcast's second streams, one per stream it was called on (so calls on different streams, and a
+  // graph capture on one of them, never wait for each other), with their fork / join events; made at first use.
+  struct Side {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t fork = nullptr, join = nullptr;
+  };
+  std::unordered_map<cudaStream_t, Side> sides;
+  bool ce_said = false;  // the INFO line of copy_engine_broadcast's first use is written
   // Driver entry points of the CUDA 12.0 ABI for p and SET signals without a kernel (setup_memops), or all null:
   // kernels instead. A write-value: 8-byte p and SET signals; one-element memsets: p of 1, 2 and 4 bytes.
   CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned) = nullptr;
@@ -441,6 +450,15 @@ void release_context(Context* c) noexcept {
     cudaStreamSynchronize(c->stream);
     cudaStreamDestroy(c->stream);
   }
+  for (auto& [user, side] : c->sides) {
+    (void)user;
+    if (side.stream) {
+      cudaStreamSynchronize(side.stream);
+      cudaStreamDestroy(side.stream);
+    }
+    if (side.fork) cudaEventDestroy(side.fork);
+    if (side.join) cudaEventDestroy(side.join);
+  }
   if (c->result) cudaFreeHost(c->result);
   if (c->abort_flag) cudaFreeHost(c->abort_flag);
   if (c->d_peer_bases) cudaFree(c->d_peer_bases);
@@ -500,6 +518,52 @@ int device_of(Context* c) { return c ? c->device : -1; }
 bool overlap_launch(Context* c) { return c && c->overlap_launch; }
 
 gshmem_stream_t internal_stream(Context* c) { return reinterpret_cast<gshmem_stream_t>(c->stream); }
+
+namespace {
+// copy_engine_broadcast's two copies at once: the local one on the second stream of `st`, the peer's on `st`.
+cudaError_t fork_copies(Context* c, cudaStream_t st, void* peer_dest, void* dest, const void* src,
+                        std::size_t bytes) {
+  Context::Side& side = c->sides[st];
+  cudaError_t e = cudaSuccess;
+  if (!side.stream || !side.fork || !side.join) {
+    // Made at the first call on `st`, which may come while the program captures a graph (nothing of this is
+    // captured): relaxed capture mode meanwhile, so that the creation does not invalidate the program's capture.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    e = cudaThreadExchangeStreamCaptureMode(&mode);
+    if (e == cudaSuccess && !side.stream) e = cudaStreamCreateWithFlags(&side.stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess && !side.fork) e = cudaEventCreateWithFlags(&side.fork, cudaEventDisableTiming);
+    if (e == cudaSuccess && !side.join) e = cudaEventCreateWithFlags(&side.join, cudaEventDisableTiming);
+    const cudaError_t back = cudaThreadExchangeStreamCaptureMode(&mode);
+    if (e == cudaSuccess) e = back;
+  }
+  // The local copy on the second stream, after everything earlier on `s` (the entry sync); the copy to the peer on
+  // `s`; then `s` waits for the local one, so what follows on `s` (the exit sync) comes after both.
+  if (e == cudaSuccess) e = cudaEventRecord(side.fork, st);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(side.stream, side.fork, 0);
+  if (e == cudaSuccess) e = cudaMemcpyAsync(dest, src, bytes, cudaMemcpyDefault, side.stream);
+  if (e == cudaSuccess) e = cudaMemcpyAsync(peer_dest, src, bytes, cudaMemcpyDefault, st);
+  if (e == cudaSuccess) e = cudaEventRecord(side.join, side.stream);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(st, side.join, 0);
+  return e;
+}
+}  // namespace
+
+int copy_engine_broadcast(Context* c, gshmem_stream_t s, void* peer_dest, void* dest, const void* src,
+                          std::size_t bytes) {
+  GSHMEM_BIND(c);
+  auto st = reinterpret_cast<cudaStream_t>(s);
+  cudaError_t e = cudaSuccess;
+  if (dest == src) {
+    e = cudaMemcpyAsync(peer_dest, src, bytes, cudaMemcpyDefault, st);
+  } else {
+    e = fork_copies(c, st, peer_dest, dest, src, bytes);
+  }
+  if (e == cudaSuccess && !c->ce_said) {
+    c->ce_said = true;
+    log::info("broadcast: the root copies by the copy engines (GSHMEM_COLL_BCAST_CE_BYTES)");
+  }
+  return e;
+}
 
 void synchronize_device(Context* c, const char* call) {
   GSHMEM_BIND(c);

@@ -49,6 +49,12 @@ int device_of(Context* ctx);
 bool overlap_launch(Context* ctx);
 // The in-order stream of host-initiated operations (the blocking host collectives run their kernel on it).
 gshmem_stream_t internal_stream(Context* ctx);
+// A broadcast root's copies by the copy engines (collective_on_stream's ce_peer_dest): `bytes` from src (device
+// memory) to peer_dest on `s`, and to dest (unless dest == src) on a second stream of `s`'s own at the same time,
+// forked from and joined back into `s` with events (so stream order and graph capture hold, and calls on other
+// streams stay independent). Returns the first CUDA error (a cudaError_t).
+int copy_engine_broadcast(Context* ctx, gshmem_stream_t s, void* peer_dest, void* dest, const void* src,
+                          std::size_t bytes);
 // cudaDeviceSynchronize with a checked result naming `call`: waits for the program's stream work as well.
 void synchronize_device(Context* ctx, const char* call);
 // A team slot is being (re)used by a new team: zero this PE's stream-barrier flags and epoch for it.
@@ -104,10 +110,12 @@ enum class CollKind : int { Broadcast, Fcollect, Alltoall, Alltoalls };
 // One CTA on `s` runs the collective's block-scope routine over team value `t` (slot = its handle) with the device
 // state `h` (its peer translation and collective workspace): coll::broadcast of x.elem * x.nelems bytes from team
 // index `root`, or coll::exchange of `x` (the others). `s` null: on the context's internal stream, waited for (the
-// blocking host forms). Bounded by GSHMEM_WAIT_TIMEOUT; stops when a peer died.
+// blocking host forms). Bounded by GSHMEM_WAIT_TIMEOUT; stops when a peer died. `ce_peer_dest` (broadcast on a
+// team of 2, root only, else null): the other member's dest; the root then copies by the copy engines between the
+// two syncs (GSHMEM_COLL_BCAST_CE_BYTES) instead of by its kernel.
 void collective_on_stream(Context* ctx, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
                           void* dest, const void* src, const coll::Exchange& x, int root, gshmem_stream_t s,
-                          const char* call);
+                          const char* call, void* ce_peer_dest = nullptr);
 // Element types of the reductions (the order of gshmem::host::ReduceType).
 enum class ReduceType : int { Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64, Float, Double, Half, Bfloat16 };
 // The same for coll::reduce (scatter false) / coll::reducescatter (true) of `op` over `nelems` elements of `type`

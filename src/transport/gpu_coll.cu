@@ -92,7 +92,7 @@ unsigned coll_ctas(std::size_t work_bytes) {
 
 void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
                           void* dest, const void* src, const coll::Exchange& x, int root, gshmem_stream_t s,
-                          const char* call) {
+                          const char* call, void* ce_peer_dest) {
   const cuda::DeviceScope bind(device_of(c));
   cudaStream_t st = s ? reinterpret_cast<cudaStream_t>(s) : reinterpret_cast<cudaStream_t>(internal_stream(c));
   const bool ov = overlap_launch(c);
@@ -119,7 +119,17 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
     return g == cudaSuccess ? launch_coll_sync(ov, st, h, t, slot, abort_flag) : g;
   };
   cudaError_t e;
-  if (ctas == 1) {
+  if (ce_peer_dest && bcast && root_here && !by_ll && !bcast_two_shot) {
+    // The root of a team of 2 copies by the copy engines between the two syncs (GSHMEM_COLL_BCAST_CE_BYTES): the
+    // member's copy on `st`, its own beside it. The other member runs its usual two syncs; only their number and
+    // order have to match.
+    // The exit sync is launched plainly: it follows copies, not a kernel (nothing to overlap with).
+    e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
+    if (e == cudaSuccess)
+      e = static_cast<cudaError_t>(
+          copy_engine_broadcast(c, reinterpret_cast<gshmem_stream_t>(st), ce_peer_dest, dest, src, block));
+    if (e == cudaSuccess) e = launch_coll_sync(false, st, h, t, slot, abort_flag);
+  } else if (ctas == 1) {
     e = launch_stream_kernel(ov, coll_kernel, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
                              root, CollPhase::Whole, bcast_two_shot_bytes, abort_flag);
   } else {

@@ -25,7 +25,7 @@ void wait_all_on_stream(Context*, const void*, std::size_t, const int*, WaitType
 }
 
 void collective_on_stream(Context*, CollKind, const gshmem_device_state_t&, const TeamValue&, int, void*, const void*,
-                          const coll::Exchange&, int, gshmem_stream_t, const char* call) {
+                          const coll::Exchange&, int, gshmem_stream_t, const char* call, void*) {
   unavailable(call);
 }
 void reduction_on_stream(Context*, coll::ReduceOp, ReduceType, bool, const gshmem_device_state_t&, const TeamValue&,

@@ -383,6 +383,82 @@ MPT_CASE(graph_capture) {
   gshmem_free(src);
 }
 
+// Broadcasts on two teams of the same 2 PEs (two splits of WORLD, each its own slot), issued in opposite orders:
+// the root (PE 0) puts team X's on stream A and team Y's on stream B; PE 1 puts Y's, then X's, on one stream. Run
+// with GSHMEM_COLL_BCAST_CE_BYTES (gpu.mp.collectives_dev.bcast_ce.n2): the root's copies by the copy engines must
+// keep A and B independent, or X's copy on A holds Y's on B while PE 1 waits in Y (a hang). Then the same with
+// X's broadcast captured in a CUDA graph on A while Y's runs uncaptured on B before the capture ends. Fresh data and
+// poisoned destinations each round; 2 PEs only (a skip line otherwise). The capture rounds come after the plain ones,
+// whose first calls made the root's second streams.
+MPT_CASE(broadcast_streams) {
+  const int np = mpt::npes(), me = mpt::me();
+  if (np != 2) {
+    if (me == 0) std::printf("broadcast_streams: needs 2 PEs, skipped\n");
+    return;
+  }
+  const std::size_t bytes = (std::size_t{1} << 20) + 24;
+  gshmem_team_t tx = GSHMEM_TEAM_INVALID, ty = GSHMEM_TEAM_INVALID;
+  mpt::require(gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 2, nullptr, 0, &tx) == 0 &&
+                   gshmem_team_split_strided(GSHMEM_TEAM_WORLD, 0, 1, 2, nullptr, 0, &ty) == 0,
+               "gshmem_team_split_strided");
+  char* src[2];
+  char* dst[2];
+  for (int k = 0; k < 2; ++k) {
+    src[k] = static_cast<char*>(gshmem_malloc(bytes));
+    dst[k] = static_cast<char*>(gshmem_malloc(bytes));
+    mpt::require(src[k] && dst[k], "gshmem_malloc");
+  }
+  cudaStream_t other = nullptr;
+  CK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  for (int round = 0; round < 4; ++round) {
+    const bool captured = round >= 2;
+    std::vector<char> want[2];
+    for (int k = 0; k < 2; ++k) {
+      want[k].resize(bytes);
+      for (std::size_t i = 0; i < bytes; ++i)
+        want[k][i] = static_cast<char>(mpt::rnd(mpt::tag_of("bstreams") + round * 2 + k, 0, i));
+      if (me == 0) mpt::local_write(src[k], want[k].data(), bytes);
+      std::vector<char> poison(bytes, static_cast<char>(0x5a));
+      mpt::local_write(dst[k], poison.data(), bytes);
+    }
+    gshmem_barrier_all();
+    if (me == 0) {
+      cudaGraph_t graph = nullptr;
+      cudaGraphExec_t exec = nullptr;
+      if (captured) CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+      gshmemx_broadcastmem_on_stream(tx, dst[0], src[0], bytes, 0, stream);
+      gshmemx_broadcastmem_on_stream(ty, dst[1], src[1], bytes, 0, other);
+      if (captured) {
+        CK(cudaStreamEndCapture(stream, &graph));
+        CK(cudaGraphInstantiate(&exec, graph, 0));
+        CK(cudaGraphLaunch(exec, stream));
+      }
+      CK(cudaStreamSynchronize(other));
+      CK(cudaStreamSynchronize(stream));
+      if (exec) CK(cudaGraphExecDestroy(exec));
+      if (graph) CK(cudaGraphDestroy(graph));
+    } else {
+      gshmemx_broadcastmem_on_stream(ty, dst[1], src[1], bytes, 0, stream);
+      gshmemx_broadcastmem_on_stream(tx, dst[0], src[0], bytes, 0, stream);
+      CK(cudaStreamSynchronize(stream));
+    }
+    for (int k = 0; k < 2; ++k) {
+      std::vector<char> got = mpt::local_vec(dst[k], bytes);
+      MPT_CHECK_ARRAY(std::string(k ? "team Y" : "team X") + (captured ? ", captured" : "") + ", round " +
+                          std::to_string(round),
+                      got.data(), want[k].data(), bytes);
+    }
+    gshmem_barrier_all();
+  }
+  CK(cudaStreamDestroy(other));
+  for (int k = 0; k < 2; ++k) {
+    gshmem_free(dst[k]);
+    gshmem_free(src[k]);
+  }
+  gshmem_team_destroy(ty);
+  gshmem_team_destroy(tx);
+}
+
 MPT_CASE(reduce_on_stream) { reductions(Mode::Stream); }
 MPT_CASE(reduce_device_thread) { reductions(Mode::DeviceThread); }
 MPT_CASE(reduce_device_warp) { reductions(Mode::DeviceWarp); }

@@ -4,7 +4,7 @@
   expect_fail.py [--match REGEX]... [--count K:REGEX]... [--exactly K:REGEX]... [--reject REGEX]...
                  [--within SECONDS] [--timeout SECONDS] -- cmd args...
 
-Passes (exit 0) only if the command exits non-zero (not 77), within --within seconds if given, every --match
+Passes (exit 0) only if the command exits non-zero (not 77; with --ok: exits 0), within --within seconds if given, every --match
 regex occurs in its output (stdout and stderr together), every --count regex occurs at least K times, every
 --exactly regex exactly K times, and no --reject regex occurs.
 The command runs in its own process group, which is killed if it outlives --timeout.
@@ -26,6 +26,7 @@ def main():
     ap.add_argument("--reject", action="append", default=[])
     ap.add_argument("--within", type=float, default=None)
     ap.add_argument("--timeout", type=float, default=100.0)
+    ap.add_argument("--ok", action="store_true", help="the command must succeed (exit 0) instead; the output checks hold")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -45,7 +46,9 @@ def main():
     text = out.decode(errors="replace")
     sys.stdout.write(text)
     print(f"expect_fail: exit status {p.returncode} after {took:.2f} s", flush=True)
-    if p.returncode == 0:
+    if a.ok and p.returncode != 0:
+        failures.append(f"the command exited {p.returncode}, want 0")
+    if not a.ok and p.returncode == 0:
         failures.append("the command exited 0: the bad input was not reported as an error")
     if p.returncode == 77:
         failures.append("the command exited 77 (skip), not an error")

@@ -92,6 +92,17 @@ struct Part {
     if (hi > n) hi = n;
   }
 };
+// The member k places after team index `from` (0 <= k < size), wrapping past the last member: the staggered order
+// in which every member walks the others, so they do not all write to the same PE first.
+GSHMEM_HD constexpr int member_after(const TeamValue& t, int from, int k) {
+  return from + k < t.size ? from + k : from + k - t.size;
+}
+// Step j (0 <= j < size) of part `part`'s walk over the members, as an offset for member_after: part b starts b
+// members further on, so the parts of a split copy to different members at once (the local copy and the links
+// busy together).
+GSHMEM_HD constexpr int part_step(const TeamValue& t, const Part& part, int j) {
+  return member_after(t, part.index % t.size, j);
+}
 // Bytes a part's boundaries align to in contiguous copies (vector copies stay 16-byte aligned where the buffers are).
 inline constexpr size_t kPartAlign = 256;
 // Data bytes from which reduce goes two-shot (below) where no setting is passed; the stream and host forms pass
@@ -117,7 +128,7 @@ GSHMEM_COLL_FN void team_sync(Env& env, const TeamValue& t, int slot, const char
     env.release_fence();
     if (t.size <= kSyncFlags) {
       for (int k = 1; k < t.size; ++k) {  // staggered: members do not all write to the same PE first
-        const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+        const int r = member_after(t, t.my_rank, k);
         env.store_relaxed(env.flags(team_world_pe(t, r), slot) + t.my_rank, epoch);
       }
     } else {
@@ -158,7 +169,7 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 }
 
 // ---- LL: small collectives in one flight ----
-// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 8 KiB on GPU PEs, at most 16 KiB), broadcast, fcollect,
+// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 16 KiB on GPU PEs, the most), broadcast, fcollect,
 // alltoall, reduce and reducescatter skip both team syncs and the reads from peers. Each sender writes its data
 // straight into a buffer in each receiver's heap as LL lines: 16 bytes carrying 8 data bytes in two 8-byte words,
 // each word 4 data bytes below a 32-bit flag (the call's number on the team slot). An aligned 8-byte store lands
@@ -174,8 +185,9 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 // Return: this member's dest is complete and its source reusable (no member reads it); nothing is implied about
 // other members' progress (as NVSHMEM documents for these calls).
 inline constexpr size_t kLLBufBytes = 32 * 1024;  // one buffer of LL lines: 16 KiB of data
-// GSHMEM_COLL_LL_BYTES unset on GPU PEs (the buffers hold twice that: the setting's maximum is for A/B runs).
-inline constexpr size_t kLLDefaultBytes = 8 * 1024;
+// GSHMEM_COLL_LL_BYTES unset on GPU PEs: the buffers' whole 16 KiB (8 KiB until gpu-next of 2026-11-26; at 2 PEs
+// on 2 x H100 a reducescatter of 16 KiB took 4.24 us by LL against 8.55 synced: bench/NOTES.md entries 36, 37).
+inline constexpr size_t kLLDefaultBytes = 16 * 1024;
 inline constexpr size_t kLLSeqBytes = 4096;       // the area's head: this PE's LL call count per slot
 inline constexpr size_t kLLAreaBytes = kLLSeqBytes + 2 * kLLBufBytes * GSHMEM_DEVICE_MAX_TEAMS;
 GSHMEM_HD constexpr size_t ll_lines(size_t bytes) { return (bytes + 7) / 8; }
@@ -299,7 +311,7 @@ GSHMEM_COLL_OUTLINE_FN void broadcast_ll(Env env, TeamValue t, int slot, void* d
   const size_t n = ll_lines(bytes);
   if (t.my_rank == root) {
     for (int k = 1; k < t.size; ++k) {
-      const int r = root + k < t.size ? root + k : root + k - t.size;
+      const int r = member_after(t, root, k);
       ll_push<Scope>(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), static_cast<size_t>(root), src, bytes,
                      c.flag);
     }
@@ -343,10 +355,9 @@ GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, con
   size_t lo, hi;
   part.range(bytes, kPartAlign, lo, hi);
   if (lo == hi) return;
-  const int k0 = part.index % t.size;  // part b starts at member b: a split's parts copy to every member at once
   for (int j = 0; j < t.size; ++j) {
-    const int k = k0 + j < t.size ? k0 + j : k0 + j - t.size;
-    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    const int k = part_step(t, part, j);
+    const int r = member_after(t, t.my_rank, k);
     if (r == root && dest == src) continue;
     env.template copy<Scope>(static_cast<char*>(env.peer(dest, team_world_pe(t, r))) + lo,
                              static_cast<const char*>(src) + lo, hi - lo);
@@ -395,10 +406,9 @@ GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast_scatter_data(Env& env, const TeamValue& t, void* dest, const void* src, size_t bytes,
                                            int root, Part part) {
   if (t.my_rank != root || bytes == 0) return;
-  const int k0 = part.index % t.size;
   for (int j = 0; j < t.size; ++j) {
-    const int k = k0 + j < t.size ? k0 + j : k0 + j - t.size;
-    const int r = root + k < t.size ? root + k : root + k - t.size;
+    const int k = part_step(t, part, j);
+    const int r = member_after(t, root, k);
     size_t lo = 0, hi = bytes;
     if (k != 0) broadcast_piece(t, root, r, bytes, lo, hi);
     else if (dest == src) continue;
@@ -413,10 +423,9 @@ GSHMEM_COLL_FN void broadcast_forward_data(Env& env, const TeamValue& t, void* d
   if (t.my_rank == root || bytes == 0) return;
   size_t lo, hi;
   broadcast_piece(t, root, t.my_rank, bytes, lo, hi);
-  const int k0 = part.index % t.size;
   for (int j = 0; j < t.size; ++j) {
-    const int k = k0 + j < t.size ? k0 + j : k0 + j - t.size;
-    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    const int k = part_step(t, part, j);
+    const int r = member_after(t, t.my_rank, k);
     if (r == root || r == t.my_rank) continue;
     broadcast_piece_copy<Scope>(env, static_cast<char*>(env.peer(dest, team_world_pe(t, r))),
                                 static_cast<const char*>(dest), lo, hi, part);
@@ -486,10 +495,9 @@ GSHMEM_COLL_FN void exchange_data(Env& env, const TeamValue& t, void* dest, cons
   else part.range(x.nelems, 1, lo, hi);
   if (lo == hi) return;
   char* mine = static_cast<char*>(dest) + static_cast<ptrdiff_t>(t.my_rank) * static_cast<ptrdiff_t>(x.nelems) * dstep;
-  const int k0 = part.index % t.size;  // as in broadcast_data: the parts spread over the members
   for (int j = 0; j < t.size; ++j) {
-    const int k = k0 + j < t.size ? k0 + j : k0 + j - t.size;
-    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    const int k = part_step(t, part, j);
+    const int r = member_after(t, t.my_rank, k);
     const char* block = static_cast<const char*>(src) +
                         (x.per_member ? static_cast<ptrdiff_t>(r) * static_cast<ptrdiff_t>(x.nelems) * sstep : 0);
     char* to = env.peer(mine, team_world_pe(t, r));
@@ -510,7 +518,7 @@ GSHMEM_COLL_OUTLINE_FN void exchange_ll(Env env, TeamValue t, int slot, void* de
   const char* s = static_cast<const char*>(src);
   char* d = static_cast<char*>(dest);
   for (int k = 1; k < t.size; ++k) {
-    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    const int r = member_after(t, t.my_rank, k);
     ll_push<Scope>(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), me,
                    s + (x.per_member ? static_cast<size_t>(r) * bytes : 0), bytes, c.flag);
   }
@@ -863,7 +871,7 @@ GSHMEM_COLL_FN void gather_owned_data(Env& env, const TeamValue& t, void* dest, 
   if (lo >= hi) return;
   char* mine = static_cast<char*>(dest) + blo * elem;
   for (int k = 1; k < t.size; ++k) {
-    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    const int r = member_after(t, t.my_rank, k);
     env.template copy<Scope>(env.peer(mine, team_world_pe(t, r)) + lo, mine + lo, hi - lo);
   }
 }
@@ -898,7 +906,7 @@ GSHMEM_COLL_OUTLINE_FN void reduce_ll(Env env, TeamValue t, int slot, T* dest, c
   const LLCall c = ll_begin<Scope>(env, slot);
   const size_t bytes = nelems * sizeof(T), n = ll_lines(bytes);
   for (int k = 1; k < t.size; ++k) {
-    const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
+    const int r = member_after(t, t.my_rank, k);
     const T* from = src + (scatter ? static_cast<size_t>(r) * nelems : 0);
     ll_push_lines<Scope>(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), static_cast<size_t>(t.my_rank), n,
                          c.flag, [&](size_t l) { return ll_pack(from + l * E, nelems - l * E); });
