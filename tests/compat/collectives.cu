@@ -128,7 +128,7 @@ void run_team(const coll::Buffers& buf, const coll::Team& t, uint64_t seed) {
                       in_place ? " (dest == source)" : "");
         coll::check_reduce<T>(kIO, buf, t, R::op, n, in_place, seed, ++g_test, what, stream);
       }
-      if (!coll::checks_reducescatter(n)) return;
+      if (!coll::checks_host_elements(n)) return;
       std::snprintf(what, sizeof what, "nvshmem_%s_reducescatter", R::name);
       coll::check_reducescatter<T>(kIO, buf, t, R::op, n, seed, ++g_test, what,
                                    [&](T* d, const T* s, size_t k) { return R::reducescatter(team, d, s, k); });
@@ -160,6 +160,7 @@ void run_team(const coll::Buffers& buf, const coll::Team& t, uint64_t seed) {
     each<D_int, D_double, D_uint8, D_int64, D_float, D_short, D_char, D_int16, D_mem>([&](auto dd) {
       using D = decltype(dd);
       using T = typename D::type;
+      if (!coll::checks_host_elements(n)) return;
       for (int root : {0, t.n - 1}) {
         for (bool in_place : {false, true}) {
           const char* ip = in_place ? ", dest == source" : "";

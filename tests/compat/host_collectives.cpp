@@ -52,7 +52,7 @@ void run_team(const coll::Buffers& buf, const coll::Team& t, uint64_t seed) {
       coll::check_reduce<T>(kIO, buf, t, R::op, n, false, seed, ++g_test, what, call);
       std::snprintf(what, sizeof what, "nvshmem_%s_reduce (dest == source)", R::name);
       coll::check_reduce<T>(kIO, buf, t, R::op, n, true, seed, ++g_test, what, call);
-      if (!coll::checks_reducescatter(n)) return;
+      if (!coll::checks_host_elements(n)) return;
       std::snprintf(what, sizeof what, "nvshmem_%s_reducescatter", R::name);
       coll::check_reducescatter<T>(kIO, buf, t, R::op, n, seed, ++g_test, what,
                                    [&](T* d, const T* s, size_t k) { return R::reducescatter(t.team, d, s, k); });
@@ -60,6 +60,7 @@ void run_team(const coll::Buffers& buf, const coll::Team& t, uint64_t seed) {
     each<D_int, D_double, D_uint8, D_int64, D_float, D_short, D_char, D_int16, D_mem>([&](auto dd) {
       using D = decltype(dd);
       using T = typename D::type;
+      if (!coll::checks_host_elements(n)) return;
       auto bcast = [&](T* d, const T* s, size_t k, int root) { return D::broadcast(t.team, d, s, k, root); };
       for (int root : {0, t.n - 1}) {
         std::snprintf(what, sizeof what, "nvshmem_%s_broadcast (root %d)", D::name, root);

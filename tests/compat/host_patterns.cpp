@@ -198,7 +198,17 @@ void check_carved(uint64_t seed) {
   // the carved parts in use: every PE raises its flag and bumps counter 0 on PE 0 and fills its right neighbour's
   // data with fresh bytes
   for (int pe = 0; pe < npes; ++pe) nvshmem_uint64_p(&flags[me], compat::mix(seed, 301, me) | 1, pe);
-  nvshmem_uint32_atomic_add(&counters[0], 1, 0);
+  // Host atomics over P2P are not implemented in NVIDIA NVSHMEM 3.4.5 (host_atomics fails there, entry 16 of
+  // bench/NOTES.md): its build leaves the counter at 0 and says so.
+  constexpr bool kHostAtomics =
+#if defined(GSHMEM_GSHMEM_H)
+      true;
+#else
+      false;
+  if (me == 0) std::printf("host_patterns: note: carved calloc's counter bump (a host atomic) is left out on NVIDIA "
+                           "NVSHMEM (host atomics over P2P are not implemented there)\n");
+#endif
+  if (kHostAtomics) nvshmem_uint32_atomic_add(&counters[0], 1, 0);
   const int right = (me + 1) % npes, left = (me + npes - 1) % npes;
   std::vector<unsigned char> mine(3 * 4096);
   for (size_t i = 0; i < mine.size(); ++i) mine[i] = static_cast<unsigned char>(compat::mix(seed, 302 + me, i));
@@ -211,8 +221,8 @@ void check_carved(uint64_t seed) {
     if (nvshmem_uint64_g(&flags[pe], me) != (compat::mix(seed, 301, pe) | 1))
       compat::fail("carved calloc: flag of PE %d is %llu", pe, (unsigned long long)nvshmem_uint64_g(&flags[pe], me));
   const uint32_t count = nvshmem_uint32_g(&counters[0], me);
-  if (count != (me == 0 ? static_cast<uint32_t>(npes) : 0u))
-    compat::fail("carved calloc: counter 0 is %u, expected %d", count, me == 0 ? npes : 0);
+  const uint32_t want_count = me == 0 && kHostAtomics ? static_cast<uint32_t>(npes) : 0u;
+  if (count != want_count) compat::fail("carved calloc: counter 0 is %u, expected %u", count, want_count);
   for (int k = 1; k < 10; ++k)
     if (nvshmem_uint32_g(&counters[k], me) != 0) compat::fail("carved calloc: counter %d is not 0", k);
   kIO.read(got.data(), data, mine.size());
@@ -270,6 +280,10 @@ void check_too_big(uint64_t seed) {
   if (q) compat::fail("nvshmem_calloc(2^57, 8) returned %p, not NULL", q);
   void* r = nvshmem_align(4096, huge);
   if (r) compat::fail("nvshmem_align(4096, 2^60) returned %p, not NULL", r);
+  // Said before the heap is used again: on NVIDIA NVSHMEM 3.4.5 the next barrier met an illegal memory access here
+  // (2 x H100, 2026-11-26; bench/NOTES.md entry 39), so the log shows where it stops.
+  if (me == 0) std::printf("host_patterns: too big: malloc, calloc and align gave NULL; now a new object\n");
+  std::fflush(stdout);
   // the heap is as it was: a ring through a fresh object
   uint64_t* x = static_cast<uint64_t*>(nvshmem_malloc(sizeof(uint64_t)));
   nvshmem_uint64_p(x, ~uint64_t(0), me);
