@@ -145,8 +145,10 @@ void* gshmem_malloc(size_t size) {
 }
 void* gshmem_calloc(size_t count, size_t size) {
   return null_on_out_of_memory("gshmem_calloc", [&] {
+    // C's calloc and OpenSHMEM's shmem_calloc give NULL when count * size does not fit a size_t: no heap holds it
     if (size && count > SIZE_MAX / size)
-      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmem_calloc: count={} * size={} overflows", count, size);
+      fail(GSHMEM_ERROR_OUT_OF_MEMORY, "gshmem_calloc: count={} * size={} does not fit a size_t; no heap can hold it. Fix: check count "
+           "and size (a negative count converted to size_t looks like this)", count, size);
     return host::malloc(count * size, 0, true, "gshmem_calloc");
   });
 }

@@ -25,14 +25,15 @@
 //   too big     programs test the result of an allocation for NULL and report or fall back: flux's
 //               FLUX_CHECK(ptr != nullptr) after nvshmem_malloc, pplx-kernels' torch binding (malloc_tensor throws on
 //               NULL), a DGEMM benchmark that calls nvshmem_global_exit when nvshmem_malloc gives NULL. A request no
-//               heap can hold (2^60 bytes, by malloc, calloc and align) must give NULL on every PE, as NVSHMEM and
-//               OpenSHMEM specify, and the heap must work afterwards.
+//               heap can hold (2^60 bytes, by malloc, calloc and align; a calloc whose count * size passes SIZE_MAX) must
+//               give NULL on every PE, as NVSHMEM and OpenSHMEM specify, and the heap must work afterwards.
 //   global exit COMPAT_GLOBAL_EXIT=1 instead: the last PE finds a failed check (as the CUDA_CHECK macros of
 //               NVSHMEM's examples and the allocation checks of a DGEMM benchmark do) and calls
 //               nvshmem_global_exit(3) while the others wait in nvshmem_barrier_all: the job must end, non-zero,
 //               instead of hanging (CTest compat.host_patterns.global_exit).
 // How the PE starts is compat_util.h's COMPAT_INIT, including the group and hostlib modes these programs use.
 #include <algorithm>
+#include <cstdint>
 
 #include "compat_coll.h"
 
@@ -280,9 +281,12 @@ void check_too_big(uint64_t seed) {
   if (q) compat::fail("nvshmem_calloc(2^57, 8) returned %p, not NULL", q);
   void* r = nvshmem_align(4096, huge);
   if (r) compat::fail("nvshmem_align(4096, 2^60) returned %p, not NULL", r);
+  // count * size past SIZE_MAX (as C's calloc, NULL rather than a wrapped small size)
+  void* w = nvshmem_calloc(SIZE_MAX / 2, 4);
+  if (w) compat::fail("nvshmem_calloc(SIZE_MAX / 2, 4) returned %p, not NULL", w);
   // Said before the heap is used again: on NVIDIA NVSHMEM 3.4.5 the next barrier met an illegal memory access here
   // (2 x H100, 2026-11-26; bench/NOTES.md entry 39), so the log shows where it stops.
-  if (me == 0) std::printf("host_patterns: too big: malloc, calloc and align gave NULL; now a new object\n");
+  if (me == 0) std::printf("host_patterns: too big: malloc, calloc (twice) and align gave NULL; now a new object\n");
   std::fflush(stdout);
   // the heap is as it was: a ring through a fresh object
   uint64_t* x = static_cast<uint64_t*>(nvshmem_malloc(sizeof(uint64_t)));
