@@ -15,7 +15,7 @@ import numpy as np
 from gshmem import _gshmem
 from gshmem.core.types import GshmemInvalid
 
-__all__ = ["describe", "address", "make_array", "stream_handle", "readers", "torch_reader", "torch_dtype",
+__all__ = ["describe", "address", "make_array", "stream_handle", "readers", "torch_dtype", "fast_learn",
            "DLPACK_CPU", "DLPACK_CUDA"]
 
 DLPACK_CPU, DLPACK_CUDA = 1, 2  # DLPack device types
@@ -95,7 +95,6 @@ def _dlpack(x, call, what):
     return p, nbytes, n, _DLPACK_NAMES.get((code, bits), f"dlpack({code},{bits})"), "dlpack"
 
 
-torch_reader = _torch  # readers.get(type(x)) is torch_reader: x is a torch tensor (gshmem.core.memory.fast_pair)
 readers = {np.ndarray: _numpy}  # type -> reader; gshmem.core.memory adds Buffer
 _LIBRARY = {_numpy: "numpy", _torch: "torch", _cupy: "cupy", _dlpack: "dlpack"}
 
@@ -116,6 +115,17 @@ def _reader_for(t, call, what):
                             "array, a gshmem.core Buffer, or another DLPack array")
     readers[t] = r
     return r
+
+
+def fast_learn(x, library, code=-1):
+    """Tells gshmem._gshmem's fast path (python/src/fast.cpp) what the full path just read: x's type (a torch
+    tensor's, read by attribute calls, or a NumPy array's, read through the buffer protocol) and, for torch, its
+    dtype's collective type code (-1: none; collective._TYPES) and bytes per element."""
+    if library == "torch":
+        _gshmem.fast_learn_type(type(x), "torch")
+        _gshmem.fast_learn_dtype(x.dtype, code, x.element_size())
+    elif library == "numpy":
+        _gshmem.fast_learn_type(type(x), "buffer")
 
 
 def describe(x, call, what):
