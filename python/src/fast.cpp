@@ -2,22 +2,25 @@
 // reducescatter, broadcast / fcollect / alltoall and put / get / put_nbi / get_nbi try it first. It takes only the
 // common case: two torch tensors or two NumPy arrays of types gshmem.core's full path has read before, dense in C
 // order, of one dtype, their symmetric sides in regions the full path looked up before, a team or PE as an int (or
-// IntEnum), and a stream given as None, an int or an object with .cuda_stream. For that it reads what it needs in
-// C (a few attribute calls for torch, the buffer protocol for NumPy) and makes the library call; for anything else
-// it answers False and the full path runs, which checks everything and raises what is wrong. So it accepts only what
-// the full path accepts, and raises only what the library itself raises.
+// IntEnum), and a stream given as None, an int, or an object of a stream type the full path has read before. For
+// that it reads what it needs in C (a few attribute calls for torch, the buffer protocol for NumPy) and makes the
+// library call; for anything else it answers False and the full path runs, which checks everything and raises what
+// is wrong. So it accepts only what the full path accepts, and raises only what the library itself raises.
 //
 // It knows only what gshmem.core told it (the full path stays the one place of the rules): the array types and
-// torch dtypes it read (fast_learn), the symmetric regions it looked up (fast_hit / fast_forget, a mirror of
-// gshmem.core.memory._hits, cleared with it), and the PE's kind, size and current-stream function (fast_start /
-// fast_stop at init and finalize). fast_stats counts the calls it made (for the tests); fast_dry(True) makes it skip
-// the library call (bench/python/core_bench.py's figure of the layer alone).
+// torch dtypes it read (fast_learn_type / fast_learn_dtype), the stream types it read and how (fast_learn_stream),
+// the symmetric regions it looked up (fast_hit / fast_forget, a mirror of gshmem.core.memory._hits, cleared with
+// it), and the PE's kind, size and current-stream function (fast_start / fast_stop at init and finalize).
+// fast_stats counts the calls it made (for the tests); fast_dry(True) makes it skip the library call
+// (bench/python/core_bench.py's figure of the layers alone).
 #include <Python.h>
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -45,12 +48,20 @@ struct State {
   PyObject* current_stream = nullptr;        // () -> the current cudaStream_t as an int
   std::vector<PyObject*> torch_types;        // torch.Tensor and subclasses read by the full path
   std::vector<PyObject*> buffer_types;       // numpy.ndarray (and subclasses) read by the full path
+  // stream types the full path read, and how (_interop._stream_getter): __cuda_stream__ called or read (its
+  // second item), or the .cuda_stream / .ptr attribute
+  enum class StreamHow { ProtocolCall, ProtocolAttr, Attr };
+  struct StreamType {
+    PyObject* type;
+    StreamHow how;
+    PyObject* name;  // the attribute (interned)
+  };
+  std::vector<StreamType> stream_types;
   std::vector<Dtype> dtypes;                 // torch dtypes
   std::unordered_map<std::uintptr_t, std::uintptr_t> hits;  // address -> end of its symmetric region
   std::uint64_t taken = 0;                   // calls this path made (fast_stats, for the tests)
   bool dry = false;  // everything but the library call (fast_dry: core_bench's "Python layer alone" figure)
-  PyObject *s_dtype = nullptr, *s_is_contiguous = nullptr, *s_data_ptr = nullptr, *s_numel = nullptr,
-           *s_cuda_stream = nullptr;
+  PyObject *s_dtype = nullptr, *s_is_contiguous = nullptr, *s_data_ptr = nullptr, *s_numel = nullptr;
 };
 
 State& state() {
@@ -136,8 +147,10 @@ int format_code(char c, std::size_t size) {
     default: return kNoCode;
   }
 }
-// Distinct addresses standing for "the same NumPy element type" (code, size) in Arr::kind.
+// Distinct addresses standing for "the same NumPy dtype" in Arr::kind: one per element code, and bool's own (the
+// full path compares dtype names, and "bool" is not "uint8").
 const char kFormatKinds[12][8] = {};
+const char* const kBoolKind = kFormatKinds[11];
 
 bool read_buffer(PyObject* x, Arr& a, bool writable) {
   Py_buffer b;
@@ -153,7 +166,7 @@ bool read_buffer(PyObject* x, Arr& a, bool writable) {
     a.size = static_cast<std::size_t>(b.itemsize);
     a.n = static_cast<std::size_t>(b.len) / a.size;
     a.code = code;
-    a.kind = kFormatKinds[code];
+    a.kind = f[0] == '?' ? kBoolKind : kFormatKinds[code];  // bool reduces as uint8 but is not uint8's dtype
   }
   PyBuffer_Release(&b);  // the memory is gshmem's or the caller's, alive for the call either way
   return ok;
@@ -210,7 +223,7 @@ int team_size(PyObject* team, int& t) {
 }
 
 // The stream: on CPU PEs only None is taken (has_stream false); on GPU PEs None (the current stream), an int, or
-// an object with .cuda_stream.
+// an object of a stream type the full path read before, read the way it reads it.
 bool stream_of(PyObject* st, bool& has_stream, std::uintptr_t& h) {
   State& s = state();
   has_stream = !s.cpu_pes;
@@ -223,7 +236,22 @@ bool stream_of(PyObject* st, bool& has_stream, std::uintptr_t& h) {
     v = st;
     Py_INCREF(v);
   } else {
-    v = PyObject_GetAttr(st, s.s_cuda_stream);
+    const State::StreamType* known = nullptr;
+    for (const auto& e : s.stream_types)
+      if (e.type == reinterpret_cast<PyObject*>(Py_TYPE(st))) known = &e;
+    if (!known) return false;
+    if (known->how == State::StreamHow::Attr) {
+      v = PyObject_GetAttr(st, known->name);
+    } else {
+      PyObject* proto = known->how == State::StreamHow::ProtocolCall
+                            ? PyObject_CallMethodObjArgs(st, known->name, nullptr)
+                            : PyObject_GetAttr(st, known->name);
+      if (proto) {
+        v = PyTuple_Check(proto) && PyTuple_GET_SIZE(proto) == 2 ? PyTuple_GET_ITEM(proto, 1) : nullptr;
+        Py_XINCREF(v);
+        Py_DECREF(proto);
+      }
+    }
   }
   if (!v) {
     PyErr_Clear();
@@ -268,8 +296,8 @@ bool fast_reduction(nb::handle team, nb::handle dst, nb::handle src, nb::handle 
   const auto o = static_cast<host::ReduceOp>(op_code);
   const auto ty = static_cast<host::ReduceType>(d.code);
   ++s.taken;
-  nb::gil_scoped_release release;
   if (s.dry) return true;
+  nb::gil_scoped_release release;
   if (has_stream)
     host::reduction_on_stream(o, ty, scatter, t, addr(d.p), addr(r.p), d.n, as_stream(h), call);
   else
@@ -308,8 +336,8 @@ bool fast_collective(int kind, nb::handle team, nb::handle dst, nb::handle src, 
   const auto c = static_cast<host::Coll>(kind);
   const int rt = static_cast<int>(root_index);
   ++s.taken;
-  nb::gil_scoped_release release;
   if (s.dry) return true;
+  nb::gil_scoped_release release;
   if (has_stream)
     host::collective_on_stream(c, t, addr(d.p), addr(r.p), nelems, d.size, rt, as_stream(h), kNames[kind]);
   else
@@ -334,8 +362,8 @@ bool fast_rma(nb::handle dst, nb::handle src, nb::handle remote_pe, nb::handle s
   const char* call = kNames[put][nbi];
   const int p = static_cast<int>(pe);
   ++s.taken;
-  nb::gil_scoped_release release;
   if (s.dry) return true;
+  nb::gil_scoped_release release;
   if (has_stream) {
     if (put)
       host::putmem_on_stream(addr(d.p), addr(r.p), bytes, p, as_stream(h), call);
@@ -362,7 +390,6 @@ void def_fast_path(nb::module_& m) {
   s.s_is_contiguous = PyUnicode_InternFromString("is_contiguous");
   s.s_data_ptr = PyUnicode_InternFromString("data_ptr");
   s.s_numel = PyUnicode_InternFromString("numel");
-  s.s_cuda_stream = PyUnicode_InternFromString("cuda_stream");
 
   // Every object argument may be None (then the call is not taken, except a stream of None).
   const auto any = [](const char* name) { return nb::arg(name).none(); };
@@ -406,6 +433,19 @@ void def_fast_path(nb::module_& m) {
       }
     Py_INCREF(dtype.ptr());
     st.dtypes.push_back({dtype.ptr(), code, size});
+  });
+  // A stream type and how the full path reads it: "protocol_call" (__cuda_stream__() -> (version, handle)),
+  // "protocol_attr" (__cuda_stream__ as a value), or the name of the attribute holding the handle.
+  m.def("fast_learn_stream", [](nb::handle type, const std::string& how) {
+    State& st = state();
+    for (const auto& e : st.stream_types)
+      if (e.type == type.ptr()) return;
+    State::StreamHow h = how == "protocol_call"   ? State::StreamHow::ProtocolCall
+                         : how == "protocol_attr" ? State::StreamHow::ProtocolAttr
+                                                  : State::StreamHow::Attr;
+    const char* name = h == State::StreamHow::Attr ? how.c_str() : "__cuda_stream__";
+    Py_INCREF(type.ptr());
+    st.stream_types.push_back({type.ptr(), h, PyUnicode_InternFromString(name)});
   });
   m.def("fast_hit", [](std::uintptr_t p, std::uintptr_t end) { state().hits[p] = end; });
   m.def("fast_forget", [] { forget_all(); });

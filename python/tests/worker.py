@@ -619,8 +619,18 @@ def check_fast_path(xp, me, n):
         expect_raises(nv.fcollect, W, b[:m], a[:m], match="needs")
         expect_raises(nv.alltoall, W, b, a[:n * m - 1], match="not a multiple")
     expect_raises(nv.get, back, mine, remote_pe=peer, match="not symmetric")
+    flags, bytes_ = xp.new((m,), "bool"), xp.new((m,), "uint8")  # bool reduces as uint8 but is another dtype
+    nv.reduce(W, flags, flags, "or")
+    nv.reduce(W, bytes_, bytes_, "or")
+    expect_raises(nv.reduce, W, bytes_, flags, "or", match="uint8 but src_array is bool")
+    expect_raises(nv.put, bytes_, flags, remote_pe=peer, match="uint8 but src is bool")
     if not xp.gpu:
         expect_raises(nv.reduce, W, dst, src, "sum", stream=1, match="CPU PE")
+    else:  # a stream is read as the full path reads its type: an object with an instance attribute is none
+        import types
+        handle = xp.torch.cuda.current_stream().cuda_stream  # check_fast_path runs on GPUs with torch only
+        expect_raises(nv.reduce, W, dst, src, "sum", stream=types.SimpleNamespace(cuda_stream=handle),
+                      match="not a CUDA stream")
     stale = xp.new((m,), "float32")
     nv.reduce(W, stale, src, "sum")
     xp.sync()
@@ -644,7 +654,7 @@ def check_fast_path(xp, me, n):
     assert nv.Teams["keys"] == W and "keys" in list(nv.Teams.keys())
     nv.Teams.remove("keys")
     xp.sync()
-    for t in (other, got, back, a, b, dst, src):
+    for t in (other, got, back, a, b, flags, bytes_, dst, src):
         xp.free(t)
 
 

@@ -214,16 +214,17 @@ def _current_stream():
 
 def _stream_getter(t):
     """How to read the handle of a stream of type t (found once per type): CUDA's stream protocol
-    (__cuda_stream__ -> (version, handle)), a torch stream's .cuda_stream, a CuPy stream's .ptr; None if none."""
+    (__cuda_stream__ -> (version, handle)), a torch stream's .cuda_stream, a CuPy stream's .ptr; None if none.
+    Returns (how, getter), how as the extension's fast path takes it (fast_learn_stream)."""
     proto = getattr(t, "__cuda_stream__", None)
     if proto is not None:
         if callable(proto):
-            return lambda s: int(s.__cuda_stream__()[1])
-        return lambda s: int(s.__cuda_stream__[1])
+            return "protocol_call", lambda s: int(s.__cuda_stream__()[1])
+        return "protocol_attr", lambda s: int(s.__cuda_stream__[1])
     for attr in ("cuda_stream", "ptr"):
         if hasattr(t, attr):
-            return lambda s, a=attr: int(getattr(s, a))
-    return None
+            return attr, lambda s, a=attr: int(getattr(s, a))
+    return None, None
 
 
 _stream_getters = {int: int}
@@ -236,10 +237,11 @@ def stream_handle(stream, call):
         return _current_stream()
     get = _stream_getters.get(type(stream))
     if get is None:
-        get = _stream_getter(type(stream))
+        how, get = _stream_getter(type(stream))
         if get is None:
             raise GshmemInvalid(f"{call}: stream={stream!r} is not a CUDA stream. Fix: pass a torch.cuda.Stream, a "
                                 "CuPy stream, an object with __cuda_stream__ (cuda.core), a cudaStream_t as an int, "
                                 "or None for the current stream")
         _stream_getters[type(stream)] = get
+        _gshmem.fast_learn_stream(type(stream), how)
     return get(stream)

@@ -190,6 +190,7 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     state.init_count = 1
     state.generation += 1
     state.init_pid = os.getpid()
+    memory._hits.clear()  # the fast path starts with no regions; so does the lookup cache it mirrors
     _gshmem.fast_start(state.cpu_pes, state.n_pes, None if state.cpu_pes else _current_stream)
     _register_exit_hook()
     torch = sys.modules.get("torch")
