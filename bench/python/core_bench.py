@@ -22,7 +22,7 @@ Rows (float32 data; sizes are the bytes one PE holds, NCCL's tests' convention; 
                             over --samples samples (after --warmup untimed ones; every sample starts with all PEs
                             synchronised); host µs per call: the time the loop took to issue them (no sync) / calls;
                             gshmem's rows add python_us_per_call: the same calls with the library entries replaced
-                            by no-ops (gshmem.core's Python layer alone)
+                            by no-ops and the extension's fast path dry (gshmem.core's layers alone)
 Each op's result is checked on every rank, against fresh random data (small integers, so float sums are exact),
 after its first call and again after the timed samples: a broken op ends the run instead of posting a figure.
 With one PE (a team of one) the collectives move nothing between GPUs: only the host µs per call (and import_init,
@@ -454,8 +454,8 @@ def _no_op(*args):
 
 
 def python_us(lib, call, calls, rounds=5):
-    """gshmem only: host µs per call of gshmem.core's Python layer alone (the library entries it calls replaced by
-    no-ops for the measurement), median of `rounds`; host_us_per_call minus this is the library and CUDA. None
+    """gshmem only: host µs per call of gshmem.core's layers alone (the library entries it calls replaced by no-ops,
+    and the extension's fast path told to skip its library call, for the measurement), median of `rounds`; host_us_per_call minus this is the library and CUDA. None
     for the other libraries."""
     if lib.lib != "gshmem":
         return None
@@ -466,12 +466,14 @@ def python_us(lib, call, calls, rounds=5):
     try:
         for n in saved:
             setattr(_gshmem, n, _no_op)
+        _gshmem.fast_dry(True)  # the extension's fast path: all but the library call
         for _ in range(rounds):
             t0 = perf_counter()
             for _ in range(calls):
                 call()
             us.append((perf_counter() - t0) * 1e6 / calls)
     finally:
+        _gshmem.fast_dry(False)
         for n, f in saved.items():
             setattr(_gshmem, n, f)
     return round(statistics.median(us), 3)

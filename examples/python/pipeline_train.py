@@ -234,11 +234,8 @@ def train(cfg, transport_cls, me, n, device):
     tp = transport_cls(cfg, me, n, device, dtype) if n > 1 else None
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     losses, t0 = [], None
-    for step in range(cfg.steps):
-        if step == cfg.warmup:
-            sync()
-            dist.barrier()
-            t0 = time.perf_counter()
+
+    def run_step(step):
         tokens = batch(cfg, step, device)
         inputs, outputs, total = {}, {}, torch.zeros((), device=device)
         for kind, i in schedule(cfg.schedule, me, n, cfg.micro_batches):
@@ -264,16 +261,54 @@ def train(cfg, transport_cls, me, n, device):
             tp.step_done()
         opt.step()
         opt.zero_grad(set_to_none=True)
+        return total
+
+    for step in range(cfg.steps):
+        if step == cfg.warmup:
+            sync()
+            dist.barrier()
+            t0 = time.perf_counter()
+        total = run_step(step)
         if stage.is_last:
             losses.append(total.item())
     sync()
     dist.barrier()
     elapsed = time.perf_counter() - t0
+    if cfg.profile:  # one more step, after the timed ones, under torch.profiler
+        profile_step(cfg, lambda: run_step(cfg.steps), sync, me, transport_cls.__name__)
     if tp:
         tp.close()
     timed = cfg.steps - cfg.warmup
     params = [p.detach().cpu() for p in stage.parameters()]
     return losses, timed * cfg.micro_batches * cfg.mb * cfg.seq / elapsed, params
+
+
+def profile_step(cfg, step, sync, me, name):
+    """--profile: runs `step` once under torch.profiler and prints, stage by stage, its wall time and the operators
+    that took most of it (self time on the GPU where there is one, else on the CPU): where a step's time goes with
+    this transport."""
+    from torch.profiler import ProfilerActivity, profile
+    gpu = cfg.use_cuda
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
+    sync()
+    dist.barrier()
+    t0 = time.perf_counter()
+    with profile(activities=activities) as prof:
+        step()
+        sync()
+    wall_ms = (time.perf_counter() - t0) * 1e3
+    events = prof.key_averages()
+    table = None
+    for key in (("self_device_time_total", "self_cuda_time_total") if gpu else ("self_cpu_time_total",)):
+        try:
+            table = events.table(sort_by=key, row_limit=12)
+            break
+        except (AttributeError, KeyError, ValueError):
+            continue
+    for pe in range(dist.get_world_size()):  # one stage at a time, so the tables do not interleave
+        if pe == me:
+            print(f"profile: stage {me}, {name}, one step: {wall_ms:.1f} ms wall\n{table}", flush=True)
+        dist.barrier()
 
 
 def reference(cfg, device):
@@ -316,6 +351,9 @@ def main():
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--reference", action="store_true", help="also train the unsplit model on the last stage")
+    ap.add_argument("--profile", action="store_true",
+                    help="after the timed steps, one more step under torch.profiler: each stage prints its top "
+                         "operators (the same extra step under both transports, so the results still compare)")
     cfg = ap.parse_args()
     if cfg.hidden % cfg.heads or cfg.steps <= cfg.warmup:
         ap.error("--hidden must be a multiple of --heads, and --steps larger than --warmup")
@@ -323,6 +361,7 @@ def main():
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")  # no NVLink multicast (shared machines)
     use_cuda = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available()
                                         and os.environ.get("GSHMEM_DEVICE") != "cpu")
+    cfg.use_cuda = use_cuda
     if use_cuda:
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic cuBLAS

@@ -2,6 +2,7 @@
 // (gshmem::host in gshmem/gshmem.hpp); a gshmem::Error becomes gshmem._gshmem.GshmemError carrying the library's
 // message (call, cause, fix) and status. Addresses cross as Python ints; gshmem.core does the Python-side checks
 // (symmetric arrays, dtypes, sizes) and keeps the per-call work here to one C++ call. Blocking calls release the GIL.
+// fast.cpp adds the per-call fast path of the collectives and put / get (fast_*).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -48,6 +49,8 @@ void init_attr(unsigned flags, gshmemx_init_attr_t* attr) {
 
 }  // namespace
 
+void def_fast_path(nb::module_& m);  // fast.cpp
+
 NB_MODULE(_gshmem, m) {
   m.doc() = "gshmem's host API for gshmem.core (internal: use gshmem.core)";
 
@@ -67,6 +70,7 @@ NB_MODULE(_gshmem, m) {
     }
   });
 
+  def_fast_path(m);
   m.attr("VERSION") = nb::make_tuple(GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
   m.attr("UNIQUEID_BYTES") = GSHMEMX_UNIQUEID_BYTES;
 

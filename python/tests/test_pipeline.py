@@ -25,6 +25,9 @@ def test_pipeline_example(device, n, schedule, tmp_path):
     args = SMALL + ["--schedule", schedule, "--device", "cpu" if device == "cpu" else "cuda"]
     if n > 3:  # a layer per stage at least (issue 20's 4-stage run, on CPU PEs until 4 GPUs are lent)
         args += ["--layers", str(n)]
+    profiled = schedule == "gpipe"  # --profile: an extra step under torch.profiler, under both transports
+    if profiled:
+        args += ["--profile"]
     e = dict(env(0, "torch", device), TMPDIR=str(tmp_path))  # torchrun's torchelastic_* folders go there
     r = run([torchrun, "--standalone", f"--nproc-per-node={n}", str(EXAMPLE)] + args, e, timeout=400)
     out = r.stdout + r.stderr
@@ -34,3 +37,6 @@ def test_pipeline_example(device, n, schedule, tmp_path):
     assert out.count("vs the unsplit model: bit-identical") == 2, out
     for stage in range(n):
         assert f"stage {stage}: parameters after training bit-identical between gshmem and" in out, out
+        if profiled:  # each stage's table under each transport, after the extra step
+            for name in ("GshmemTransport", "TorchTransport"):
+                assert f"profile: stage {stage}, {name}, one step:" in out, out

@@ -541,20 +541,47 @@ def check_bad_input(xp, me, n):
 
 
 def check_fast_path(xp, me, n):
-    """torch tensors: the calls after the first take gshmem.core.memory.fast_pair's short route; it must give the
-    same results and refuse (so that the full checks raise) whatever the first call did not vouch for."""
+    """torch tensors and NumPy arrays: the calls after the first take gshmem._gshmem's fast path (python/src/
+    fast.cpp); it must give the same results, and refuse (so that the full checks raise) whatever the full path
+    would refuse. _gshmem.fast_stats() counts the calls it made."""
+    from gshmem import _gshmem
+    fast = _gshmem.fast_stats
     m = 16
     allv = np.stack([data(p, (m,), "float32", 0, 9) for p in range(n)])
     src, dst = xp.new((m,), "float32"), xp.new((m,), "float32")
     xp.put_values(src, allv[me])
+    before = fast()
     for i in range(4):  # fresh poison each time: a call that did nothing would leave it
         xp.put_values(dst, np.full((m,), -1.0 - i, "float32"))
         nv.reduce(W, dst, src, "sum")
         xp.sync()
         assert np.array_equal(xp.host(dst), allv.sum(axis=0)), i
+    assert fast() - before == 3, f"{fast() - before} of the 3 reduces after the first took the fast path"
     nv.reduce(W, dst, dst, "max")  # in place, both sides one tensor
     xp.sync()
     assert np.array_equal(xp.host(dst), allv.sum(axis=0))
+    # every collective and put / get it takes, each checked against fresh data
+    vals = np.stack([data(p, (n * m,), "int32", 1, 99) for p in range(n)])
+    a, b = xp.new((n * m,), "int32"), xp.new((n * m,), "int32")
+    xp.put_values(a, vals[me])
+    cases = [
+        ("reducescatter", lambda: nv.reducescatter(W, b[:m], a, "max"), lambda: vals.reshape(n, n, m).max(axis=0)[me]),
+        ("alltoall", lambda: nv.alltoall(W, b, a), lambda: vals.reshape(n, n, m)[:, me].reshape(-1)),
+        ("fcollect", lambda: nv.fcollect(W, b, a[:m]), lambda: vals[:, :m].reshape(-1)),
+        ("broadcast", lambda: nv.broadcast(W, b, a, root=n - 1), lambda: vals[n - 1]),
+        ("reduce xor", lambda: nv.reduce(W, b, a, "xor"), lambda: np.bitwise_xor.reduce(vals, axis=0)),
+    ]
+    for name, call, want in cases:
+        for i in range(3):
+            xp.put_values(b, np.full((n * m,), -5 - i, "int32"))
+            nv.barrier_all()
+            xp.sync()
+            took = fast()
+            call()
+            xp.sync()
+            got_now = xp.host(b)[:want().size]
+            assert np.array_equal(got_now, want()), (name, i)
+            assert i == 0 or fast() == took + 1, f"{name}: call {i} did not take the fast path"
     peer = (me + 1) % n
     got = xp.new((m,), "float32")
     for i in range(3):
@@ -565,7 +592,17 @@ def check_fast_path(xp, me, n):
         nv.barrier_all()
         xp.sync()
         assert np.array_equal(xp.host(got), allv[(me - 1) % n]), i
-    # What the short route must not let through, each after it took the same tensors before.
+    back = xp.new((m,), "float32")
+    for i in range(3):
+        xp.put_values(back, np.full((m,), -9.0, "float32"))
+        took = fast()
+        nv.get(back, src, remote_pe=peer)  # the next PE's src into my back
+        nv.quiet()
+        xp.sync()
+        assert np.array_equal(xp.host(back), allv[peer]), i
+        assert i == 0 or fast() == took + 1, f"get: call {i} did not take the fast path"
+    # What the fast path must not let through, each after it took the same arrays before; none of it counts.
+    took = fast()
     expect_raises(nv.reduce, W, dst[::2], src[::2], "sum", match="not contiguous")
     other = xp.new((m,), "int32")
     expect_raises(nv.reduce, W, dst, other, "sum", match="float32 but src_array is int32")
@@ -575,11 +612,31 @@ def check_fast_path(xp, me, n):
     expect_raises(nv.reduce, W, mine, src, "sum", match="not symmetric")
     if n > 1:  # a team without this PE (a split's None on the PEs outside it)
         expect_raises(nv.reduce, None, dst, src, "sum", match="team")
+    expect_raises(nv.reduce, W, dst, src, "and", match="integer dtype")
+    expect_raises(nv.reducescatter, W, b, a[:m], "sum", match="needs")
+    expect_raises(nv.broadcast, W, b, a, root=n, match="out of range")
+    if n > 1:
+        expect_raises(nv.fcollect, W, b[:m], a[:m], match="needs")
+        expect_raises(nv.alltoall, W, b, a[:n * m - 1], match="not a multiple")
+    expect_raises(nv.get, back, mine, remote_pe=peer, match="not symmetric")
+    flags, bytes_ = xp.new((m,), "bool"), xp.new((m,), "uint8")  # bool reduces as uint8 but is another dtype
+    nv.reduce(W, flags, flags, "or")
+    nv.reduce(W, bytes_, bytes_, "or")
+    expect_raises(nv.reduce, W, bytes_, flags, "or", match="uint8 but src_array is bool")
+    expect_raises(nv.put, bytes_, flags, remote_pe=peer, match="uint8 but src is bool")
+    if not xp.gpu:
+        expect_raises(nv.reduce, W, dst, src, "sum", stream=1, match="CPU PE")
+    else:  # a stream is read as the full path reads its type: an object with an instance attribute is none
+        import types
+        handle = xp.torch.cuda.current_stream().cuda_stream  # check_fast_path runs on GPUs with torch only
+        expect_raises(nv.reduce, W, dst, src, "sum", stream=types.SimpleNamespace(cuda_stream=handle),
+                      match="not a CUDA stream")
     stale = xp.new((m,), "float32")
     nv.reduce(W, stale, src, "sum")
     xp.sync()
     xp.free(stale)  # collective; its address leaves the lookup cache with it
     expect_raises(nv.reduce, W, stale, src, "sum", match="not symmetric")
+    assert fast() == took, f"the fast path took {fast() - took} calls it should have refused"
     # Tensors of no elements (torch gives their data_ptr() as 0): usable in a call and freeable; an empty slice of a
     # live tensor too.
     empty = xp.new((0,), "float32")
@@ -597,7 +654,7 @@ def check_fast_path(xp, me, n):
     assert nv.Teams["keys"] == W and "keys" in list(nv.Teams.keys())
     nv.Teams.remove("keys")
     xp.sync()
-    for t in (other, got, dst, src):
+    for t in (other, got, back, a, b, flags, bytes_, dst, src):
         xp.free(t)
 
 
@@ -627,7 +684,7 @@ def main():
     if n > 1:
         check_teams(xp, me, n)
     check_signals(xp, me, n)
-    if LIB == "torch":
+    if LIB in ("torch", "numpy"):
         check_fast_path(xp, me, n)
     if gpu:
         check_streams(xp, me, n)

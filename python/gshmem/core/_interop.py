@@ -15,7 +15,7 @@ import numpy as np
 from gshmem import _gshmem
 from gshmem.core.types import GshmemInvalid
 
-__all__ = ["describe", "address", "make_array", "stream_handle", "readers", "torch_reader", "torch_dtype",
+__all__ = ["describe", "address", "make_array", "stream_handle", "readers", "torch_dtype", "fast_learn",
            "DLPACK_CPU", "DLPACK_CUDA"]
 
 DLPACK_CPU, DLPACK_CUDA = 1, 2  # DLPack device types
@@ -95,7 +95,6 @@ def _dlpack(x, call, what):
     return p, nbytes, n, _DLPACK_NAMES.get((code, bits), f"dlpack({code},{bits})"), "dlpack"
 
 
-torch_reader = _torch  # readers.get(type(x)) is torch_reader: x is a torch tensor (gshmem.core.memory.fast_pair)
 readers = {np.ndarray: _numpy}  # type -> reader; gshmem.core.memory adds Buffer
 _LIBRARY = {_numpy: "numpy", _torch: "torch", _cupy: "cupy", _dlpack: "dlpack"}
 
@@ -116,6 +115,17 @@ def _reader_for(t, call, what):
                             "array, a gshmem.core Buffer, or another DLPack array")
     readers[t] = r
     return r
+
+
+def fast_learn(x, library, code=-1):
+    """Tells gshmem._gshmem's fast path (python/src/fast.cpp) what the full path just read: x's type (a torch
+    tensor's, read by attribute calls, or a NumPy array's, read through the buffer protocol) and, for torch, its
+    dtype's collective type code (-1: none; collective._TYPES) and bytes per element."""
+    if library == "torch":
+        _gshmem.fast_learn_type(type(x), "torch")
+        _gshmem.fast_learn_dtype(x.dtype, code, x.element_size())
+    elif library == "numpy":
+        _gshmem.fast_learn_type(type(x), "buffer")
 
 
 def describe(x, call, what):
@@ -204,16 +214,17 @@ def _current_stream():
 
 def _stream_getter(t):
     """How to read the handle of a stream of type t (found once per type): CUDA's stream protocol
-    (__cuda_stream__ -> (version, handle)), a torch stream's .cuda_stream, a CuPy stream's .ptr; None if none."""
+    (__cuda_stream__ -> (version, handle)), a torch stream's .cuda_stream, a CuPy stream's .ptr; None if none.
+    Returns (how, getter), how as the extension's fast path takes it (fast_learn_stream)."""
     proto = getattr(t, "__cuda_stream__", None)
     if proto is not None:
         if callable(proto):
-            return lambda s: int(s.__cuda_stream__()[1])
-        return lambda s: int(s.__cuda_stream__[1])
+            return "protocol_call", lambda s: int(s.__cuda_stream__()[1])
+        return "protocol_attr", lambda s: int(s.__cuda_stream__[1])
     for attr in ("cuda_stream", "ptr"):
         if hasattr(t, attr):
-            return lambda s, a=attr: int(getattr(s, a))
-    return None
+            return attr, lambda s, a=attr: int(getattr(s, a))
+    return None, None
 
 
 _stream_getters = {int: int}
@@ -226,10 +237,11 @@ def stream_handle(stream, call):
         return _current_stream()
     get = _stream_getters.get(type(stream))
     if get is None:
-        get = _stream_getter(type(stream))
+        how, get = _stream_getter(type(stream))
         if get is None:
             raise GshmemInvalid(f"{call}: stream={stream!r} is not a CUDA stream. Fix: pass a torch.cuda.Stream, a "
                                 "CuPy stream, an object with __cuda_stream__ (cuda.core), a cudaStream_t as an int, "
                                 "or None for the current stream")
         _stream_getters[type(stream)] = get
+        _gshmem.fast_learn_stream(type(stream), how)
     return get(stream)

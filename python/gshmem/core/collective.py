@@ -12,9 +12,9 @@ import sys
 import time
 
 from gshmem import _gshmem
-from gshmem.core._interop import describe
+from gshmem.core._interop import describe, fast_learn
 from gshmem.core.init_fini import _check_team
-from gshmem.core.memory import fast_pair, symmetric_base
+from gshmem.core.memory import symmetric_base
 from gshmem.core.rma import _stream
 from gshmem.core.types import GshmemInvalid, Teams, require_init, state
 
@@ -22,7 +22,8 @@ __all__ = ["reduce", "reducescatter", "alltoall", "fcollect", "broadcast", "barr
            "sync_all", "collective_on_buffer"]
 
 # gshmem.h's GSHMEMI_COLL_*, GSHMEMI_REDUCE_<op> and GSHMEMI_REDUCE_<type>.
-_COLL = {"broadcast": 0, "fcollect": 1, "alltoall": 2}
+_BROADCAST, _FCOLLECT, _ALLTOALL = 0, 1, 2
+_COLL = {"broadcast": _BROADCAST, "fcollect": _FCOLLECT, "alltoall": _ALLTOALL}
 _OPS = {"and": 0, "or": 1, "xor": 2, "max": 3, "min": 4, "sum": 5, "prod": 6}
 _TYPES = {"int8": 0, "int16": 1, "int32": 2, "int64": 3, "uint8": 4, "uint16": 5, "uint32": 6, "uint64": 7,
           "float32": 8, "float64": 9, "float16": 10, "bfloat16": 11, "bool": 4}
@@ -46,20 +47,18 @@ _BITWISE_OK = {0, 1, 2, 3, 4, 5, 6, 7}
 _ITEMSIZE = {0: 1, 1: 2, 2: 4, 3: 8, 4: 1, 5: 2, 6: 4, 7: 8, 8: 4, 9: 8, 10: 2, 11: 2}
 
 
-_torch_codes = {}  # torch dtype -> type code, for the fast path (filled by the full path's first sight)
+# The per-call fast path (python/src/fast.cpp; python/README.md, "Host time per call"): each public call tries it
+# first; it does the call and answers True only for what the full path below would accept, else False.
+_fast_reduction = _gshmem.fast_reduction
+_fast_collective = _gshmem.fast_collective
 
 
 def _pair(call, dst, src):
     """(dst address, src address, dst elements, src elements, type code) of two symmetric arrays of one dtype."""
     if not state.initialized:
         require_init(call)
-    f = fast_pair(dst, src, True, True)
-    if f is not None:
-        code = _torch_codes.get(f[4])
-        if code is not None:
-            return f[0], f[1], f[2], f[3], code
     d, dn, de, dt, library = describe(dst, call, "dst_array")
-    s, sn, se, st, _ = describe(src, call, "src_array")
+    s, sn, se, st, src_library = describe(src, call, "src_array")
     symmetric_base(d, dn, call, "dst_array")
     symmetric_base(s, sn, call, "src_array")
     if dt != st:
@@ -67,8 +66,8 @@ def _pair(call, dst, src):
     code = _TYPES.get(dt)
     if code is None:
         raise GshmemInvalid(f"{call}: dtype {dt} is not supported; supported: {', '.join(sorted(_TYPES))}")
-    if library == "torch":
-        _torch_codes[dst.dtype] = code
+    fast_learn(dst, library, code)
+    fast_learn(src, src_library, code)
     return d, s, de, se, code
 
 
@@ -101,12 +100,14 @@ def _dtype_name(code):
 
 def reduce(team, dst_array, src_array, op="sum", stream=None):
     """dst_array = op over every member's src_array (an all-reduce of dst_array's elements)."""
-    _reduction("reduce", team, dst_array, src_array, op, False, stream)
+    if not _fast_reduction(team, dst_array, src_array, op, False, stream):
+        _reduction("reduce", team, dst_array, src_array, op, False, stream)
 
 
 def reducescatter(team, dst_array, src_array, op="sum", stream=None):
     """Member i gets op over block i (dst_array's elements) of every member's src_array."""
-    _reduction("reducescatter", team, dst_array, src_array, op, True, stream)
+    if not _fast_reduction(team, dst_array, src_array, op, True, stream):
+        _reduction("reducescatter", team, dst_array, src_array, op, True, stream)
 
 
 def _collective(call, team, dst, src, root, stream):
@@ -134,17 +135,20 @@ def _collective(call, team, dst, src, root, stream):
 
 def alltoall(team, dst_array, src_array, stream=None):
     """Block j of src_array goes to member j, into block i (this member's index) of its dst_array."""
-    _collective("alltoall", team, dst_array, src_array, 0, stream)
+    if not _fast_collective(_ALLTOALL, team, dst_array, src_array, 0, stream):
+        _collective("alltoall", team, dst_array, src_array, 0, stream)
 
 
 def fcollect(team, dst_array, src_array, stream=None):
     """dst_array = every member's src_array, concatenated in team order."""
-    _collective("fcollect", team, dst_array, src_array, 0, stream)
+    if not _fast_collective(_FCOLLECT, team, dst_array, src_array, 0, stream):
+        _collective("fcollect", team, dst_array, src_array, 0, stream)
 
 
 def broadcast(team, dst_array, src_array, root=0, stream=None):
     """dst_array = root's src_array on every member (root: an index in the team)."""
-    _collective("broadcast", team, dst_array, src_array, root, stream)
+    if not _fast_collective(_BROADCAST, team, dst_array, src_array, root, stream):
+        _collective("broadcast", team, dst_array, src_array, root, stream)
 
 
 def _barrier(call, team, with_quiet, stream):

@@ -8,7 +8,7 @@ import numpy as np
 
 from gshmem import _gshmem
 from gshmem.core import memory
-from gshmem.core._interop import DLPACK_CPU, DLPACK_CUDA
+from gshmem.core._interop import DLPACK_CPU, DLPACK_CUDA, _current_stream
 from gshmem.core.modules import library_finalize, library_init, module_finalize, module_init  # nvshmem4py's home
 from gshmem.core.types import GshmemInvalid, Version, require_init, state
 
@@ -190,6 +190,8 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     state.init_count = 1
     state.generation += 1
     state.init_pid = os.getpid()
+    memory._hits.clear()  # the fast path starts with no regions; so does the lookup cache it mirrors
+    _gshmem.fast_start(state.cpu_pes, state.n_pes, None if state.cpu_pes else _current_stream)
     _register_exit_hook()
     torch = sys.modules.get("torch")
     if not state.cpu_pes and torch is not None and torch.cuda.is_available():
@@ -205,6 +207,7 @@ def finalize():
         return
     memory._free_all()
     state.initialized = False
+    _gshmem.fast_stop()
     _gshmem.finalize()
 
 

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from gshmem import _gshmem
-from gshmem.core._interop import address, describe, make_array, readers, torch_dtype, torch_reader
+from gshmem.core._interop import address, describe, make_array, readers, torch_dtype
 from gshmem.core.types import GshmemInvalid, NvshmemWarning, require_init, state
 
 __all__ = ["Buffer", "NvshmemResource", "buffer", "free", "get_peer_buffer", "get_multicast_buffer",
@@ -202,9 +202,12 @@ def _untrack(p):
     del _allocs[p]
     del _bases[bisect.bisect_left(_bases, p)]
     _hits.clear()
+    _gshmem.fast_forget()  # the fast path's mirror of _hits
 
 
-_hits = {}  # address -> (start, end) of its region, for addresses looked up before (programs reuse a few arrays)
+# address -> (start, end) of its region, for addresses looked up before (programs reuse a few arrays); mirrored in
+# gshmem._gshmem's fast path (fast_hit / fast_forget), which takes only addresses found here.
+_hits = {}
 
 
 def symmetric_base(p, nbytes, call, what):
@@ -219,48 +222,13 @@ def symmetric_base(p, nbytes, call, what):
         if p + nbytes <= end:
             if len(_hits) > 4096:
                 _hits.clear()
+                _gshmem.fast_forget()
             _hits[p] = (base, end)
+            _gshmem.fast_hit(p, end)
             return base
     raise GshmemInvalid(f"{call}: {what} (address 0x{p:x}, {nbytes} bytes) is not symmetric memory of gshmem.core "
                         "(or was freed). Fix: allocate it with gshmem.core.tensor() / array() / buffer(), or "
                         "register it with register_external_tensor() (a tensor of your own is not symmetric)")
-
-
-# ---- the per-call fast path (python/README.md, "Host time per call") ----
-# What a program passes when it calls a collective or a put in a loop: torch tensors, dense in C order, of one
-# dtype, whose symmetric sides were looked up before (so their addresses are in _hits). fast_pair reads those with
-# a few attribute reads and dict lookups, without the full path's layers of calls; for anything else it answers
-# None and the caller takes the full path, which checks everything and raises what is wrong.
-_itemsize = {}  # torch dtype -> bytes per element
-
-
-def fast_pair(dst, src, dst_symmetric, src_symmetric):
-    """(dst address, src address, dst elements, src elements, dtype, bytes per element) of two torch tensors as
-    above, or None."""
-    if readers.get(type(dst)) is not torch_reader or readers.get(type(src)) is not torch_reader:
-        return None
-    dt = dst.dtype
-    size = _itemsize.get(dt)
-    if size is None:
-        size = getattr(dt, "itemsize", None)  # torch >= 2.1
-        if size is None:
-            return None
-        _itemsize[dt] = size
-    if src.dtype is not dt or not dst.is_contiguous() or not src.is_contiguous():
-        return None
-    d = dst.data_ptr()
-    s = src.data_ptr()
-    de = dst.numel()
-    se = src.numel()
-    if dst_symmetric:
-        hit = _hits.get(d)
-        if hit is None or d + de * size > hit[1]:
-            return None
-    if src_symmetric:
-        hit = _hits.get(s)
-        if hit is None or s + se * size > hit[1]:
-            return None
-    return d, s, de, se, dt, size
 
 
 def _alloc(size, call):

@@ -7,8 +7,8 @@ nvshmem4py's are; put/get complete in stream order, signal_wait holds the stream
 from enum import IntEnum
 
 from gshmem import _gshmem
-from gshmem.core._interop import describe, stream_handle
-from gshmem.core.memory import fast_pair, symmetric_base
+from gshmem.core._interop import describe, fast_learn, stream_handle
+from gshmem.core.memory import symmetric_base
 from gshmem.core.types import GshmemInvalid, require_init, require_no_stream, state
 
 __all__ = ["put", "get", "put_nbi", "get_nbi", "put_signal", "put_signal_nbi", "signal_op", "signal_wait",
@@ -78,17 +78,12 @@ def _stream(stream, call):
 
 def _putget_args(call, dst, src, remote_pe, remote_is_dst):
     """(dst address, src address, bytes, pe) of a put (remote_is_dst) or get; the remote side must be symmetric.
-    The per-call path of put/get: kept to one level of calls (gshmem's host-overhead budget, python/README.md)."""
+    put / get / put_nbi / get_nbi try gshmem._gshmem.fast_rma first (python/src/fast.cpp), which takes only what
+    this accepts."""
     if not state.initialized:
         require_init(call)
-    f = fast_pair(dst, src, remote_is_dst, not remote_is_dst)
-    if f is not None:
-        pe = int(remote_pe)
-        if 0 <= pe < state.n_pes:
-            n = min(f[2], f[3]) * f[5]
-            return f[0], f[1], n, pe
-    d, dn, _, dt, _ = describe(dst, call, "dst")
-    s, sn, _, st, _ = describe(src, call, "src")
+    d, dn, _, dt, dst_library = describe(dst, call, "dst")
+    s, sn, _, st, src_library = describe(src, call, "src")
     if remote_is_dst:
         symmetric_base(d, dn, call, "dst")
     else:
@@ -98,12 +93,17 @@ def _putget_args(call, dst, src, remote_pe, remote_is_dst):
     pe = int(remote_pe)
     if not 0 <= pe < state.n_pes:
         raise GshmemInvalid(f"{call}: remote_pe={pe} is out of range: this job has PEs 0..{state.n_pes - 1}")
+    fast_learn(dst, dst_library)
+    fast_learn(src, src_library)
     return d, s, (dn if dn < sn else sn), pe
 
 
 # The host entries by (put, nbi) on CPU PEs, and by put on GPU PEs.
 _HOST = {(True, False): "putmem", (True, True): "putmem_nbi", (False, False): "getmem", (False, True): "getmem_nbi"}
 _ON_STREAM = {True: "putmem_on_stream", False: "getmem_on_stream"}
+
+
+_fast_rma = _gshmem.fast_rma
 
 
 def _rma(call, dst, src, remote_pe, stream, put, nbi):
@@ -118,22 +118,26 @@ def _rma(call, dst, src, remote_pe, stream, put, nbi):
 def put(dst, src, remote_pe=-1, stream=None):
     """Copies src (local) into the symmetric dst on remote_pe: min(dst, src) bytes. GPU PEs: on `stream`; CPU PEs:
     returns when it is done."""
-    _rma("put", dst, src, remote_pe, stream, True, False)
+    if not _fast_rma(dst, src, remote_pe, stream, True, False):
+        _rma("put", dst, src, remote_pe, stream, True, False)
 
 
 def get(dst, src, remote_pe=-1, stream=None):
     """Copies the symmetric src of remote_pe into dst (local): min(dst, src) bytes. GPU PEs: on `stream`."""
-    _rma("get", dst, src, remote_pe, stream, False, False)
+    if not _fast_rma(dst, src, remote_pe, stream, False, False):
+        _rma("get", dst, src, remote_pe, stream, False, False)
 
 
 def put_nbi(dst, src, remote_pe=-1, stream=None):
     """put that may return before it is done: complete after quiet() (GPU PEs: in stream order anyway)."""
-    _rma("put_nbi", dst, src, remote_pe, stream, True, True)
+    if not _fast_rma(dst, src, remote_pe, stream, True, True):
+        _rma("put_nbi", dst, src, remote_pe, stream, True, True)
 
 
 def get_nbi(dst, src, remote_pe=-1, stream=None):
     """get that may return before dst holds the data: complete after quiet() (GPU PEs: in stream order)."""
-    _rma("get_nbi", dst, src, remote_pe, stream, False, True)
+    if not _fast_rma(dst, src, remote_pe, stream, False, True):
+        _rma("get_nbi", dst, src, remote_pe, stream, False, True)
 
 
 def _put_signal(call, dst, src, signal_var, signal_val, signal_op, remote_pe, stream, nbi):
