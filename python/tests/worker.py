@@ -298,7 +298,8 @@ def check_streams(xp, me, n):
         dev = Device()
         dev.set_current()
         streams.append(dev.create_stream())
-    for k, st in enumerate(streams):
+    # twice over: the second pass takes the extension's fast path with each kind of stream the first pass taught it
+    for k, st in enumerate(streams + streams):
         xp.put_values(src, data(1000 * k + me, 64, "int32"))
         xp.sync()  # src is written before the other stream reads it
         nv.barrier_all(stream=st)
@@ -314,6 +315,47 @@ def check_streams(xp, me, n):
     expect_raises(nv.put, dst, src, remote_pe=nxt, stream=object(), match="not a CUDA stream")
     xp.free(dst)
     xp.free(src)
+
+
+def check_graph(xp, me, n):
+    """torch.cuda.CUDAGraph: barrier_all, reduce, put and barrier_all captured with stream=None (the current stream:
+    torch's capture stream while capturing), warmed up on a side stream first as torch asks, then replayed three
+    times, each with fresh sources and poisoned destinations."""
+    import torch
+    m, peer, prev = 256, (me + 1) % n, (me - 1) % n
+    src, dst, got = xp.new((m,), "float32"), xp.new((m,), "float32"), xp.new((m,), "float32")
+
+    def calls():
+        nv.barrier_all()  # every PE's sources written, destinations poisoned
+        nv.reduce(W, dst, src, "sum")
+        nv.put(got, src, remote_pe=peer)
+        nv.barrier_all()  # every put has landed
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):  # the second round on the fast path, which the capture then takes too
+            calls()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        calls()
+    for rep in range(3):
+        vals = np.stack([data(5000 + 10 * rep + p, (m,), "float32", 0, 9) for p in range(n)])
+        xp.put_values(src, vals[me])
+        xp.put_values(dst, np.full((m,), -3.0, "float32"))
+        xp.put_values(got, np.full((m,), -4.0, "float32"))
+        torch.cuda.synchronize()
+        graph.replay()
+        torch.cuda.synchronize()
+        assert np.array_equal(xp.host(dst), vals.sum(axis=0)), f"replay {rep}: the captured reduce"
+        assert np.array_equal(xp.host(got), vals[prev]), f"replay {rep}: the captured put"
+    nv.barrier_all()
+    torch.cuda.synchronize()
+    del graph
+    for t in (got, dst, src):
+        xp.free(t)
 
 
 def check_gpu_views(xp, me, n):
@@ -689,6 +731,8 @@ def main():
     if gpu:
         check_streams(xp, me, n)
         check_gpu_views(xp, me, n)
+        if LIB == "torch":
+            check_graph(xp, me, n)
     else:
         check_register_external(xp, me, n)
     left = check_bad_input(xp, me, n)
