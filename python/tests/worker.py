@@ -643,8 +643,39 @@ def check_fast_path(xp, me, n):
         xp.sync()
         assert np.array_equal(xp.host(back), allv[peer]), i
         assert i == 0 or fast() == took + 1, f"get: call {i} did not take the fast path"
+    # put_signal, signal_wait and signal_op (the pipeline's calls): a ring of put_signal SET waited for with
+    # signal_wait, then signal_op ADD into PE 0's counter
+    sig, ring = xp.new((2,), "int64"), xp.new((m,), "float32")
+    xp.put_values(sig, np.zeros(2, np.int64))
+    for it in range(1, 4):
+        xp.put_values(ring, np.full((m,), -2.0 - it, "float32"))
+        nv.barrier_all()  # every PE's ring poisoned before anyone puts into it
+        xp.sync()
+        took = fast()
+        nv.put_signal(ring, src, sig[0:1], it, nv.SignalOp.SIGNAL_SET, peer)
+        v = nv.signal_wait(sig[0:1], it, nv.ComparisonType.CMP_EQ)
+        assert v == (None if xp.gpu else it), (it, v)
+        xp.sync()
+        assert np.array_equal(xp.host(ring), allv[(me - 1) % n]), it
+        assert it == 1 or fast() == took + 2, f"put_signal / signal_wait {it}: {fast() - took} of 2 took the fast path"
+        nv.barrier_all()  # every PE has read its ring before the next round
+    took = fast()
+    for _ in range(3):
+        nv.signal_op(sig[1:], 1, nv.SignalOp.SIGNAL_ADD, 0)
+    assert fast() >= took + 2, "the signal_op after the first did not take the fast path"
+    if me == 0:
+        nv.signal_wait(sig[1:], 3 * n, nv.ComparisonType.CMP_GE)
+        xp.sync()
+        assert xp.host(sig)[1] == 3 * n, xp.host(sig)
+    nv.barrier_all()
     # What the fast path must not let through, each after it took the same arrays before; none of it counts.
     took = fast()
+    expect_raises(nv.signal_op, a[:2], 1, nv.SignalOp.SIGNAL_ADD, 0, match="64-bit")  # int32 words
+    expect_raises(nv.signal_op, sig[1:], 1, 7, 0, match="SignalOp")
+    expect_raises(nv.signal_op, sig[1:], 1, nv.SignalOp.SIGNAL_ADD, n, match="out of range")
+    expect_raises(nv.signal_wait, sig[1:], 0, 9, match="ComparisonType")
+    expect_raises(nv.put_signal, ring, src, sig[0:1], 1, 8, peer, match="SignalOp")
+    expect_raises(nv.put_signal, ring, src, a[:2], 1, nv.SignalOp.SIGNAL_SET, peer, match="64-bit")
     expect_raises(nv.reduce, W, dst[::2], src[::2], "sum", match="not contiguous")
     other = xp.new((m,), "int32")
     expect_raises(nv.reduce, W, dst, other, "sum", match="float32 but src_array is int32")
@@ -696,7 +727,7 @@ def check_fast_path(xp, me, n):
     assert nv.Teams["keys"] == W and "keys" in list(nv.Teams.keys())
     nv.Teams.remove("keys")
     xp.sync()
-    for t in (other, got, back, a, b, flags, bytes_, dst, src):
+    for t in (other, got, back, a, b, flags, bytes_, sig, ring, dst, src):
         xp.free(t)
 
 
