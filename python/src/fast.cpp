@@ -408,10 +408,23 @@ bool as_u64(PyObject* x, std::uint64_t& out) {
   return true;
 }
 
+// An enum argument as the full path's SignalOp(value) / ComparisonType(value) finds it: an int, a bool or an
+// IntEnum member (int subclasses, which the enum looks up by value); anything else (a 0-d tensor, a NumPy integer,
+// an object with __index__) goes to the full path, whose lookup may refuse it.
+bool enum_value(PyObject* x, long long& v) {
+  if (!PyLong_Check(x)) return false;
+  v = PyLong_AsLongLong(x);
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
 // gshmem.core.rma.SignalOp's values (gshmem.h's GSHMEM_SIGNAL_SET / _ADD).
 bool signal_op_code(PyObject* x, int& op) {
   long long v = 0;
-  if (!as_int(x, v) || (v != GSHMEM_SIGNAL_SET && v != GSHMEM_SIGNAL_ADD)) return false;
+  if (!enum_value(x, v) || (v != GSHMEM_SIGNAL_SET && v != GSHMEM_SIGNAL_ADD)) return false;
   op = static_cast<int>(v);
   return true;
 }
@@ -479,7 +492,7 @@ nb::object fast_signal_wait(nb::handle signal_var, nb::handle signal_val, nb::ha
   std::uint64_t value = 0;
   long long c = -1;
   if (!s.started || !signal_word(signal_var.ptr(), sig) || !as_u64(signal_val.ptr(), value) ||
-      !as_int(cmp.ptr(), c) || c < GSHMEM_CMP_EQ || c > GSHMEM_CMP_GE)
+      !enum_value(cmp.ptr(), c) || c < GSHMEM_CMP_EQ || c > GSHMEM_CMP_GE)
     return declined;
   bool has_stream = false;
   std::uintptr_t h = 0;

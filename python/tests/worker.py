@@ -676,6 +676,17 @@ def check_fast_path(xp, me, n):
     expect_raises(nv.signal_wait, sig[1:], 0, 9, match="ComparisonType")
     expect_raises(nv.put_signal, ring, src, sig[0:1], 1, 8, peer, match="SignalOp")
     expect_raises(nv.put_signal, ring, src, a[:2], 1, nv.SignalOp.SIGNAL_SET, peer, match="64-bit")
+
+    class Index:  # an integer by __index__ only: not a SignalOp or ComparisonType to the enums' lookup
+        def __init__(self, v):
+            self.v = v
+
+        def __index__(self):
+            return self.v
+
+    expect_raises(nv.signal_op, sig[1:], 1, Index(int(nv.SignalOp.SIGNAL_ADD)), 0, match="SignalOp")
+    expect_raises(nv.put_signal, ring, src, sig[0:1], 1, Index(int(nv.SignalOp.SIGNAL_SET)), peer, match="SignalOp")
+    expect_raises(nv.signal_wait, sig[1:], 0, Index(int(nv.ComparisonType.CMP_GE)), match="ComparisonType")
     expect_raises(nv.reduce, W, dst[::2], src[::2], "sum", match="not contiguous")
     other = xp.new((m,), "int32")
     expect_raises(nv.reduce, W, dst, other, "sum", match="float32 but src_array is int32")
