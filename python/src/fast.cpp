@@ -1,5 +1,6 @@
 // gshmem._gshmem's per-call fast path (python/README.md, "Host time per call"). gshmem.core's reduce /
-// reducescatter, broadcast / fcollect / alltoall and put / get / put_nbi / get_nbi try it first. It takes only the
+// reducescatter, broadcast / fcollect / alltoall, put / get / put_nbi / get_nbi, put_signal / put_signal_nbi,
+// signal_op and signal_wait try it first. It takes only the
 // common case: two torch tensors or two NumPy arrays of types gshmem.core's full path has read before, dense in C
 // order, of one dtype, their symmetric sides in regions the full path looked up before, a team or PE as an int (or
 // IntEnum), and a stream given as None, an int, or an object of a stream type the full path has read before. For
@@ -34,7 +35,7 @@ namespace {
 // Element types: gshmem.core.collective's _TYPES codes (gshmem.h's GSHMEMI_REDUCE_<type>); -1: a dtype the
 // collectives do not take (put / get move its bytes all the same).
 constexpr int kNoCode = -1;
-constexpr int kFloat32 = 8, kFloat64 = 9, kFloat16 = 10;
+constexpr int kInt64 = 3, kUint64 = 7, kFloat32 = 8, kFloat64 = 9, kFloat16 = 10;
 
 struct Dtype {
   PyObject* dtype;  // a torch.dtype (kept alive here)
@@ -377,6 +378,139 @@ bool fast_rma(nb::handle dst, nb::handle src, nb::handle remote_pe, nb::handle s
   return true;
 }
 
+// A signal word as gshmem.core.rma._signal_word reads it: a torch tensor or NumPy array of a type the full path
+// read, its dtype int64 or uint64, dense, at least 8 bytes, 8-byte aligned, inside a symmetric region it looked up.
+bool signal_word(PyObject* x, std::uint64_t*& word) {
+  State& st = state();
+  PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(x));
+  Arr a;
+  if (has(st.torch_types, t)) {
+    if (!read_torch(x, a)) return false;
+  } else if (has(st.buffer_types, t)) {
+    if (!read_buffer(x, a, false)) return false;
+  } else {
+    return false;
+  }
+  if ((a.code != kInt64 && a.code != kUint64) || a.kind == kBoolKind || a.n * a.size < 8 || a.p % 8) return false;
+  if (!symmetric(a.p, a.n * a.size)) return false;
+  word = reinterpret_cast<std::uint64_t*>(a.p);
+  return true;
+}
+
+// A non-negative int that fits 64 bits (the full path's int(value), then nanobind's uint64_t).
+bool as_u64(PyObject* x, std::uint64_t& out) {
+  if (!PyLong_CheckExact(x)) return false;
+  out = PyLong_AsUnsignedLongLong(x);
+  if (out == static_cast<std::uint64_t>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+// An enum argument as the full path's SignalOp(value) / ComparisonType(value) finds it: an int, a bool or an
+// IntEnum member (int subclasses, which the enum looks up by value); anything else (a 0-d tensor, a NumPy integer,
+// an object with __index__) goes to the full path, whose lookup may refuse it.
+bool enum_value(PyObject* x, long long& v) {
+  if (!PyLong_Check(x)) return false;
+  v = PyLong_AsLongLong(x);
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+// gshmem.core.rma.SignalOp's values (gshmem.h's GSHMEM_SIGNAL_SET / _ADD).
+bool signal_op_code(PyObject* x, int& op) {
+  long long v = 0;
+  if (!enum_value(x, v) || (v != GSHMEM_SIGNAL_SET && v != GSHMEM_SIGNAL_ADD)) return false;
+  op = static_cast<int>(v);
+  return true;
+}
+
+bool fast_put_signal(nb::handle dst, nb::handle src, nb::handle signal_var, nb::handle signal_val,
+                     nb::handle signal_op, nb::handle remote_pe, nb::handle stream, bool nbi) {
+  State& s = state();
+  if (!s.started) return false;
+  Arr d, r;
+  if (!read_pair(dst.ptr(), src.ptr(), d, r) || !symmetric(d.p, d.n * d.size)) return false;
+  long long pe = 0;
+  if (!as_int(remote_pe.ptr(), pe) || pe < 0 || pe >= s.n_pes) return false;
+  std::uint64_t* sig = nullptr;
+  std::uint64_t value = 0;
+  int op = 0;
+  if (!signal_word(signal_var.ptr(), sig) || !as_u64(signal_val.ptr(), value) || !signal_op_code(signal_op.ptr(), op))
+    return false;
+  bool has_stream = false;
+  std::uintptr_t h = 0;
+  if (!stream_of(stream.ptr(), has_stream, h)) return false;
+  const std::size_t bytes = std::min(d.n, r.n) * d.size;
+  const char* call = nbi ? "put_signal_nbi" : "put_signal";
+  const int p = static_cast<int>(pe);
+  ++s.taken;
+  if (s.dry) return true;
+  nb::gil_scoped_release release;
+  if (has_stream)
+    host::putmem_signal_on_stream(addr(d.p), addr(r.p), bytes, sig, value, op, p, as_stream(h), call);
+  else
+    host::putmem_signal(addr(d.p), addr(r.p), bytes, sig, value, op, p, nbi, call);
+  return true;
+}
+
+bool fast_signal_op(nb::handle signal_var, nb::handle signal_val, nb::handle signal_op, nb::handle remote_pe,
+                    nb::handle stream) {
+  State& s = state();
+  if (!s.started) return false;
+  std::uint64_t* sig = nullptr;
+  std::uint64_t value = 0;
+  int op = 0;
+  long long pe = 0;
+  if (!signal_word(signal_var.ptr(), sig) || !as_u64(signal_val.ptr(), value) || !signal_op_code(signal_op.ptr(), op) ||
+      !as_int(remote_pe.ptr(), pe) || pe < 0 || pe >= s.n_pes)
+    return false;
+  bool has_stream = false;
+  std::uintptr_t h = 0;
+  if (!stream_of(stream.ptr(), has_stream, h)) return false;
+  const int p = static_cast<int>(pe);
+  ++s.taken;
+  if (s.dry) return true;
+  nb::gil_scoped_release release;
+  if (has_stream)
+    host::signal_op_on_stream(sig, value, op, p, as_stream(h));
+  else
+    host::signal_op(sig, value, op, p, "signal_op");
+  return true;
+}
+
+// signal_wait: NotImplemented where not taken; else what gshmem.core's signal_wait returns (the word's value on CPU
+// PEs, None on GPU PEs, where the stream waits).
+nb::object fast_signal_wait(nb::handle signal_var, nb::handle signal_val, nb::handle cmp, nb::handle stream) {
+  State& s = state();
+  const nb::object declined = nb::borrow(Py_NotImplemented);
+  std::uint64_t* sig = nullptr;
+  std::uint64_t value = 0;
+  long long c = -1;
+  if (!s.started || !signal_word(signal_var.ptr(), sig) || !as_u64(signal_val.ptr(), value) ||
+      !enum_value(cmp.ptr(), c) || c < GSHMEM_CMP_EQ || c > GSHMEM_CMP_GE)
+    return declined;
+  bool has_stream = false;
+  std::uintptr_t h = 0;
+  if (!stream_of(stream.ptr(), has_stream, h)) return declined;
+  ++s.taken;
+  if (s.dry) return nb::none();
+  std::uint64_t got = 0;
+  {
+    nb::gil_scoped_release release;
+    if (has_stream)
+      host::signal_wait_until_on_stream(sig, static_cast<int>(c), value, as_stream(h));
+    else
+      got = host::signal_wait_until(sig, static_cast<int>(c), value);
+  }
+  if (has_stream) return nb::none();
+  return nb::int_(got);
+}
+
 void forget_all() {
   State& s = state();
   s.hits.clear();
@@ -399,6 +533,11 @@ void def_fast_path(nb::module_& m) {
         any("stream"));
   m.def("fast_rma", &fast_rma, any("dst"), any("src"), any("remote_pe"), any("stream"), nb::arg("put"),
         nb::arg("nbi"));
+  m.def("fast_put_signal", &fast_put_signal, any("dst"), any("src"), any("signal_var"), any("signal_val"),
+        any("signal_op"), any("remote_pe"), any("stream"), nb::arg("nbi"));
+  m.def("fast_signal_op", &fast_signal_op, any("signal_var"), any("signal_val"), any("signal_op"), any("remote_pe"),
+        any("stream"));
+  m.def("fast_signal_wait", &fast_signal_wait, any("signal_var"), any("signal_val"), any("cmp"), any("stream"));
   // What gshmem.core teaches it. fast_start(cpu_pes, n_pes, current_stream) after init, fast_stop() at finalize.
   m.def("fast_start", [](bool cpu_pes, int n_pes, nb::object current_stream) {
     State& st = state();

@@ -298,7 +298,8 @@ def check_streams(xp, me, n):
         dev = Device()
         dev.set_current()
         streams.append(dev.create_stream())
-    for k, st in enumerate(streams):
+    # twice over: the second pass takes the extension's fast path with each kind of stream the first pass taught it
+    for k, st in enumerate(streams + streams):
         xp.put_values(src, data(1000 * k + me, 64, "int32"))
         xp.sync()  # src is written before the other stream reads it
         nv.barrier_all(stream=st)
@@ -314,6 +315,47 @@ def check_streams(xp, me, n):
     expect_raises(nv.put, dst, src, remote_pe=nxt, stream=object(), match="not a CUDA stream")
     xp.free(dst)
     xp.free(src)
+
+
+def check_graph(xp, me, n):
+    """torch.cuda.CUDAGraph: barrier_all, reduce, put and barrier_all captured with stream=None (the current stream:
+    torch's capture stream while capturing), warmed up on a side stream first as torch asks, then replayed three
+    times, each with fresh sources and poisoned destinations."""
+    import torch
+    m, peer, prev = 256, (me + 1) % n, (me - 1) % n
+    src, dst, got = xp.new((m,), "float32"), xp.new((m,), "float32"), xp.new((m,), "float32")
+
+    def calls():
+        nv.barrier_all()  # every PE's sources written, destinations poisoned
+        nv.reduce(W, dst, src, "sum")
+        nv.put(got, src, remote_pe=peer)
+        nv.barrier_all()  # every put has landed
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):  # the second round on the fast path, which the capture then takes too
+            calls()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        calls()
+    for rep in range(3):
+        vals = np.stack([data(5000 + 10 * rep + p, (m,), "float32", 0, 9) for p in range(n)])
+        xp.put_values(src, vals[me])
+        xp.put_values(dst, np.full((m,), -3.0, "float32"))
+        xp.put_values(got, np.full((m,), -4.0, "float32"))
+        torch.cuda.synchronize()
+        graph.replay()
+        torch.cuda.synchronize()
+        assert np.array_equal(xp.host(dst), vals.sum(axis=0)), f"replay {rep}: the captured reduce"
+        assert np.array_equal(xp.host(got), vals[prev]), f"replay {rep}: the captured put"
+    nv.barrier_all()
+    torch.cuda.synchronize()
+    del graph
+    for t in (got, dst, src):
+        xp.free(t)
 
 
 def check_gpu_views(xp, me, n):
@@ -601,8 +643,50 @@ def check_fast_path(xp, me, n):
         xp.sync()
         assert np.array_equal(xp.host(back), allv[peer]), i
         assert i == 0 or fast() == took + 1, f"get: call {i} did not take the fast path"
+    # put_signal, signal_wait and signal_op (the pipeline's calls): a ring of put_signal SET waited for with
+    # signal_wait, then signal_op ADD into PE 0's counter
+    sig, ring = xp.new((2,), "int64"), xp.new((m,), "float32")
+    xp.put_values(sig, np.zeros(2, np.int64))
+    for it in range(1, 4):
+        xp.put_values(ring, np.full((m,), -2.0 - it, "float32"))
+        nv.barrier_all()  # every PE's ring poisoned before anyone puts into it
+        xp.sync()
+        took = fast()
+        nv.put_signal(ring, src, sig[0:1], it, nv.SignalOp.SIGNAL_SET, peer)
+        v = nv.signal_wait(sig[0:1], it, nv.ComparisonType.CMP_EQ)
+        assert v == (None if xp.gpu else it), (it, v)
+        xp.sync()
+        assert np.array_equal(xp.host(ring), allv[(me - 1) % n]), it
+        assert it == 1 or fast() == took + 2, f"put_signal / signal_wait {it}: {fast() - took} of 2 took the fast path"
+        nv.barrier_all()  # every PE has read its ring before the next round
+    took = fast()
+    for _ in range(3):
+        nv.signal_op(sig[1:], 1, nv.SignalOp.SIGNAL_ADD, 0)
+    assert fast() >= took + 2, "the signal_op after the first did not take the fast path"
+    if me == 0:
+        nv.signal_wait(sig[1:], 3 * n, nv.ComparisonType.CMP_GE)
+        xp.sync()
+        assert xp.host(sig)[1] == 3 * n, xp.host(sig)
+    nv.barrier_all()
     # What the fast path must not let through, each after it took the same arrays before; none of it counts.
     took = fast()
+    expect_raises(nv.signal_op, a[:2], 1, nv.SignalOp.SIGNAL_ADD, 0, match="64-bit")  # int32 words
+    expect_raises(nv.signal_op, sig[1:], 1, 7, 0, match="SignalOp")
+    expect_raises(nv.signal_op, sig[1:], 1, nv.SignalOp.SIGNAL_ADD, n, match="out of range")
+    expect_raises(nv.signal_wait, sig[1:], 0, 9, match="ComparisonType")
+    expect_raises(nv.put_signal, ring, src, sig[0:1], 1, 8, peer, match="SignalOp")
+    expect_raises(nv.put_signal, ring, src, a[:2], 1, nv.SignalOp.SIGNAL_SET, peer, match="64-bit")
+
+    class Index:  # an integer by __index__ only: not a SignalOp or ComparisonType to the enums' lookup
+        def __init__(self, v):
+            self.v = v
+
+        def __index__(self):
+            return self.v
+
+    expect_raises(nv.signal_op, sig[1:], 1, Index(int(nv.SignalOp.SIGNAL_ADD)), 0, match="SignalOp")
+    expect_raises(nv.put_signal, ring, src, sig[0:1], 1, Index(int(nv.SignalOp.SIGNAL_SET)), peer, match="SignalOp")
+    expect_raises(nv.signal_wait, sig[1:], 0, Index(int(nv.ComparisonType.CMP_GE)), match="ComparisonType")
     expect_raises(nv.reduce, W, dst[::2], src[::2], "sum", match="not contiguous")
     other = xp.new((m,), "int32")
     expect_raises(nv.reduce, W, dst, other, "sum", match="float32 but src_array is int32")
@@ -654,7 +738,7 @@ def check_fast_path(xp, me, n):
     assert nv.Teams["keys"] == W and "keys" in list(nv.Teams.keys())
     nv.Teams.remove("keys")
     xp.sync()
-    for t in (other, got, back, a, b, flags, bytes_, dst, src):
+    for t in (other, got, back, a, b, flags, bytes_, sig, ring, dst, src):
         xp.free(t)
 
 
@@ -689,6 +773,8 @@ def main():
     if gpu:
         check_streams(xp, me, n)
         check_gpu_views(xp, me, n)
+        if LIB == "torch":
+            check_graph(xp, me, n)
     else:
         check_register_external(xp, me, n)
     left = check_bad_input(xp, me, n)

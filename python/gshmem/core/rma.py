@@ -34,11 +34,12 @@ class ComparisonType(IntEnum):
 
 
 def _span(obj, call, what, symmetric):
-    """(address, bytes, dtype name or None) of an array, tensor or Buffer; symmetric: it must be symmetric."""
-    p, n, _, dtype, _ = describe(obj, call, what)
+    """(address, bytes, dtype name or None, library) of an array, tensor or Buffer; symmetric: it must be
+    symmetric."""
+    p, n, _, dtype, library = describe(obj, call, what)
     if symmetric:
         symmetric_base(p, n, call, what)
-    return p, n, dtype
+    return p, n, dtype, library
 
 
 def _check_pe(pe, call, what="remote_pe"):
@@ -51,13 +52,18 @@ def _check_pe(pe, call, what="remote_pe"):
 def _signal_word(signal_var, call):
     """The address of a symmetric 64-bit signal word: a uint64/int64 array or tensor (its first element) or a
     Buffer."""
-    p, n, dtype = _span(signal_var, call, "signal_var", symmetric=True)
-    if dtype is not None and dtype not in ("uint64", "int64"):
+    p, n, dtype, library = _span(signal_var, call, "signal_var", symmetric=True)
+    if dtype is not None and dtype not in _SIGNAL_CODES:
         raise GshmemInvalid(f"{call}: signal_var is {dtype}; a signal is a 64-bit word. Fix: use "
                             "array((1,), dtype=\"uint64\") or tensor((1,), dtype=torch.uint64)")
     if n < 8 or p % 8:
         raise GshmemInvalid(f"{call}: signal_var must hold an 8-byte aligned 64-bit word")
+    if dtype is not None:
+        fast_learn(signal_var, library, _SIGNAL_CODES[dtype])
     return p
+
+
+_SIGNAL_CODES = {"int64": 3, "uint64": 7}  # a signal word's dtypes, as collective._TYPES codes them
 
 
 def _enum(cls, value, call, what):
@@ -151,18 +157,27 @@ def _put_signal(call, dst, src, signal_var, signal_val, signal_op, remote_pe, st
         _gshmem.putmem_signal_on_stream(d, s, n, sig, int(signal_val), op, pe, h, call)
 
 
+_fast_put_signal = _gshmem.fast_put_signal
+_fast_signal_op = _gshmem.fast_signal_op
+_fast_signal_wait = _gshmem.fast_signal_wait
+
+
 def put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe=-1, stream=None):
     """put, then update remote_pe's signal word signal_var (SignalOp) once the data is there."""
-    _put_signal("put_signal", dst, src, signal_var, signal_val, signal_op, remote_pe, stream, False)
+    if not _fast_put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe, stream, False):
+        _put_signal("put_signal", dst, src, signal_var, signal_val, signal_op, remote_pe, stream, False)
 
 
 def put_signal_nbi(dst, src, signal_var, signal_val, signal_op, remote_pe=-1, stream=None):
     """put_signal that may return before it is done (complete after quiet(); GPU PEs: in stream order)."""
-    _put_signal("put_signal_nbi", dst, src, signal_var, signal_val, signal_op, remote_pe, stream, True)
+    if not _fast_put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe, stream, True):
+        _put_signal("put_signal_nbi", dst, src, signal_var, signal_val, signal_op, remote_pe, stream, True)
 
 
 def signal_op(signal_var, signal_val, signal_op, remote_pe=-1, stream=None):  # noqa: F811 (nvshmem4py's names)
     """Sets or adds signal_val to remote_pe's signal word signal_var (SignalOp)."""
+    if _fast_signal_op(signal_var, signal_val, signal_op, remote_pe, stream):
+        return
     require_init("signal_op")
     sig = _signal_word(signal_var, "signal_op")
     op = _enum(SignalOp, signal_op, "signal_op", "signal_op")
@@ -177,6 +192,9 @@ def signal_op(signal_var, signal_val, signal_op, remote_pe=-1, stream=None):  # 
 def signal_wait(signal_var, signal_val, signal_op, stream=None):  # noqa: F811
     """Waits until this PE's signal word satisfies `signal_var <signal_op> signal_val` (ComparisonType). GPU PEs:
     the stream waits (returns None); CPU PEs: returns the word's value. Bounded by GSHMEM_WAIT_TIMEOUT."""
+    got = _fast_signal_wait(signal_var, signal_val, signal_op, stream)
+    if got is not NotImplemented:
+        return got
     require_init("signal_wait")
     sig = _signal_word(signal_var, "signal_wait")
     cmp = _enum(ComparisonType, signal_op, "signal_wait", "signal_op")
