@@ -81,20 +81,26 @@ struct Arr {
   const void* kind = nullptr;  // the dtype's identity: a torch.dtype, or the NumPy format's table entry
 };
 
-// A method call with no arguments whose result is an int; false (and no Python error) if anything is off.
+// The value of an int object; false (and no Python error) where it does not fit a long long.
+bool long_value(PyObject* i, long long& out) {
+  out = PyLong_AsLongLong(i);
+  if (out == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+// A method call with no arguments whose result is a non-negative int; false (and no Python error) otherwise.
 bool call_int(PyObject* x, PyObject* name, long long& out) {
   PyObject* r = PyObject_CallMethodObjArgs(x, name, nullptr);
   if (!r) {
     PyErr_Clear();
     return false;
   }
-  out = PyLong_Check(r) ? PyLong_AsLongLong(r) : -1;
+  const bool ok = PyLong_Check(r) && long_value(r, out);
   Py_DECREF(r);
-  if (out == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
-  return out >= 0;
+  return ok && out >= 0;
 }
 
 bool read_torch(PyObject* x, Arr& a) {
@@ -201,13 +207,9 @@ bool as_int(PyObject* x, long long& out) {
     PyErr_Clear();
     return false;
   }
-  out = PyLong_AsLongLong(i);
+  const bool ok = long_value(i, out);
   Py_DECREF(i);
-  if (out == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
-  return true;
+  return ok;
 }
 
 // The team's size, or 0 where it is not one (the full path raises).
@@ -411,15 +413,7 @@ bool as_u64(PyObject* x, std::uint64_t& out) {
 // An enum argument as the full path's SignalOp(value) / ComparisonType(value) finds it: an int, a bool or an
 // IntEnum member (int subclasses, which the enum looks up by value); anything else (a 0-d tensor, a NumPy integer,
 // an object with __index__) goes to the full path, whose lookup may refuse it.
-bool enum_value(PyObject* x, long long& v) {
-  if (!PyLong_Check(x)) return false;
-  v = PyLong_AsLongLong(x);
-  if (v == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
-  return true;
-}
+bool enum_value(PyObject* x, long long& v) { return PyLong_Check(x) && long_value(x, v); }
 
 // gshmem.core.rma.SignalOp's values (gshmem.h's GSHMEM_SIGNAL_SET / _ADD).
 bool signal_op_code(PyObject* x, int& op) {
