@@ -455,8 +455,8 @@ def _no_op(*args):
 
 def python_us(lib, call, calls, rounds=5):
     """gshmem only: host µs per call of gshmem.core's layers alone (the library entries it calls replaced by no-ops,
-    and the extension's fast path told to skip its library call, for the measurement), median of `rounds`; host_us_per_call minus this is the library and CUDA. None
-    for the other libraries."""
+    and the extension's fast path told to skip its library call, for the measurement), median of `rounds`;
+    host_us_per_call minus this is the library and CUDA. None for the other libraries."""
     if lib.lib != "gshmem":
         return None
     from gshmem import _gshmem
