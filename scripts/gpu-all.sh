@@ -6,9 +6,10 @@
 # the summaries.
 #   STEPS="check compat bench" (the default; "hostops": host_ops_probe, each way of issuing a host put/get/p/g, to
 #   the same GPU and to GPU 1; "python": the Python package built with CUDA and its tests on GPU PEs, torch, CuPy,
-#   torchrun and mpi4py included, PYTHON_TIMEOUT default 500; "pybench": bench/python side by side with nvshmem4py and
-#   torch.distributed, scripts/python-bench-gpu.sh, PYBENCH_TIMEOUT default 560; carry build/wheels for nvshmem4py;
-#   "peervm": bench/experiments/peer_vm_probe, whether the CUDA driver keeps address space after a peer mapping;
+#   torchrun and mpi4py included, PYTHON_TIMEOUT default 500, PYTEST_K: pytest's -k expression; "pybench":
+#   bench/python side by side with nvshmem4py and torch.distributed, scripts/python-bench-gpu.sh, PYBENCH_TIMEOUT
+#   default 560; carry build/wheels for nvshmem4py; "peervm": bench/experiments/peer_vm_probe, whether the CUDA
+#   driver keeps address space after a peer mapping;
 #   "collsweep": scripts/coll-sweep-gpu.sh, the collectives' CTA split settings side by side, SWEEP_TIMEOUT 560;
 #   "collbisect": scripts/coll-bisect-gpu.sh, mp_collectives_gpu case by case at 2 PEs with hang probes,
 #   BISECT_TIMEOUT 560; "moe": scripts/moe-gpu.sh, MoE dispatch / combine on GPU PEs: build, ctest -R moe, the Python
@@ -49,7 +50,7 @@ for step in $steps; do
     bench) QUICK=${QUICK:-1} PES=${PES:-2} PES_LIST=${PES_LIST:-} BUDGET_S=$((${BENCH_TIMEOUT:-400} - 20)) \
              OUT=$work/bench timeout "${BENCH_TIMEOUT:-400}" "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
     python) GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/python/site GSHMEM_TEST_GPU_PES=${PES:-2} \
-              timeout "${PYTHON_TIMEOUT:-500}" "$root/scripts/python-tests.sh" -v -rs \
+              timeout "${PYTHON_TIMEOUT:-500}" "$root/scripts/python-tests.sh" -v -rs ${PYTEST_K:+-k "$PYTEST_K"} \
               >"$work/python/console.txt" 2>&1 ;;
     pybench) py_step pybench python-bench-gpu.sh "${PYBENCH_TIMEOUT:-560}" 90 ;;
     hostops)
