@@ -32,7 +32,9 @@ void report_out_of_memory(const char* call, const std::string& message) noexcept
 template <typename F>
 auto null_on_out_of_memory(const char* call, F&& f) noexcept -> decltype(f()) {
   try {
-    return f();
+    auto p = f();
+    set_last_error(GSHMEM_SUCCESS, "");  // as status_on_error: the text is the last call's, "" after a success
+    return p;
   } catch (const Error& e) {
     if (e.status() != GSHMEM_ERROR_OUT_OF_MEMORY) fatal(call, e.status(), e.what());
     report_out_of_memory(call, e.what());

@@ -106,8 +106,17 @@ int main(int argc, char** argv) {
   }
   if (c == "malloc_too_large") {  // every PE asks for 1 TiB: more than the heap may ever grow to
     say("calling gshmem_malloc(1 TiB) on an empty heap");
-    if (gshmem_malloc(std::size_t{1} << 40) == nullptr) return null_result(c);  // out of memory: NULL, reported
-    return accepted(c);
+    if (gshmem_malloc(std::size_t{1} << 40) != nullptr) return accepted(c);  // out of memory: NULL, reported
+    const int r = null_result(c);
+    // The heap stays usable, and the next call that succeeds clears gshmemx_last_error() (as status calls do).
+    void* small = gshmem_malloc(64);
+    if (small == nullptr || gshmemx_last_error()[0]) {
+      std::fprintf(stderr, "bad_input: PE %d: after it, gshmem_malloc(64) returned %p and gshmemx_last_error() is "
+                   "\"%s\" (want an address and \"\")\n", me, small, gshmemx_last_error());
+      return 0;
+    }
+    gshmem_free(small);
+    return r;
   }
   if (c == "heap_full") {  // run with GSHMEM_MAX_HEAP_SIZE=8M: 1 MiB objects until the heap is full
     say("calling gshmem_malloc(1 MiB) until the heap is full");
