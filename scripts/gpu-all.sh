@@ -15,7 +15,9 @@
 #   BISECT_TIMEOUT 560; "moe": scripts/moe-gpu.sh, MoE dispatch / combine on GPU PEs: build, ctest -R moe, the Python
 #   op's tests on GPU PEs, and bench/moe beside NCCL's all_to_all_single and NVIDIA NVSHMEM, MOE_TIMEOUT default 580;
 #   "pipeline": scripts/pipeline-gpu.sh, examples/python/pipeline_train.py's tokens/s with gshmem and with NCCL, one
-#   stage per GPU (PES), PIPELINE_TIMEOUT default 560)
+#   stage per GPU (PES), PIPELINE_TIMEOUT default 560; "collquick": after "check", with its build (no second build,
+#   no NVSHMEM): gshmem-bench --suite coll at PES ranks as is, once per COLL_AB item, then as is again, COLL_KINDS
+#   (--coll-kinds), COLL_FORMS (default stream), COLL_SIZES (--sizes), QUICK_TIMEOUT per run (default 120))
 #   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
@@ -64,6 +66,16 @@ for step in $steps; do
     moe) OUT=$work/moe BUDGET_S=$((${MOE_TIMEOUT:-580} - 20)) timeout "${MOE_TIMEOUT:-580}" "$root/scripts/moe-gpu.sh" \
            >"$work/moe/console.txt" 2>&1 ;;
     pipeline) py_step pipeline pipeline-gpu.sh "${PIPELINE_TIMEOUT:-560}" 120 ;;
+    collquick)
+      q=0
+      for v in "" ${COLL_AB:-} ""; do
+        echo "=== gshmem-bench --suite coll at ${PES:-2} PEs: ${v:-as is}"
+        # shellcheck disable=SC2086  # NAME=VALUE[,NAME=VALUE] items become separate env arguments
+        env ${v//,/ } timeout "${QUICK_TIMEOUT:-120}" "$root/build/bin/gshmemrun" -n "${PES:-2}" -- \
+          "$root/build/bin/gshmem-bench" --suite coll --coll-forms "${COLL_FORMS:-stream}" \
+          ${COLL_KINDS:+--coll-kinds "$COLL_KINDS"} ${COLL_SIZES:+--sizes "$COLL_SIZES"} || { echo "=== status $?"; q=1; }
+      done >"$work/collquick/console.txt" 2>&1
+      [ $q -eq 0 ] ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \
         >"$work/peervm/build.txt" 2>&1 && timeout 60 "$work/peervm/peer_vm_probe" >"$work/peervm/probe.txt" 2>&1 ;;
@@ -87,6 +99,7 @@ for step in $steps; do
                 tail -20 "$work/pipeline/console.txt" ;;
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
     peervm) cat "$work/peervm/build.txt" "$work/peervm/probe.txt" 2>/dev/null ;;
+    collquick) grep -vE '/busbw' "$work/collquick/console.txt" | head -150 ;;
     collbisect) cat "$work/collbisect/bisect.md" 2>/dev/null || tail -30 "$work/collbisect/console.txt" ;;
     moe) grep -E 'tests passed|Failed|\*\*\*|Timeout|passed|failed|status' "$work/moe/console.txt" | tail -30
          cat "$work/moe"/bench_api_*.jsonl "$work/moe/bench_torch.jsonl" 2>/dev/null | grep '^{' ;;

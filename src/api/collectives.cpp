@@ -137,6 +137,11 @@ struct CollEnv : HostPeerEnv {
                                             device_state::kCollLLOffset + coll::kLLSeqBytes +
                                             coll::kLLBufBytes * (2 * static_cast<std::size_t>(slot) + parity));
   }
+  std::uint64_t* chunk_flags(int pe, int slot) const {
+    return reinterpret_cast<std::uint64_t*>(r.heap->peer_bases()[static_cast<std::size_t>(pe)] +
+                                            device_state::kCollChunkOffset +
+                                            coll::kBcastFlagBytes * static_cast<std::size_t>(slot));
+  }
   void ll_store(std::uint64_t* line, std::uint64_t w0, std::uint64_t w1) const {
     __atomic_store_n(line, w0, __ATOMIC_RELAXED);
     __atomic_store_n(line + 1, w1, __ATOMIC_RELAXED);

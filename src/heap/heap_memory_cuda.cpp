@@ -407,14 +407,38 @@ void CudaMemory::unmap_external(std::size_t offset) noexcept {
   externals_.erase(it);
 }
 
+// A teardown call that failed. Quiet (INFO) where there is nothing to fix and the memory goes anyway: the driver
+// already shut down (a process exiting: CUDA's own exit handler can run before the library's), or the context holds
+// a sticky fault (a kernel trapped or faulted; that was reported where it happened, and every later call in the
+// context fails with it). Anything else warns.
+void teardown_failed(const char* call, CUresult r) noexcept {
+  switch (r) {
+    case CUDA_ERROR_DEINITIALIZED:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+      log::info("symmetric heap: {} failed at teardown: {} (the driver shut down or the context holds an earlier "
+                "fault; the memory goes with the process)", call, cu_text(r));
+      return;
+    default: log::warn("symmetric heap: {} failed: {}", call, cu_text(r));
+  }
+}
+
 void CudaMemory::unmap_all(std::vector<Mapping>& ms) noexcept {
   for (auto it = ms.rbegin(); it != ms.rend(); ++it) {
     CUresult r = d_.cuMemUnmap(it->va, it->size);
-    if (r != CUDA_SUCCESS) log::warn("symmetric heap: cuMemUnmap failed: {}", cu_text(r));
+    if (r != CUDA_SUCCESS) teardown_failed("cuMemUnmap", r);
   }
   for (const Mapping& m : ms) {
     CUresult r = d_.cuMemRelease(m.handle);
-    if (r != CUDA_SUCCESS) log::warn("symmetric heap: cuMemRelease failed: {}", cu_text(r));
+    if (r != CUDA_SUCCESS) teardown_failed("cuMemRelease", r);
   }
   ms.clear();
 }
@@ -429,7 +453,7 @@ void CudaMemory::release() noexcept {
   unmap_all(mappings_);
   if (base_) {
     CUresult r = d_.cuMemAddressFree(base_, reserved_);
-    if (r != CUDA_SUCCESS) log::warn("symmetric heap: cuMemAddressFree failed: {}", cu_text(r));
+    if (r != CUDA_SUCCESS) teardown_failed("cuMemAddressFree", r);
   }
   base_ = 0;
 }

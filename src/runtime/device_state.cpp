@@ -165,8 +165,8 @@ void publish(Runtime& rt) {
           "cudaMemsetAsync (device-barrier flags)");
     check(cudaMemsetAsync(base + kCollOffset, 0, kCollEnd - kCollOffset, st),
           "cudaMemsetAsync (collective workspace)");
-    check(cudaMemsetAsync(base + kCollLLOffset, 0, kCollLLEnd - kCollLLOffset, st),
-          "cudaMemsetAsync (collectives' LL area)");
+    check(cudaMemsetAsync(base + kCollLLOffset, 0, kCollChunkEnd - kCollLLOffset, st),
+          "cudaMemsetAsync (collectives' LL area and chunk flags)");
     // Peers' heaps sit at fixed slots of the reservation: the table never changes after this.
     const auto& bases = rt.heap->peer_bases();
     check(cudaMemcpyAsync(r.d_peer_bases, bases.data(), sizeof(char*) * static_cast<size_t>(rt.n_pes),

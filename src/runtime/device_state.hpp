@@ -19,6 +19,8 @@
 //                     src/api/collectives.cpp); never needs zeroing
 //   kCollLLOffset:    the LL area of small collectives (gshmem/coll/algorithms.h, "LL"): this PE's LL call count
 //                     per slot (kLLSeqBytes), then two buffers of kLLBufBytes per slot, written by peers
+//   kCollChunkOffset: right after the LL area (device code finds it there): the two-shot broadcast's chunk flags
+//                     [kMaxTeams] of coll::kBcastFlagBytes, written by the root of each call
 // Zeroed per slot when a split (re)uses the slot, before the split's closing parent barrier (TeamTable::reset_slot
 // in team/team.cpp); fresh heaps start zeroed (host memfd; GPU PEs zero it at the first publish). The rest of the
 // internal area, up to kHeapInternalBytes, is free.
@@ -47,6 +49,9 @@ inline constexpr std::size_t kCollArgsBytes = 4 * sizeof(std::uint64_t);
 inline constexpr std::size_t kCollEnd = kCollArgsOffset + kCollArgsBytes * kMaxTeams;
 inline constexpr std::size_t kCollLLOffset = 128 * 1024;
 inline constexpr std::size_t kCollLLEnd = kCollLLOffset + coll::kLLAreaBytes;
+inline constexpr std::size_t kCollChunkOffset = kCollLLEnd;
+inline constexpr std::size_t kCollChunkEnd = kCollChunkOffset + coll::kBcastFlagBytes * kMaxTeams;
+static_assert(kCollChunkEnd <= kHeapInternalBytes, "the two-shot broadcast's chunk flags outgrew kHeapInternalBytes");
 static_assert(kCollEnd <= kCollLLOffset, "collective workspace overlaps the LL area");
 static_assert(kCollLLEnd <= kHeapInternalBytes, "the collectives' LL area outgrew kHeapInternalBytes");
 static_assert(sizeof(std::uint64_t) * kMaxTeams <= coll::kLLSeqBytes, "LL call counts outgrew their head");

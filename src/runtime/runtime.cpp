@@ -22,26 +22,33 @@ namespace gshmem {
 namespace {
 
 // The settings that pick a collective's algorithm (LL, two-shot) decide how many syncs and which flags each member
-// uses: members with different values would wait for each other until the timeout. Every PE must start with the
-// same; compared here, once, so a difference is an error at init naming it.
+// uses, and the CTA settings how many parts a two-shot broadcast's chunks are cut into (CTA b of a member waits for
+// CTA b of the root): members with different values would wait for each other until the timeout. Every PE must
+// start with the same; compared here, once, so a difference is an error at init naming it.
 void check_collective_settings(Runtime& rt, bool gpu_pe) {
   struct CollConfig {
-    std::uint64_t ll_bytes, two_shot_bytes, bcast_two_shot_bytes;
+    std::uint64_t ll_bytes, two_shot_bytes, bcast_two_shot_bytes, ctas, cta_bytes;
+    bool operator==(const CollConfig& o) const {
+      return ll_bytes == o.ll_bytes && two_shot_bytes == o.two_shot_bytes &&
+             bcast_two_shot_bytes == o.bcast_two_shot_bytes && ctas == o.ctas && cta_bytes == o.cta_bytes;
+    }
   };
-  const CollConfig mine{device_state::coll_ll_limit(gpu_pe, "gshmem_init"), config::get().coll_two_shot_bytes,
-                        config::get().coll_bcast_two_shot_bytes};
+  const auto& cfg = config::get();
+  const CollConfig mine{device_state::coll_ll_limit(gpu_pe, "gshmem_init"), cfg.coll_two_shot_bytes,
+                        cfg.coll_bcast_two_shot_bytes, static_cast<std::uint64_t>(cfg.coll_ctas), cfg.coll_cta_bytes};
   std::vector<CollConfig> all(static_cast<std::size_t>(rt.n_pes));
   rt.node_boot->allgather(&mine, all.data(), sizeof(CollConfig));
   for (std::size_t pe = 0; pe < all.size(); ++pe) {
-    if (all[pe].ll_bytes == all[0].ll_bytes && all[pe].two_shot_bytes == all[0].two_shot_bytes &&
-        all[pe].bcast_two_shot_bytes == all[0].bcast_two_shot_bytes)
-      continue;
+    if (all[pe] == all[0]) continue;
+    const CollConfig &a = all[0], &b = all[pe];
     fail(GSHMEM_ERROR_MISMATCH, "gshmem_init: PEs were started with different collective settings: PE 0 has "
-         "GSHMEM_COLL_LL_BYTES {}, GSHMEM_COLL_TWO_SHOT_BYTES {} and GSHMEM_COLL_BCAST_TWO_SHOT_BYTES {}, PE {} has "
-         "{}, {} and {} (the LL limit as resolved: unset is 16384 on GPU PEs, 0 on CPU PEs). Fix: start every PE with "
-         "the same GSHMEM_COLL_LL_BYTES, GSHMEM_COLL_TWO_SHOT_BYTES and GSHMEM_COLL_BCAST_TWO_SHOT_BYTES (or leave "
-         "them unset everywhere)", all[0].ll_bytes, all[0].two_shot_bytes, all[0].bcast_two_shot_bytes, pe,
-         all[pe].ll_bytes, all[pe].two_shot_bytes, all[pe].bcast_two_shot_bytes);
+         "GSHMEM_COLL_LL_BYTES {}, GSHMEM_COLL_TWO_SHOT_BYTES {}, GSHMEM_COLL_BCAST_TWO_SHOT_BYTES {}, "
+         "GSHMEM_COLL_CTAS {} and GSHMEM_COLL_CTA_BYTES {}, PE {} has {}, {}, {}, {} and {} (the LL limit as "
+         "resolved: unset is 16384 on GPU PEs, 0 on CPU PEs). Fix: start every PE with the same GSHMEM_COLL_LL_BYTES, "
+         "GSHMEM_COLL_TWO_SHOT_BYTES, GSHMEM_COLL_BCAST_TWO_SHOT_BYTES, GSHMEM_COLL_CTAS and GSHMEM_COLL_CTA_BYTES "
+         "(or leave them unset everywhere)", a.ll_bytes, a.two_shot_bytes, a.bcast_two_shot_bytes,
+         static_cast<long long>(a.ctas), a.cta_bytes, pe, b.ll_bytes, b.two_shot_bytes, b.bcast_two_shot_bytes,
+         static_cast<long long>(b.ctas), b.cta_bytes);
   }
 }
 std::unique_ptr<Runtime> g_runtime;

@@ -324,16 +324,21 @@ void TeamTable::reset_slot(int slot) {
   char* ll_seq = rt_.heap->base() + device_state::kCollLLOffset + sizeof(std::uint64_t) * slot;
   char* ll_bufs = rt_.heap->base() + device_state::kCollLLOffset + coll::kLLSeqBytes +
                   2 * coll::kLLBufBytes * static_cast<std::size_t>(slot);
+  // And the two-shot broadcast's chunk flags (they hold epochs, which start again from 0).
+  char* chunk =
+      rt_.heap->base() + device_state::kCollChunkOffset + coll::kBcastFlagBytes * static_cast<std::size_t>(slot);
   if (rt_.gpu) {
     gpu::memset_zero(rt_.gpu, flags, device_state::kCollSlotBytes);
     gpu::memset_zero(rt_.gpu, epoch, sizeof(std::uint64_t));
     gpu::memset_zero(rt_.gpu, ll_seq, sizeof(std::uint64_t));
     gpu::memset_zero(rt_.gpu, ll_bufs, 2 * coll::kLLBufBytes);
+    gpu::memset_zero(rt_.gpu, chunk, coll::kBcastFlagBytes);
   } else {
     std::memset(flags, 0, device_state::kCollSlotBytes);
     std::memset(epoch, 0, sizeof(std::uint64_t));
     std::memset(ll_seq, 0, sizeof(std::uint64_t));
     std::memset(ll_bufs, 0, 2 * coll::kLLBufBytes);
+    std::memset(chunk, 0, coll::kBcastFlagBytes);
   }
 }
 

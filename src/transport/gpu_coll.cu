@@ -27,7 +27,7 @@ namespace gshmem::gpu {
 namespace {
 
 // What a launch of coll_kernel runs: the whole collective (one CTA), or the grid's share of one data phase.
-enum class CollPhase : int { Whole, Data, BroadcastScatter, BroadcastForward };
+enum class CollPhase : int { Whole, Data, BroadcastTwoShot };
 
 // The whole collective (one CTA), or block b of the grid's share of one of its data phases.
 __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_t h, TeamValue t, int slot, int kind,
@@ -44,9 +44,9 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
       if (bcast) coll::broadcast_data<CollCta>(env, t, dest, src, bytes, root, part);
       else coll::exchange_data<CollCta>(env, t, dest, src, x, part);
       return;
-    case CollPhase::BroadcastScatter:
-      return coll::broadcast_scatter_data<CollCta>(env, t, dest, src, bytes, root, part);
-    case CollPhase::BroadcastForward: return coll::broadcast_forward_data<CollCta>(env, t, dest, bytes, root, part);
+    case CollPhase::BroadcastTwoShot:
+      return coll::broadcast_two_shot_data<CollCta>(env, t, slot, dest, src, bytes, root, part,
+                                                    "gshmem broadcast (stream kernel, two-shot)");
     case CollPhase::Whole: break;
   }
   // Named in the kernel's timeout and peer-failure messages (device string literals).
@@ -101,17 +101,19 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   const std::size_t block = x.elem * x.nelems, bcast_two_shot_bytes = config::get().coll_bcast_two_shot_bytes;
   const bool bcast_two_shot = bcast && coll::broadcast_uses_two_shot(t.size, block, bcast_two_shot_bytes);
   const bool root_here = t.my_rank == root;
-  // This PE's data: the root's copies to every member (broadcast; two-shot: the pieces and its own copy, then each
-  // non-root its piece to the others), or its blocks to every member.
+  // This PE's data: the root's copies to every member (broadcast), or its blocks to every member. Two-shot
+  // broadcast: every member runs the same number of CTAs (CTA b waits for CTA b of the root), from the data's size
+  // and settings that are equal on every PE (checked at init), at most coll::kBcastParts.
   const std::size_t members = static_cast<std::size_t>(t.size);
-  const std::size_t work = !bcast           ? block * members
-                           : bcast_two_shot ? (root_here ? 2 * block : block * (members - 2) / (members - 1))
-                           : root_here      ? block * members
-                                            : 0;
+  const std::size_t work = !bcast ? block * members : root_here ? block * members : 0;
   // LL (small calls, one flight without syncs) runs in the one-CTA kernel, as the device forms run it.
   const std::size_t ll = static_cast<std::size_t>(h.coll_ll_bytes);
   const bool by_ll = bcast ? coll::use_ll(t.size, block, ll) : coll::exchange_uses_ll(t.size, x, ll);
-  const unsigned ctas = by_ll ? 1u : coll_ctas(work);
+  const unsigned most_parts = static_cast<unsigned>(coll::kBcastParts);
+  const unsigned two_shot_ctas = bcast_two_shot ? coll_ctas(block) : 0u;
+  const unsigned ctas = by_ll            ? 1u
+                        : bcast_two_shot ? (two_shot_ctas < most_parts ? two_shot_ctas : most_parts)
+                                         : coll_ctas(work);
   // The grid's share of one data phase, then the sync after it (the sync before is the previous launch).
   auto grid = [&](CollPhase phase) {
     cudaError_t g = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind),
@@ -134,12 +136,7 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
                              root, CollPhase::Whole, bcast_two_shot_bytes, abort_flag);
   } else {
     e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
-    if (bcast_two_shot) {
-      if (e == cudaSuccess) e = grid(CollPhase::BroadcastScatter);
-      if (e == cudaSuccess) e = grid(CollPhase::BroadcastForward);
-    } else if (e == cudaSuccess) {
-      e = grid(CollPhase::Data);
-    }
+    if (e == cudaSuccess) e = grid(bcast_two_shot ? CollPhase::BroadcastTwoShot : CollPhase::Data);
   }
   if (e != cudaSuccess)
     fail(GSHMEM_ERROR_SYSTEM, "{}: launching the collective kernel failed: {}. Fix: check that the GPU is healthy "

@@ -115,8 +115,9 @@ MPT_CASE(large) {
 
 // Broadcast on every team, from the first, a middle and the last member, in place on the root and not. Under
 // mp.collectives.two_shot.* (GSHMEM_COLL_BCAST_TWO_SHOT_BYTES=64) teams of 3 or more go two-shot (the root
-// scatters pieces, each member forwards its own) at every size here: 300 bytes at 4 members leaves one piece empty,
-// 4097, 16 KiB + 5 and 4 MiB + 8 split unevenly. By default only the 4 MiB call is two-shot (at 3 or more PEs).
+// scatters pieces chunk by chunk, each member forwards its own as its chunks land) at every size here: 300 bytes
+// at 4 members leaves one piece empty, 4097, 16 KiB + 5, 4 MiB + 8 (two chunks a piece) and 5 MiB + 24 (three, the
+// root in place) split unevenly. By default only the last two calls are two-shot (at 3 or more PEs).
 MPT_CASE(broadcast_two_shot) {
   auto teams = make_teams();
   std::uint64_t salt = 40;
@@ -126,6 +127,8 @@ MPT_CASE(broadcast_two_shot) {
         for (bool inplace : {false, true}) run<unsigned char>(Kind::Broadcast, t, n, root, true, inplace, ++salt);
   const TeamShape world{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()};
   run<int64_t>(Kind::Broadcast, world, (std::size_t(1) << 19) + 1, world.size / 2, false, false, ++salt);
+  // 5 MiB + 24: three chunks per piece (coll::broadcast_chunks), the root in place.
+  run<int64_t>(Kind::Broadcast, world, (std::size_t(5) << 17) + 3, 0, false, true, ++salt);
   destroy(teams);
 }
 
@@ -303,8 +306,9 @@ MPT_CASE(reduce_large) {
   run_red<float>(Op::Sum, false, world, n + 1, true, 65);
 }
 
-// Above GSHMEM_COLL_TWO_SHOT_BYTES (1 MiB): reduce goes two-shot (each member reduces its block, then pushes it to
-// the others), in place too; sizes that split unevenly into blocks, sources that share dest's misalignment and
+// From 1 MiB on teams of more than 2 (GSHMEM_COLL_TWO_SHOT_BYTES automatic; at 2 PEs only in place, or where the
+// setting is given, as mp.collectives.two_shot.* does): reduce goes two-shot (each member reduces its block, then
+// pushes it to the others), in place too; sizes that split unevenly into blocks, sources that share dest's misalignment and
 // sources that do not, narrow and 16-bit floating types. reducescatter (one-shot) at the same sizes.
 MPT_CASE(reduce_two_shot) {
   const TeamShape world{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()};

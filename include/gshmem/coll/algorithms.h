@@ -17,6 +17,8 @@
 //   T* peer(T* p, int pe)                 PE pe's copy of symmetric address p
 //   copy<Scope>(void* d, const void* s, size_t bytes)   the group copies (d and s do not overlap)
 //   optional: void entered(const TeamValue&, int slot, const char* call)   called after the entry sync (below)
+//   uint64_t* chunk_flags(int pe, int slot)   the two-shot broadcast's chunk flags [kBcastChunks][kBcastParts] of
+//                                         the slot in world PE pe's heap (host and stream forms only)
 //   LL (small collectives in one flight, below):
 //   size_t ll_limit()                     data bytes per call below which LL is used (0: never; at most
 //                                         kLLBufBytes / 2); the same on every PE (GSHMEM_COLL_LL_BYTES)
@@ -105,8 +107,9 @@ GSHMEM_HD constexpr int part_step(const TeamValue& t, const Part& part, int j) {
 }
 // Bytes a part's boundaries align to in contiguous copies (vector copies stay 16-byte aligned where the buffers are).
 inline constexpr size_t kPartAlign = 256;
-// Data bytes from which reduce goes two-shot (below) where no setting is passed; the stream and host forms pass
-// GSHMEM_COLL_TWO_SHOT_BYTES (the same on every PE, checked at init). Broadcast's own: kBroadcastTwoShotBytes.
+// Data bytes from which reduce goes two-shot on teams of more than 2 (use_two_shot, below) where the setting is
+// automatic (GSHMEM_COLL_TWO_SHOT_BYTES 0, the default; the same on every PE, checked at init). Broadcast's own:
+// kBroadcastTwoShotBytes.
 inline constexpr size_t kTwoShotBytes = size_t(1) << 20;
 // At 4 PEs on 4 x H100 two-shot broadcast was slower at 1 MiB (23.6 against 19.7 us) and faster from 4 MiB (40
 // against 48): bench/NOTES.md entry 33.
@@ -365,12 +368,19 @@ GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, con
 }
 
 // Two-shot broadcast (more than 2 members, from `two_shot_bytes` of data: GSHMEM_COLL_BCAST_TWO_SHOT_BYTES, 4 MiB;
-// host and stream forms): one-shot sends the data (size - 1)
-// times over the root's links, so at 4 PEs it runs at a third of their speed (bench/NOTES.md entry 32). Here the
-// data is cut into size - 1 pieces, piece j owned by the member j + 1 places after the root. Scatter: the root
-// copies each piece into its owner's dest (and all of src into its own dest unless in place). A team sync. Forward:
-// each non-root pushes its piece from its dest into every other non-root's dest. The root's links carry the data
-// once, each other member's (size - 2) / (size - 1) of it, for one more sync. The syncs around are one-shot's.
+// host and stream forms): one-shot sends the data (size - 1) times over the root's links, so at 4 PEs it runs at a
+// third of their speed (bench/NOTES.md entry 32). Here the data is cut into size - 1 pieces, piece j owned by the
+// member j + 1 places after the root, and each piece into `chunks` chunks (broadcast_chunks). The root copies chunk
+// c of every piece into its owner's dest, then stores the call's epoch into each owner's chunk flag [c] (and copies
+// chunk c of all of src into its own dest unless in place); each owner waits for its flag [c], then forwards chunk c
+// of its piece from its dest into every other non-root's dest. So the forward of chunk c runs while the root sends
+// chunk c + 1: the root's links carry the data once, each other member's (size - 2) / (size - 1) of it, in about
+// one copy time (entry 33's unpipelined form, a team sync between the phases, took 1.5 ms at 256 MiB against
+// NVSHMEM's 0.78). Only the entry and exit syncs; the exit sync completes the forwards.
+// Split over CTAs (stream kernels), part b of every chunk is copied, flagged ([c][b]) and forwarded by CTA b on
+// every member, so a CTA waits only for the same CTA of the root: every member runs the same number of parts
+// (min(coll_ctas(bytes), kBcastParts) in gpu::collective_on_stream, from settings checked equal at init). The flag value is the slot's sync epoch after
+// the entry sync (the same on every member, larger than any earlier call's).
 // Host and stream forms only: the device API's scopes are inlined into users' kernels, and the two phases pushed
 // the block and warp broadcast past 64 registers a thread (spills under __launch_bounds__(1024), the
 // compile.*regs_1024 checks), so they stay one-shot, as their reduce does (NOTES 27). TwoShotScope says which
@@ -388,47 +398,84 @@ struct TwoShotScope<HostThread> {
 GSHMEM_HD constexpr bool broadcast_uses_two_shot(int size, size_t bytes, size_t threshold) {
   return size > 2 && bytes >= threshold;
 }
+// Chunk flags per team slot: [kBcastChunks][kBcastParts] uint64 in every PE's heap (runtime/device_state.hpp).
+inline constexpr int kBcastChunks = 16;
+inline constexpr int kBcastParts = 32;
+inline constexpr size_t kBcastFlagBytes = sizeof(uint64_t) * kBcastChunks * kBcastParts;
+// Chunks of a two-shot broadcast of `bytes`: each chunk costs a CTA a fence and a flag (~1.5 us on NVLink) and the
+// pipeline's fill and drain cost a chunk's copy time, so about sqrt(bytes / 512 KiB) of them (time ~ copy * (1 +
+// 1/K) + K * fence is least at K ~ sqrt(copy / fence)): 2 at 4 MiB, 5 at 16 MiB, 11 at 64 MiB, 16 from 128 MiB.
+GSHMEM_HD constexpr int broadcast_chunks(size_t bytes) {
+  int k = 1;
+  while (k < kBcastChunks && static_cast<size_t>(k + 1) * static_cast<size_t>(k + 1) * (size_t(512) << 10) <= bytes)
+    ++k;
+  return k;
+}
 // [lo, hi): the piece of team member r of a two-shot broadcast of `bytes` (r != root: the root owns no piece).
 GSHMEM_HD void broadcast_piece(const TeamValue& t, int root, int r, size_t bytes, size_t& lo, size_t& hi) {
   const int j = r > root ? r - root - 1 : r - root - 1 + t.size;
   Part{j, t.size - 1}.range(bytes, kPartAlign, lo, hi);
 }
-// `part` of the piece [plo, phi) from s to d (offsets in both), if any.
-GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN void broadcast_piece_copy(Env& env, char* d, const char* s, size_t plo, size_t phi, Part part) {
-  size_t lo, hi;
-  part.range(phi - plo, kPartAlign, lo, hi);
-  if (lo < hi) env.template copy<Scope>(d + plo + lo, s + plo + lo, hi - lo);
+// [lo, hi): part `part` of chunk c (of `chunks`) of member r's piece.
+GSHMEM_HD void broadcast_chunk_part(const TeamValue& t, int root, int r, size_t bytes, int chunks, int c,
+                                    Part part, size_t& lo, size_t& hi) {
+  size_t plo, phi, clo, chi;
+  broadcast_piece(t, root, r, bytes, plo, phi);
+  Part{c, chunks}.range(phi - plo, kPartAlign, clo, chi);
+  part.range(chi - clo, kPartAlign, lo, hi);
+  lo += plo + clo;
+  hi += plo + clo;
 }
-// Scatter (the root's phase): member k places after the root gets its piece; k = 0 is the root's own copy, all of
-// the data. Part b starts at the member b places on, as in broadcast_data.
+// The data phase between the entry and exit syncs (every member, part `part` of part.count; at most kBcastParts).
 GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN void broadcast_scatter_data(Env& env, const TeamValue& t, void* dest, const void* src, size_t bytes,
-                                           int root, Part part) {
-  if (t.my_rank != root || bytes == 0) return;
-  for (int j = 0; j < t.size; ++j) {
-    const int k = part_step(t, part, j);
-    const int r = member_after(t, root, k);
-    size_t lo = 0, hi = bytes;
-    if (k != 0) broadcast_piece(t, root, r, bytes, lo, hi);
-    else if (dest == src) continue;
-    broadcast_piece_copy<Scope>(env, static_cast<char*>(env.peer(dest, team_world_pe(t, r))),
-                                static_cast<const char*>(src), lo, hi, part);
+GSHMEM_COLL_FN void broadcast_two_shot_data(Env& env, const TeamValue& t, int slot, void* dest, const void* src,
+                                            size_t bytes, int root, Part part, const char* call) {
+  if (bytes == 0) return;
+  const uint64_t epoch = *env.epoch(slot);
+  const int chunks = broadcast_chunks(bytes);
+  char* d = static_cast<char*>(dest);
+  const size_t flag = static_cast<size_t>(part.index);  // + c * kBcastParts
+  if (t.my_rank == root) {
+    const char* s = static_cast<const char*>(src);
+    for (int c = 0; c < chunks; ++c) {
+      for (int j = 0; j < t.size - 1; ++j) {  // part b starts b owners further on: the links busy together
+        const int r = member_after(t, root, 1 + (part.index + j) % (t.size - 1));
+        size_t lo, hi;
+        broadcast_chunk_part(t, root, r, bytes, chunks, c, part, lo, hi);
+        char* to = static_cast<char*>(env.peer(dest, team_world_pe(t, r)));
+        if (lo < hi) env.template copy<Scope>(to + lo, s + lo, hi - lo);
+      }
+      Scope::sync();
+      if (Scope::rank() == 0) {
+        env.release_fence();
+        for (int k = 1; k < t.size; ++k) {
+          const int r = member_after(t, root, k);
+          uint64_t* f = env.chunk_flags(team_world_pe(t, r), slot) + flag + static_cast<size_t>(c) * kBcastParts;
+          env.store_relaxed(f, epoch);
+        }
+      }
+      if (dest != src) {
+        for (int k = 1; k < t.size; ++k) {
+          size_t lo, hi;
+          broadcast_chunk_part(t, root, member_after(t, root, k), bytes, chunks, c, part, lo, hi);
+          if (lo < hi) env.template copy<Scope>(d + lo, s + lo, hi - lo);
+        }
+      }
+    }
+    return;
   }
-}
-// Forward (the non-roots' phase): this member's piece of its dest into every other non-root's dest.
-GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN void broadcast_forward_data(Env& env, const TeamValue& t, void* dest, size_t bytes, int root,
-                                           Part part) {
-  if (t.my_rank == root || bytes == 0) return;
-  size_t lo, hi;
-  broadcast_piece(t, root, t.my_rank, bytes, lo, hi);
-  for (int j = 0; j < t.size; ++j) {
-    const int k = part_step(t, part, j);
-    const int r = member_after(t, t.my_rank, k);
-    if (r == root || r == t.my_rank) continue;
-    broadcast_piece_copy<Scope>(env, static_cast<char*>(env.peer(dest, team_world_pe(t, r))),
-                                static_cast<const char*>(dest), lo, hi, part);
+  const uint64_t* mine = env.chunk_flags(team_world_pe(t, t.my_rank), slot) + flag;
+  for (int c = 0; c < chunks; ++c) {
+    if (Scope::rank() == 0) env.wait_flag(mine + static_cast<size_t>(c) * kBcastParts, epoch, call);
+    Scope::sync();  // the root's chunk landed, for the whole group
+    size_t lo, hi;
+    broadcast_chunk_part(t, root, t.my_rank, bytes, chunks, c, part, lo, hi);
+    if (lo == hi) continue;
+    for (int k = 1; k < t.size; ++k) {  // staggered from the next member
+      const int r = member_after(t, t.my_rank, k);
+      if (r == root) continue;
+      env.template copy<Scope>(static_cast<char*>(env.peer(dest, team_world_pe(t, r))) + lo, d + lo, hi - lo);
+    }
   }
 }
 GSHMEM_COLL_TEMPLATE
@@ -439,9 +486,7 @@ GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest
   entered<Scope>(env, t, slot, call);
   if constexpr (TwoShotScope<Scope>::value) {
     if (broadcast_uses_two_shot(t.size, bytes, two_shot_bytes)) {
-      broadcast_scatter_data<Scope>(env, t, dest, src, bytes, root, Part::whole());
-      team_sync<Scope>(env, t, slot, call);
-      broadcast_forward_data<Scope>(env, t, dest, bytes, root, Part::whole());
+      broadcast_two_shot_data<Scope>(env, t, slot, dest, src, bytes, root, Part::whole(), call);
       return team_sync<Scope>(env, t, slot, call);
     }
   }
@@ -833,8 +878,12 @@ GSHMEM_COLL_FN void reduce_data(Env& env, const TeamValue& t, T* dest, const T* 
 // In place (dest == source, the same on every member since the addresses are symmetric) is safe with two-shot
 // alone: during the first phase a member writes only its own block, which no other member reads; during the
 // second nobody reads a source. (One-shot in place would let a member overwrite elements a peer still reads.)
+// The threshold (GSHMEM_COLL_TWO_SHOT_BYTES): 0, the default, is automatic: on a team of 2 one-shot at every size
+// (two-shot moves the same bytes there and pays one more sync: on 2 x H100 one-shot took 14.6 / 24.1 / 63.4 us at
+// 1 / 4 / 16 MiB against two-shot's 20.8 / 30.0 / 68.2, bench/NOTES.md entry 41), on larger teams two-shot from
+// kTwoShotBytes. Any other value applies to every team size (1: always two-shot).
 GSHMEM_HD constexpr bool use_two_shot(int size, size_t bytes, bool in_place, size_t threshold) {
-  return size > 1 && (in_place || bytes >= threshold);
+  return size > 1 && (in_place || (threshold == 0 ? size > 2 && bytes >= kTwoShotBytes : bytes >= threshold));
 }
 
 // In place on a scope without two-shot (ReducePass::kTwoShot false, the device API's scopes): each pass is combined
@@ -943,7 +992,7 @@ GSHMEM_COLL_OUTLINE_FN void reduce_ll(Env env, TeamValue t, int slot, T* dest, c
 // scope has it (ReducePass::kTwoShot); otherwise one-shot, and in place pass by pass.
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_FN void reduce(Env& env, const TeamValue& t, int slot, T* dest, const T* src, size_t nelems,
-                           const char* call, size_t two_shot_bytes = kTwoShotBytes) {
+                           const char* call, size_t two_shot_bytes = 0) {
   if constexpr (sizeof(T) <= 8) {
     if (reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
       return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, false, call);

@@ -118,6 +118,11 @@ struct CollEnv {
     return reinterpret_cast<uint64_t*>(peer_base(h, pe) + h.coll_ll_offset + coll::kLLSeqBytes +
                                        coll::kLLBufBytes * (2 * static_cast<size_t>(slot) + parity));
   }
+  // The two-shot broadcast's chunk flags: right after the LL area (runtime/device_state.hpp).
+  __device__ __forceinline__ uint64_t* chunk_flags(int pe, int slot) const {
+    return reinterpret_cast<uint64_t*>(peer_base(h, pe) + h.coll_ll_offset + coll::kLLAreaBytes +
+                                       coll::kBcastFlagBytes * static_cast<size_t>(slot));
+  }
   __device__ __forceinline__ void ll_store(uint64_t* line, uint64_t w0, uint64_t w1) const {
     asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(line), "l"(w0), "l"(w1) : "memory");
   }

@@ -1,0 +1,90 @@
+// The collectives' choices (gshmem/coll/algorithms.h). Reduce: one-shot or two-shot by team size, size, in place
+// and GSHMEM_COLL_TWO_SHOT_BYTES (0: automatic). The two-shot broadcast's split of the data: pieces per non-root,
+// chunks per piece, parts per chunk. Every byte must be sent by the root exactly once and forwarded by exactly one owner, whatever
+// the team size, root, size and part count (a gap would leave stale bytes in dest, an overlap would be two writers);
+// chunk and part ranges stay aligned to kPartAlign from the piece's start; the chunk count follows the documented
+// model (2 at 4 MiB, 5 at 16 MiB, 11 at 64 MiB, 16 from 128 MiB).
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "gshmem/coll/algorithms.h"
+
+namespace {
+
+using gshmem::TeamValue;
+namespace coll = gshmem::coll;
+
+TEST(ReduceTwoShot, Automatic) {
+  const std::size_t mib = std::size_t(1) << 20;
+  for (std::size_t bytes : {std::size_t(8), mib - 1, mib, 16 * mib, 256 * mib}) {
+    EXPECT_FALSE(coll::use_two_shot(2, bytes, false, 0)) << bytes << " bytes at 2 PEs";
+    EXPECT_TRUE(coll::use_two_shot(2, bytes, true, 0)) << bytes << " bytes at 2 PEs, in place";
+    for (int size : {3, 4, 8}) {
+      EXPECT_EQ(coll::use_two_shot(size, bytes, false, 0), bytes >= coll::kTwoShotBytes) << bytes << " at " << size;
+      EXPECT_TRUE(coll::use_two_shot(size, bytes, true, 0));
+    }
+    EXPECT_FALSE(coll::use_two_shot(1, bytes, true, 0)) << "a team of one never syncs";
+  }
+}
+
+TEST(ReduceTwoShot, SetValueAppliesToEveryTeamSize) {
+  for (int size : {2, 3, 8}) {
+    EXPECT_TRUE(coll::use_two_shot(size, 1, false, 1)) << "1 means always, at " << size;
+    EXPECT_TRUE(coll::use_two_shot(size, 4096, false, 4096));
+    EXPECT_FALSE(coll::use_two_shot(size, 4095, false, 4096));
+    EXPECT_TRUE(coll::use_two_shot(size, 4095, true, 4096)) << "in place is always two-shot";
+  }
+}
+
+TEST(BroadcastTwoShot, ChunkCounts) {
+  EXPECT_EQ(coll::broadcast_chunks(0), 1);
+  EXPECT_EQ(coll::broadcast_chunks(std::size_t(2) << 20), 2);
+  EXPECT_EQ(coll::broadcast_chunks((std::size_t(2) << 20) - 1), 1);
+  EXPECT_EQ(coll::broadcast_chunks(std::size_t(4) << 20), 2);
+  EXPECT_EQ(coll::broadcast_chunks(std::size_t(16) << 20), 5);
+  EXPECT_EQ(coll::broadcast_chunks(std::size_t(64) << 20), 11);
+  EXPECT_EQ(coll::broadcast_chunks(std::size_t(128) << 20), 16);
+  EXPECT_EQ(coll::broadcast_chunks(std::size_t(256) << 20), coll::kBcastChunks);
+}
+
+TEST(BroadcastTwoShot, RangesCoverTheDataOnce) {
+  const std::vector<std::size_t> sizes = {1, 64, 255, 256, 4097, 16389, (std::size_t(1) << 20) + 8,
+                                          (std::size_t(9) << 20) + 24};
+  for (int size : {3, 4, 5, 8}) {
+    for (int root : {0, 1, size - 1}) {
+      for (std::size_t bytes : sizes) {
+        for (int parts : {1, 3, 7, coll::kBcastParts}) {
+          const int chunks = coll::broadcast_chunks(bytes);
+          std::vector<int> hits(bytes, 0);
+          for (int r = 0; r < size; ++r) {
+            if (r == root) continue;
+            const TeamValue t{0, 1, size, r};
+            for (int c = 0; c < chunks; ++c) {
+              for (int b = 0; b < parts; ++b) {
+                std::size_t lo = 0, hi = 0;
+                coll::broadcast_chunk_part(t, root, r, bytes, chunks, c, coll::Part{b, parts}, lo, hi);
+                ASSERT_LE(lo, hi);
+                ASSERT_LE(hi, bytes);
+                std::size_t plo = 0, phi = 0;
+                coll::broadcast_piece(t, root, r, bytes, plo, phi);
+                ASSERT_TRUE(lo == hi || (lo >= plo && hi <= phi)) << "a part outside its owner's piece";
+                if (lo < hi) {
+                  ASSERT_EQ((lo - plo) % coll::kPartAlign, 0u) << "unaligned part start";
+                }
+                for (std::size_t i = lo; i < hi; ++i) ++hits[i];
+              }
+            }
+          }
+          std::size_t bad = 0;
+          for (std::size_t i = 0; i < bytes; ++i) bad += hits[i] != 1;
+          EXPECT_EQ(bad, 0u) << "bytes sent zero or several times: size " << size << ", root " << root << ", "
+                             << bytes << " bytes, " << parts << " parts";
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
