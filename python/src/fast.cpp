@@ -180,18 +180,19 @@ bool read_buffer(PyObject* x, Arr& a, bool writable) {
 }
 
 // Both arrays, of one kind of array and one dtype.
-bool read_pair(PyObject* dst, PyObject* src, Arr& d, Arr& s) {
+// One array of a type the full path read (a torch tensor, or an object with the buffer protocol; `writable`: the
+// buffer is written to), by its type.
+bool read_array(PyObject* x, Arr& a, bool writable) {
   State& st = state();
-  PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(dst));
-  if (reinterpret_cast<PyObject*>(Py_TYPE(src)) != t) return false;
-  if (has(st.torch_types, t)) {
-    if (!read_torch(dst, d) || !read_torch(src, s)) return false;
-  } else if (has(st.buffer_types, t)) {
-    if (!read_buffer(dst, d, true) || !read_buffer(src, s, false)) return false;
-  } else {
-    return false;
-  }
-  return d.kind == s.kind;
+  PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(x));
+  if (has(st.torch_types, t)) return read_torch(x, a);
+  if (has(st.buffer_types, t)) return read_buffer(x, a, writable);
+  return false;
+}
+
+bool read_pair(PyObject* dst, PyObject* src, Arr& d, Arr& s) {
+  if (Py_TYPE(src) != Py_TYPE(dst)) return false;
+  return read_array(dst, d, true) && read_array(src, s, false) && d.kind == s.kind;
 }
 
 // [p, p + bytes) inside a region the full path looked up.
@@ -383,16 +384,8 @@ bool fast_rma(nb::handle dst, nb::handle src, nb::handle remote_pe, nb::handle s
 // A signal word as gshmem.core.rma._signal_word reads it: a torch tensor or NumPy array of a type the full path
 // read, its dtype int64 or uint64, dense, at least 8 bytes, 8-byte aligned, inside a symmetric region it looked up.
 bool signal_word(PyObject* x, std::uint64_t*& word) {
-  State& st = state();
-  PyObject* t = reinterpret_cast<PyObject*>(Py_TYPE(x));
   Arr a;
-  if (has(st.torch_types, t)) {
-    if (!read_torch(x, a)) return false;
-  } else if (has(st.buffer_types, t)) {
-    if (!read_buffer(x, a, false)) return false;
-  } else {
-    return false;
-  }
+  if (!read_array(x, a, false)) return false;
   if ((a.code != kInt64 && a.code != kUint64) || a.kind == kBoolKind || a.n * a.size < 8 || a.p % 8) return false;
   if (!symmetric(a.p, a.n * a.size)) return false;
   word = reinterpret_cast<std::uint64_t*>(a.p);
