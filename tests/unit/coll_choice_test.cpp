@@ -1,9 +1,9 @@
 // The collectives' choices (gshmem/coll/algorithms.h). Reduce: one-shot or two-shot by team size, size, in place
 // and GSHMEM_COLL_TWO_SHOT_BYTES (0: automatic). The two-shot broadcast's split of the data: pieces per non-root,
-// chunks per piece, parts per chunk. Every byte must be sent by the root exactly once and forwarded by exactly one owner, whatever
-// the team size, root, size and part count (a gap would leave stale bytes in dest, an overlap would be two writers);
-// chunk and part ranges stay aligned to kPartAlign from the piece's start; the chunk count follows the documented
-// model (2 at 4 MiB, 5 at 16 MiB, 11 at 64 MiB, 16 from 128 MiB).
+// chunks per piece, parts per chunk. Every byte must be sent by the root exactly once and forwarded by exactly one
+// owner, whatever the team size, root, size and part count (a gap would leave stale bytes in dest, an overlap would
+// be two writers); chunk and part ranges stay aligned to kPartAlign from the piece's start; the chunk count follows
+// the documented model (2 at 4 MiB, 5 at 16 MiB, 11 at 64 MiB, 16 from 128 MiB).
 #include <gtest/gtest.h>
 
 #include <cstddef>

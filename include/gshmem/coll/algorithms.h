@@ -379,8 +379,8 @@ GSHMEM_COLL_FN void broadcast_data(Env& env, const TeamValue& t, void* dest, con
 // NVSHMEM's 0.78). Only the entry and exit syncs; the exit sync completes the forwards.
 // Split over CTAs (stream kernels), part b of every chunk is copied, flagged ([c][b]) and forwarded by CTA b on
 // every member, so a CTA waits only for the same CTA of the root: every member runs the same number of parts
-// (min(coll_ctas(bytes), kBcastParts) in gpu::collective_on_stream, from settings checked equal at init). The flag value is the slot's sync epoch after
-// the entry sync (the same on every member, larger than any earlier call's).
+// (min(coll_ctas(bytes), kBcastParts) in gpu::collective_on_stream, from settings checked equal at init). The flag
+// value is the slot's sync epoch after the entry sync (the same on every member, larger than any earlier call's).
 // Host and stream forms only: the device API's scopes are inlined into users' kernels, and the two phases pushed
 // the block and warp broadcast past 64 registers a thread (spills under __launch_bounds__(1024), the
 // compile.*regs_1024 checks), so they stay one-shot, as their reduce does (NOTES 27). TwoShotScope says which
