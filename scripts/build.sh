@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Configures and builds gshmem into build/ (GPU support when nvcc is found, else CPU PEs only). Arguments go to the
-# configure step; BUILD_TARGETS="a b" builds only those targets (and what they need), e.g. the demo's.
+# configure step; BUILD_TARGETS="a b" builds only those targets (and what they need), e.g. the demo's;
+# GSHMEM_CUDA_ARCHITECTURES="90" (environment) is -DGSHMEM_CUDA_ARCHITECTURES=90 where no argument sets it (CI builds
+# the library for one architecture: it only compiles there, and the second one doubled its heaviest files).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [[ -n ${GSHMEM_CUDA_ARCHITECTURES:-} && " $* " != *-DGSHMEM_CUDA_ARCHITECTURES=* ]]; then
+  set -- "$@" "-DGSHMEM_CUDA_ARCHITECTURES=$GSHMEM_CUDA_ARCHITECTURES"
+fi
 "$root/scripts/install-deps.sh"
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 # No GPU here (CI): the tests, benchmark and examples are only compiled, so one architecture for them (the library
