@@ -17,8 +17,10 @@
 //   kCollArgsOffset:  call signatures [kMaxTeams] of kCollArgsBytes: what this PE's latest host collective on the
 //                     slot was called with (CPU PEs; written before the entry sync, read by the members after it,
 //                     src/api/collectives.cpp); never needs zeroing
-//   kCollLLOffset:    the LL area of small collectives (gshmem/coll/algorithms.h, "LL"): this PE's LL call count
-//                     per slot (kLLSeqBytes), then two buffers of kLLBufBytes per slot, written by peers
+//   kCollLLOffset:    the LL area of small collectives (gshmem/coll/algorithms.h, "LL"): its head (kLLSeqBytes)
+//                     holds this PE's LL call count per slot [kMaxTeams] uint64, then the tally of finished CTAs
+//                     of a multi-CTA LL kernel per slot [kMaxTeams] uint32; then two buffers of kLLBufBytes per
+//                     slot, written by peers
 //   kCollChunkOffset: right after the LL area (device code finds it there): the two-shot broadcast's chunk flags
 //                     [kMaxTeams] of coll::kBcastFlagBytes, written by the root of each call
 // Zeroed per slot when a split (re)uses the slot, before the split's closing parent barrier (TeamTable::reset_slot
@@ -54,7 +56,9 @@ inline constexpr std::size_t kCollChunkEnd = kCollChunkOffset + coll::kBcastFlag
 static_assert(kCollChunkEnd <= kHeapInternalBytes, "the two-shot broadcast's chunk flags outgrew kHeapInternalBytes");
 static_assert(kCollEnd <= kCollLLOffset, "collective workspace overlaps the LL area");
 static_assert(kCollLLEnd <= kHeapInternalBytes, "the collectives' LL area outgrew kHeapInternalBytes");
-static_assert(sizeof(std::uint64_t) * kMaxTeams <= coll::kLLSeqBytes, "LL call counts outgrew their head");
+static_assert(sizeof(std::uint64_t) * kMaxTeams <= coll::kLLTallyOffset &&
+                  coll::kLLTallyOffset + sizeof(std::uint32_t) * kMaxTeams <= coll::kLLSeqBytes,
+              "LL call counts and part tallies outgrew their head");
 static_assert(kDeviceInternalEnd <= kCollOffset, "collective workspace overlaps the device-barrier area");
 static_assert(kCollEnd <= kHeapInternalBytes, "collective workspace outgrew kHeapInternalBytes");
 static_assert(kStreamBarrierEnd + 8 <= kDeviceBarrierOffset, "device-barrier flags overlap the stream-barrier area");

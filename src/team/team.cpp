@@ -322,6 +322,8 @@ void TeamTable::reset_slot(int slot) {
   char* epoch = rt_.heap->base() + device_state::kCollEpochOffset + sizeof(std::uint64_t) * slot;
   // And its LL call count and two LL buffers (the new team's calls count from 1 again: no stale line may match).
   char* ll_seq = rt_.heap->base() + device_state::kCollLLOffset + sizeof(std::uint64_t) * slot;
+  char* ll_tally = rt_.heap->base() + device_state::kCollLLOffset + coll::kLLTallyOffset +
+                   sizeof(std::uint32_t) * slot;  // a multi-CTA LL kernel's tally (zero between calls anyway)
   char* ll_bufs = rt_.heap->base() + device_state::kCollLLOffset + coll::kLLSeqBytes +
                   2 * coll::kLLBufBytes * static_cast<std::size_t>(slot);
   // And the two-shot broadcast's chunk flags (they hold epochs, which start again from 0).
@@ -331,12 +333,14 @@ void TeamTable::reset_slot(int slot) {
     gpu::memset_zero(rt_.gpu, flags, device_state::kCollSlotBytes);
     gpu::memset_zero(rt_.gpu, epoch, sizeof(std::uint64_t));
     gpu::memset_zero(rt_.gpu, ll_seq, sizeof(std::uint64_t));
+    gpu::memset_zero(rt_.gpu, ll_tally, sizeof(std::uint32_t));
     gpu::memset_zero(rt_.gpu, ll_bufs, 2 * coll::kLLBufBytes);
     gpu::memset_zero(rt_.gpu, chunk, coll::kBcastFlagBytes);
   } else {
     std::memset(flags, 0, device_state::kCollSlotBytes);
     std::memset(epoch, 0, sizeof(std::uint64_t));
     std::memset(ll_seq, 0, sizeof(std::uint64_t));
+    std::memset(ll_tally, 0, sizeof(std::uint32_t));
     std::memset(ll_bufs, 0, 2 * coll::kLLBufBytes);
     std::memset(chunk, 0, coll::kBcastFlagBytes);
   }

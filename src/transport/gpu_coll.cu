@@ -26,10 +26,11 @@ struct gshmem::coll::TwoShotScope<gshmem::gpu::CollCta> {
 namespace gshmem::gpu {
 namespace {
 
-// What a launch of coll_kernel runs: the whole collective (one CTA), or the grid's share of one data phase.
+// What a launch of coll_kernel runs: the whole collective (one CTA, or the grid's parts of an LL call), or the
+// grid's share of one data phase.
 enum class CollPhase : int { Whole, Data, BroadcastTwoShot };
 
-// The whole collective (one CTA), or block b of the grid's share of one of its data phases.
+// The whole collective (one CTA, or part b of an LL call), or block b of the grid's share of one of its data phases.
 __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_t h, TeamValue t, int slot, int kind,
                                                             void* dest, const void* src, coll::Exchange x, int root,
                                                             CollPhase phase, std::size_t bcast_two_shot_bytes,
@@ -54,6 +55,11 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
                      : kind == static_cast<int>(CollKind::Fcollect) ? "gshmem fcollect (stream kernel)"
                      : kind == static_cast<int>(CollKind::Alltoall) ? "gshmem alltoall (stream kernel)"
                                                                     : "gshmem alltoalls (stream kernel)";
+  if (gridDim.x > 1) {  // LL over several CTAs (collective_on_stream launches a grid whole for nothing else)
+    if (bcast) coll::broadcast_ll<CollCta>(env, t, slot, dest, src, bytes, root, call, part);
+    else coll::exchange_ll<CollCta>(env, t, slot, dest, src, x, call, part);
+    return;
+  }
   if (bcast) coll::broadcast<CollCta>(env, t, slot, dest, src, bytes, root, call, bcast_two_shot_bytes);
   else coll::exchange<CollCta>(env, t, slot, dest, src, x, call);
 }
@@ -90,6 +96,10 @@ unsigned coll_ctas(std::size_t work_bytes) {
   return n < kCollMinSplit ? 1u : static_cast<unsigned>(n < static_cast<std::size_t>(most) ? n : most);
 }
 
+unsigned ll_ctas(std::size_t data_bytes) {
+  return static_cast<unsigned>(coll::ll_parts(data_bytes, config::get().coll_ll_cta_bytes));
+}
+
 void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
                           void* dest, const void* src, const coll::Exchange& x, int root, gshmem_stream_t s,
                           const char* call, void* ce_peer_dest) {
@@ -106,12 +116,13 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   // and settings that are equal on every PE (checked at init), at most coll::kBcastParts.
   const std::size_t members = static_cast<std::size_t>(t.size);
   const std::size_t work = !bcast ? block * members : root_here ? block * members : 0;
-  // LL (small calls, one flight without syncs) runs in the one-CTA kernel, as the device forms run it.
+  // LL (small calls, one flight without syncs) runs whole in one kernel: one CTA, or one per
+  // GSHMEM_COLL_LL_CTA_BYTES of the lines' data (coll::ll_parts).
   const std::size_t ll = static_cast<std::size_t>(h.coll_ll_bytes);
   const bool by_ll = bcast ? coll::use_ll(t.size, block, ll) : coll::exchange_uses_ll(t.size, x, ll);
   const unsigned most_parts = static_cast<unsigned>(coll::kBcastParts);
   const unsigned two_shot_ctas = bcast_two_shot ? coll_ctas(block) : 0u;
-  const unsigned ctas = by_ll            ? 1u
+  const unsigned ctas = by_ll            ? ll_ctas(coll::ll_lines(block) * 8 * members)
                         : bcast_two_shot ? (two_shot_ctas < most_parts ? two_shot_ctas : most_parts)
                                          : coll_ctas(work);
   // The grid's share of one data phase, then the sync after it (the sync before is the previous launch).
@@ -131,9 +142,9 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
       e = static_cast<cudaError_t>(
           copy_engine_broadcast(c, reinterpret_cast<gshmem_stream_t>(st), ce_peer_dest, dest, src, block));
     if (e == cudaSuccess) e = launch_coll_sync(false, st, h, t, slot, abort_flag);
-  } else if (ctas == 1) {
-    e = launch_stream_kernel(ov, coll_kernel, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
-                             root, CollPhase::Whole, bcast_two_shot_bytes, abort_flag);
+  } else if (ctas == 1 || by_ll) {
+    e = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
+                           root, CollPhase::Whole, bcast_two_shot_bytes, abort_flag);
   } else {
     e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
     if (e == cudaSuccess) e = grid(bcast_two_shot ? CollPhase::BroadcastTwoShot : CollPhase::Data);

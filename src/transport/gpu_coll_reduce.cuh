@@ -27,15 +27,19 @@ cudaError_t launch_coll_sync(bool overlap, cudaStream_t st, const gshmem_device_
 // than the CTAs gain.
 constexpr std::size_t kCollMinSplit = 4;
 unsigned coll_ctas(std::size_t work_bytes);
+// CTAs of an LL call where this PE receives `data_bytes` in all: coll::ll_parts with GSHMEM_COLL_LL_CTA_BYTES.
+unsigned ll_ctas(std::size_t data_bytes);
 
-// What one launch of reduce_kernel does: the whole reduction (one CTA), or one data phase split over the grid's
+// What one launch of reduce_kernel does: the whole reduction (one CTA, or an LL call's parts over the grid), or
+// one data phase split over the grid's
 // CTAs between sync kernels (coll::Part): one-shot's, or two-shot's first (reduce the owned block) or second
 // (push it to the other members).
 enum class ReducePhase : int { Whole, OneShotData, OwnedReduce, OwnedGather };
 
 // Launches reduce_kernel<op, T>: reducescatter and small reduces one-shot, reduce from `two_shot_bytes` of data
 // and in place two-shot (coll::use_two_shot); one CTA, or (ctas > 1) each data phase over ctas CTAs between sync
-// kernels. cudaErrorInvalidValue for a bitwise op on a floating type (the host layer never asks for one).
+// kernels; LL calls in one kernel of ll_ctas CTAs. cudaErrorInvalidValue for a bitwise op on a floating type (the
+// host layer never asks for one).
 template <typename T>
 cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, const gshmem_device_state_t& h,
                           const TeamValue& t, int slot, bool scatter, void* dest, const void* src,
@@ -70,9 +74,9 @@ __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_stat
     case ReducePhase::Whole: break;
   }
   const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
-  if constexpr (sizeof(T) <= 8) {  // small: LL, as the device forms choose it (launch_reduce then runs one CTA)
+  if constexpr (sizeof(T) <= 8) {  // small: LL, as the device forms choose it (launch_reduce: one CTA or ll_ctas)
     if (coll::reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
-      return coll::reduce_ll<ReduceCta, Op>(env, t, slot, dest, src, nelems, scatter, call);
+      return coll::reduce_ll<ReduceCta, Op>(env, t, slot, dest, src, nelems, scatter, call, part);
   }
   if (two_shot) coll::reduce_two_shot<ReduceCta, Op>(env, t, slot, dest, src, nelems, call);
   else coll::reduce_one_shot<ReduceCta, Op>(env, t, slot, dest, src, first, nelems, call);
@@ -87,16 +91,17 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
   T* d = static_cast<T*>(dest);
   const T* s = static_cast<const T*>(src);
   const bool two_shot = !scatter && coll::use_two_shot(t.size, nelems * sizeof(T), dest == src, two_shot_bytes);
-  if (coll::reduce_uses_ll<T>(t.size, nelems, static_cast<std::size_t>(h.coll_ll_bytes))) ctas = 1;
+  const bool by_ll = coll::reduce_uses_ll<T>(t.size, nelems, static_cast<std::size_t>(h.coll_ll_bytes));
+  if (by_ll) ctas = ll_ctas(coll::ll_lines(nelems * sizeof(T)) * 8 * static_cast<std::size_t>(t.size));
   auto go = [&](auto k) {
     auto grid = [&](ReducePhase phase) {
       cudaError_t e = launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems, phase,
                                          two_shot, abort_flag);
       return e == cudaSuccess ? launch_coll_sync(overlap, st, h, t, slot, abort_flag) : e;
     };
-    if (ctas <= 1)
-      return launch_stream_kernel(overlap, k, kCollThreads, st, h, t, slot, scatter, d, s, nelems, ReducePhase::Whole,
-                                  two_shot, abort_flag);
+    if (ctas <= 1 || by_ll)  // whole: one CTA, or LL's parts in one kernel
+      return launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems,
+                                ReducePhase::Whole, two_shot, abort_flag);
     cudaError_t e = launch_coll_sync(overlap, st, h, t, slot, abort_flag);
     if (e != cudaSuccess) return e;
     if (!two_shot) return grid(ReducePhase::OneShotData);

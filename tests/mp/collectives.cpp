@@ -306,6 +306,28 @@ MPT_CASE(reduce_large) {
   run_red<float>(Op::Sum, false, world, n + 1, true, 65);
 }
 
+// At the largest LL limit (GSHMEM_COLL_LL_BYTES=131072: the data of a call, each member's block times the team's
+// size, up to 128 KiB; gpu.mp.collectives.ll131072.*) every kind at the edge and one line past it, on every team:
+// the calls at the edge fill the 256 KiB buffers, and on GPU PEs their stream forms run as several CTAs
+// (GSHMEM_COLL_LL_CTA_BYTES), reduce in place included. Under other limits these are plain calls.
+MPT_CASE(ll_edge) {
+  auto teams = make_teams();
+  for (const auto& t : teams) {
+    const std::size_t edge = (std::size_t(128) << 10) / static_cast<std::size_t>(t.size);  // bytes a member
+    for (std::size_t bytes : {edge / 8 * 8, edge / 8 * 8 + 8}) {
+      run<unsigned char>(Kind::Fcollect, t, bytes, 0, true, false, 90 + bytes);
+      run<unsigned char>(Kind::Alltoall, t, bytes, 0, true, false, 91 + bytes);
+      run<unsigned char>(Kind::Broadcast, t, bytes, t.size - 1, true, false, 92 + bytes);
+      run<unsigned char>(Kind::Broadcast, t, bytes, 0, true, true, 93 + bytes);
+      run_red<double>(Op::Sum, false, t, bytes / 8, false, 94 + bytes);
+      run_red<double>(Op::Sum, false, t, bytes / 8, true, 95 + bytes);
+      run_red<int>(Op::Max, true, t, bytes / 4, false, 96 + bytes);
+      run_red<int8_t>(Op::Min, false, t, bytes, true, 97 + bytes);
+    }
+  }
+  destroy(teams);
+}
+
 // From 1 MiB on teams of more than 2 (GSHMEM_COLL_TWO_SHOT_BYTES automatic; at 2 PEs only in place, or where the
 // setting is given, as mp.collectives.two_shot.* does): reduce goes two-shot (each member reduces its block, then
 // pushes it to the others), in place too; sizes that split unevenly into blocks, sources that share dest's misalignment and

@@ -38,6 +38,46 @@ TEST(ReduceTwoShot, SetValueAppliesToEveryTeamSize) {
   }
 }
 
+// LL calls on a stream: one CTA per GSHMEM_COLL_LL_CTA_BYTES (16 KiB unless set) of the data a PE receives, 1 to
+// kLLMaxParts; the buffers hold 128 KiB of data (the largest GSHMEM_COLL_LL_BYTES).
+TEST(LL, Parts) {
+  EXPECT_EQ(coll::ll_parts(0, 16384), 1);
+  EXPECT_EQ(coll::ll_parts(8, 16384), 1);
+  EXPECT_EQ(coll::ll_parts(16384, 16384), 1);
+  EXPECT_EQ(coll::ll_parts(16392, 16384), 2);
+  EXPECT_EQ(coll::ll_parts(65536, 16384), 4);
+  EXPECT_EQ(coll::ll_parts(65536, 1024), coll::kLLMaxParts);
+  EXPECT_EQ(coll::ll_parts(65536, 0), coll::kLLMaxParts);
+  EXPECT_EQ(coll::kLLBufBytes / 2, std::size_t(131072));
+  EXPECT_TRUE(coll::use_ll(2, 65536, 131072));
+  EXPECT_FALSE(coll::use_ll(2, 65544, 131072));
+  EXPECT_TRUE(coll::use_ll(8, 16384, 131072));
+  EXPECT_FALSE(coll::use_ll(2, 65536, 65536));
+}
+
+// A group of 96 threads whose rank the test sets.
+struct Group {
+  static int size() { return 96; }
+  static int rank() { return r; }
+  static inline int r = 0;
+};
+
+// Every line of every section goes to exactly one thread of one part, whatever the group size and part count.
+TEST(LL, LanesCoverEveryLineOnce) {
+  for (int count : {1, 2, 3, 16})
+    for (std::size_t lines : {std::size_t(1), std::size_t(95), std::size_t(4096), std::size_t(8191)}) {
+      std::vector<int> hits(lines, 0);
+      for (int b = 0; b < count; ++b)
+        for (Group::r = 0; Group::r < Group::size(); ++Group::r) {
+          const coll::LLLanes ln = coll::ll_lanes<Group>(coll::Part{b, count});
+          for (std::size_t l = ln.first; l < lines; l += ln.step) ++hits[l];
+        }
+      std::size_t bad = 0;
+      for (int h : hits) bad += h != 1;
+      EXPECT_EQ(bad, 0u) << lines << " lines over " << count << " parts";
+    }
+}
+
 TEST(BroadcastTwoShot, ChunkCounts) {
   EXPECT_EQ(coll::broadcast_chunks(0), 1);
   EXPECT_EQ(coll::broadcast_chunks(std::size_t(2) << 20), 2);

@@ -30,6 +30,8 @@
 //                                         gave up (GSHMEM_WAIT_TIMEOUT, a dead peer): the routine then ends in
 //   void ll_fail(const uint64_t* line, const char* call)   which reports it (never returns); called after the
 //                                         routine's loops (on the GPU a call inside them cost registers)
+//   optional: void ll_part_done(int slot, int count)   an LL call run in `count` parts (stream kernels): each
+//                                         part reports its end; the last advances ll_seq(slot) (ll_end, below)
 // Reductions need nothing more: the op is a template argument (ReduceOp below), the group's threads combine in
 // registers, reading peers' sources through peer().
 // Layout of the workspace the flags live in: src/runtime/device_state.hpp ("collective workspace").
@@ -172,13 +174,13 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 }
 
 // ---- LL: small collectives in one flight ----
-// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 16 KiB on GPU PEs, the most), broadcast, fcollect,
-// alltoall, reduce and reducescatter skip both team syncs and the reads from peers. Each sender writes its data
-// straight into a buffer in each receiver's heap as LL lines: 16 bytes carrying 8 data bytes in two 8-byte words,
-// each word 4 data bytes below a 32-bit flag (the call's number on the team slot). An aligned 8-byte store lands
-// whole (over NVLink and PCIe, and in CPU caches), so a receiver that sees the flag in a word has its data too: it
-// polls its own buffer, and the call costs one one-way trip instead of two syncs (each a round trip) and remote
-// loads. Sender m's data go to section m of the receiver's buffer (ll_lines(bytes) lines a section).
+// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 16 KiB on GPU PEs, 128 KiB the most), broadcast,
+// fcollect, alltoall, reduce and reducescatter skip both team syncs and the reads from peers. Each sender writes its
+// data straight into a buffer in each receiver's heap as LL lines: 16 bytes carrying 8 data bytes in two 8-byte words,
+// each word 4 data bytes below a 32-bit flag (the call's number on the team slot). An aligned 8-byte store lands whole
+// (over NVLink and PCIe, and in CPU caches), so a receiver that sees the flag in a word has its data too: it polls its
+// own buffer, and the call costs one one-way trip instead of two syncs (each a round trip) and remote loads. Sender m's
+// data go to section m of the receiver's buffer (ll_lines(bytes) lines a section).
 // Two buffers per slot, used by alternate calls: a member writes call n + 2 into the buffer a receiver read call n
 // from only after its own call n + 1 completed, which needed a line from that receiver's call n + 1 (every LL call
 // has every member send to every other: data, or a broadcast's flag line), which the receiver sends only after its
@@ -187,13 +189,27 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 // ll_limit(), so every member, and every form (host, stream kernel, device scopes), makes the same one.
 // Return: this member's dest is complete and its source reusable (no member reads it); nothing is implied about
 // other members' progress (as NVSHMEM documents for these calls).
-inline constexpr size_t kLLBufBytes = 32 * 1024;  // one buffer of LL lines: 16 KiB of data
-// GSHMEM_COLL_LL_BYTES unset on GPU PEs: the buffers' whole 16 KiB (8 KiB until gpu-next of 2026-11-26; at 2 PEs
-// on 2 x H100 a reducescatter of 16 KiB took 4.24 us by LL against 8.55 synced: bench/NOTES.md entries 36, 37).
+// Parts: a stream kernel may run an LL call over several CTAs (Part: CTA b of count takes lines b * group size +
+// rank, stepping by count * group size; ll_parts). Lines are addressed by index, so the receivers need not split
+// them as the senders did. The buffer argument holds call by call, since a PE's next call is the next kernel on
+// its stream, which starts after every CTA of this one finished. Every part reads the call count at its start;
+// the last part to finish advances it (Env::ll_part_done), so the count moves once per call.
+inline constexpr size_t kLLBufBytes = 256 * 1024;  // one buffer of LL lines: 128 KiB of data (16 KiB until 2026-11-27)
+// GSHMEM_COLL_LL_BYTES unset on GPU PEs: 16 KiB, the buffers' whole until 2026-11-27 (8 KiB until gpu-next of
+// 2026-11-26; at 2 PEs on 2 x H100 a reducescatter of 16 KiB took 4.24 us by LL against 8.55 synced: bench/NOTES.md
+// entries 36, 37).
 inline constexpr size_t kLLDefaultBytes = 16 * 1024;
-inline constexpr size_t kLLSeqBytes = 4096;       // the area's head: this PE's LL call count per slot
+inline constexpr size_t kLLSeqBytes = 4096;  // the area's head: this PE's LL call count, then part tally, per slot
+inline constexpr size_t kLLTallyOffset = 8 * GSHMEM_DEVICE_MAX_TEAMS;  // the tallies (uint32 per slot) in the head
 inline constexpr size_t kLLAreaBytes = kLLSeqBytes + 2 * kLLBufBytes * GSHMEM_DEVICE_MAX_TEAMS;
 GSHMEM_HD constexpr size_t ll_lines(size_t bytes) { return (bytes + 7) / 8; }
+// Most CTAs of one LL call (stream kernels), and how many a call takes where this PE receives `data_bytes` in all
+// (each sender's block times the team's size): one per `cta_bytes` (GSHMEM_COLL_LL_CTA_BYTES), at least 1.
+inline constexpr int kLLMaxParts = 16;
+GSHMEM_HD constexpr int ll_parts(size_t data_bytes, size_t cta_bytes) {
+  const size_t per = cta_bytes > 0 ? cta_bytes : 1, n = (data_bytes + per - 1) / per;
+  return n < 1 ? 1 : n > static_cast<size_t>(kLLMaxParts) ? kLLMaxParts : static_cast<int>(n);
+}
 // Whether a call where each member receives `bytes` from each sender goes by LL (a section per member).
 GSHMEM_HD constexpr bool use_ll(int size, size_t bytes, size_t limit) {
   return size > 1 && bytes > 0 && ll_lines(bytes) * 8 * static_cast<size_t>(size) <= limit &&
@@ -209,14 +225,40 @@ struct LLCall {
   uint32_t flag;    // in every word of this call's lines: never 0 (fresh buffers), different from the last 2^32 - 2
   unsigned parity;  // the buffer of this call
 };
+// The lines a thread of the group takes: first, first + step, ... (Parts, above).
+struct LLLanes {
+  size_t first;
+  size_t step;
+};
+template <class Scope>
+GSHMEM_COLL_FN LLLanes ll_lanes(const Part& p) {
+  const size_t g = static_cast<size_t>(Scope::size());
+  return LLLanes{static_cast<size_t>(p.index) * g + static_cast<size_t>(Scope::rank()),
+                 g * static_cast<size_t>(p.count)};
+}
 GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN LLCall ll_begin(Env& env, int slot) {
+GSHMEM_COLL_FN LLCall ll_begin(Env& env, int slot, const Part& part) {
   Scope::sync();  // the group is done with its previous call's buffer (above)
   uint64_t* sp = env.ll_seq(slot);
   const uint64_t n = *sp + 1;
   Scope::sync();  // every thread read the count before rank 0 advances it
-  if (Scope::rank() == 0) *sp = n;
+  if (part.count == 1 && Scope::rank() == 0) *sp = n;  // several parts: the last to finish does (ll_end)
   return LLCall{static_cast<uint32_t>(n % 0xFFFFFFFFull) + 1u, static_cast<unsigned>(n & 1)};
+}
+template <class Env, class = void>
+struct HasLLPartDone {
+  static constexpr bool value = false;
+};
+template <class Env>
+struct HasLLPartDone<Env, typename VoidOf<decltype(&Env::ll_part_done)>::type> {
+  static constexpr bool value = true;
+};
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void ll_end(Env& env, int slot, const Part& part) {
+  Scope::sync();
+  if constexpr (HasLLPartDone<Env>::value) {  // environments without it run whole calls only
+    if (part.count > 1 && Scope::rank() == 0) env.ll_part_done(slot, part.count);
+  }
 }
 // The n < 8 bytes at p (8 when n >= 8) as a little-endian word, zero above them; one load where aligned.
 GSHMEM_COLL_FN uint64_t ll_load_data(const char* p, size_t n) {
@@ -256,22 +298,24 @@ GSHMEM_COLL_FN uint64_t ll_pack(const T* p, size_t ne) {
   return data;
 }
 // The n data words line(0), line(1), ... into section `section` (n lines a section) of `buf` (a receiver's
-// buffer) as LL lines of `flag`, the group's threads taking lines in turn.
-template <class Scope, class Env, class Line>
-GSHMEM_COLL_FN void ll_push_lines(Env& env, uint64_t* buf, size_t section, size_t n, uint32_t flag, Line line) {
+// buffer) as LL lines of `flag`, the group's threads taking the lines of `ln`.
+template <class Env, class Line>
+GSHMEM_COLL_FN void ll_push_lines(Env& env, uint64_t* buf, size_t section, size_t n, uint32_t flag, LLLanes ln,
+                                  Line line) {
   uint64_t* out = buf + 2 * section * n;
   const uint64_t f = static_cast<uint64_t>(flag) << 32;
-  for (size_t l = static_cast<size_t>(Scope::rank()); l < n; l += static_cast<size_t>(Scope::size())) {
+  for (size_t l = ln.first; l < n; l += ln.step) {
     const uint64_t v = line(l);
     env.ll_store(out + 2 * l, f | (v & 0xFFFFFFFFull), f | (v >> 32));
   }
 }
 // `bytes` at src, 8 a line.
-GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN void ll_push(Env& env, uint64_t* buf, size_t section, const void* src, size_t bytes, uint32_t flag) {
+template <class Env>
+GSHMEM_COLL_FN void ll_push(Env& env, uint64_t* buf, size_t section, const void* src, size_t bytes, uint32_t flag,
+                           LLLanes ln) {
   const char* s = static_cast<const char*>(src);
-  ll_push_lines<Scope>(env, buf, section, ll_lines(bytes), flag,
-                       [&](size_t l) { return ll_load_data(s + 8 * l, bytes - 8 * l); });
+  ll_push_lines(env, buf, section, ll_lines(bytes), flag, ln,
+                [&](size_t l) { return ll_load_data(s + 8 * l, bytes - 8 * l); });
 }
 // Line l of section `section` (n lines a section) of this PE's buffer `buf`: its 8 data bytes into `data` once
 // they landed; false when the wait gave up (the caller stops and ends in Env::ll_fail).
@@ -284,13 +328,14 @@ GSHMEM_COLL_FN bool ll_pull(Env& env, const uint64_t* buf, size_t section, size_
   return true;
 }
 // The receiving half: sections [0, size) but `skip` of this PE's buffer, n lines each, line l of section m to
-// dest + m * stride + 8 * l (bytes of a section: `bytes`). The group's threads take (section, line) pairs in turn.
-template <class Scope, class Env>
+// dest + m * stride + 8 * l (bytes of a section: `bytes`). The group's threads take the (section, line) pairs of
+// `ln`.
+template <class Env>
 GSHMEM_COLL_FN void ll_receive(Env& env, const uint64_t* buf, int size, int skip, char* dest, size_t stride,
-                               size_t bytes, uint32_t flag, const char* call) {
+                               size_t bytes, uint32_t flag, LLLanes ln, const char* call) {
   const size_t n = ll_lines(bytes), total = n * static_cast<size_t>(size);
   const uint64_t* bad = nullptr;  // a line whose wait gave up
-  for (size_t i = static_cast<size_t>(Scope::rank()); i < total; i += static_cast<size_t>(Scope::size())) {
+  for (size_t i = ln.first; i < total; i += ln.step) {
     const size_t m = i / n, l = i % n;
     if (static_cast<int>(m) == skip) continue;
     uint64_t data;
@@ -306,20 +351,25 @@ GSHMEM_COLL_FN void ll_receive(Env& env, const uint64_t* buf, int size, int skip
 // broadcast by LL: the root pushes to every other member's section `root`; each copies it out. Every non-root also
 // stores one flag line (line 0 of section `its index`) in every other member's buffer and waits for the others':
 // the two-buffer argument needs every call to hear from every member (a root that heard from nobody could run two
-// broadcasts ahead and overwrite the buffer a late member has still to read).
+// broadcasts ahead and overwrite the buffer a late member has still to read). Of several parts, part 0 sends and
+// waits for the flag lines.
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_OUTLINE_FN void broadcast_ll(Env env, TeamValue t, int slot, void* dest, const void* src, size_t bytes,
-                                         int root, const char* call) {
-  const LLCall c = ll_begin<Scope>(env, slot);
+                                         int root, const char* call, Part part) {
+  const LLCall c = ll_begin<Scope>(env, slot, part);
+  const LLLanes ln = ll_lanes<Scope>(part);
   const size_t n = ll_lines(bytes);
   if (t.my_rank == root) {
     for (int k = 1; k < t.size; ++k) {
       const int r = member_after(t, root, k);
-      ll_push<Scope>(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), static_cast<size_t>(root), src, bytes,
-                     c.flag);
+      ll_push(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), static_cast<size_t>(root), src, bytes, c.flag, ln);
     }
-    if (dest != src) env.template copy<Scope>(dest, src, bytes);
-  } else {
+    if (dest != src) {
+      size_t lo, hi;
+      part.range(bytes, kPartAlign, lo, hi);
+      if (hi > lo) env.template copy<Scope>(static_cast<char*>(dest) + lo, static_cast<const char*>(src) + lo, hi - lo);
+    }
+  } else if (part.index == 0) {
     const uint64_t f = static_cast<uint64_t>(c.flag) << 32;
     for (int r = Scope::rank(); r < t.size; r += Scope::size())
       if (r != t.my_rank)
@@ -327,14 +377,14 @@ GSHMEM_COLL_OUTLINE_FN void broadcast_ll(Env env, TeamValue t, int slot, void* d
   }
   const uint64_t* buf = env.ll_buf(team_world_pe(t, t.my_rank), slot, c.parity);
   const uint64_t* bad = nullptr;  // a line whose wait gave up
-  for (int m = Scope::rank(); m < t.size && bad == nullptr; m += Scope::size()) {  // the others' flag lines
+  for (int m = Scope::rank(); part.index == 0 && m < t.size && bad == nullptr; m += Scope::size()) {  // flag lines
     uint64_t unused;
     if (m != root && m != t.my_rank && !ll_pull(env, buf, static_cast<size_t>(m), n, 0, c.flag, unused))
       bad = buf + 2 * n * static_cast<size_t>(m);
   }
   if (bad == nullptr && t.my_rank != root) {  // root's data, line by line
     char* d = static_cast<char*>(dest);
-    for (size_t l = static_cast<size_t>(Scope::rank()); l < n; l += static_cast<size_t>(Scope::size())) {
+    for (size_t l = ln.first; l < n; l += ln.step) {
       uint64_t data;
       if (!ll_pull(env, buf, static_cast<size_t>(root), n, l, c.flag, data)) {
         bad = buf + 2 * (static_cast<size_t>(root) * n + l);
@@ -344,7 +394,7 @@ GSHMEM_COLL_OUTLINE_FN void broadcast_ll(Env env, TeamValue t, int slot, void* d
     }
   }
   if (bad != nullptr) env.ll_fail(bad, call);
-  Scope::sync();
+  ll_end<Scope>(env, slot, part);
 }
 
 // broadcast: root's `bytes` at src land in dest of every member (the root's too; dest == src on the root is
@@ -481,7 +531,8 @@ GSHMEM_COLL_FN void broadcast_two_shot_data(Env& env, const TeamValue& t, int sl
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
                               int root, const char* call, size_t two_shot_bytes = kBroadcastTwoShotBytes) {
-  if (use_ll(t.size, bytes, env.ll_limit())) return broadcast_ll<Scope>(env, t, slot, dest, src, bytes, root, call);
+  if (use_ll(t.size, bytes, env.ll_limit()))
+    return broadcast_ll<Scope>(env, t, slot, dest, src, bytes, root, call, Part::whole());
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
   if constexpr (TwoShotScope<Scope>::value) {
@@ -557,20 +608,23 @@ GSHMEM_COLL_FN void exchange_data(Env& env, const TeamValue& t, void* dest, cons
 // `its index`, copies its own block locally, and copies the others' out of its buffer.
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_OUTLINE_FN void exchange_ll(Env env, TeamValue t, int slot, void* dest, const void* src, Exchange x,
-                                        const char* call) {
-  const LLCall c = ll_begin<Scope>(env, slot);
+                                        const char* call, Part part) {
+  const LLCall c = ll_begin<Scope>(env, slot, part);
+  const LLLanes ln = ll_lanes<Scope>(part);
   const size_t bytes = x.elem * x.nelems, me = static_cast<size_t>(t.my_rank);
   const char* s = static_cast<const char*>(src);
   char* d = static_cast<char*>(dest);
   for (int k = 1; k < t.size; ++k) {
     const int r = member_after(t, t.my_rank, k);
-    ll_push<Scope>(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), me,
-                   s + (x.per_member ? static_cast<size_t>(r) * bytes : 0), bytes, c.flag);
+    ll_push(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), me,
+            s + (x.per_member ? static_cast<size_t>(r) * bytes : 0), bytes, c.flag, ln);
   }
-  env.template copy<Scope>(d + me * bytes, s + (x.per_member ? me * bytes : 0), bytes);
-  ll_receive<Scope>(env, env.ll_buf(team_world_pe(t, t.my_rank), slot, c.parity), t.size, t.my_rank, d, bytes,
-                    bytes, c.flag, call);
-  Scope::sync();
+  size_t lo, hi;
+  part.range(bytes, kPartAlign, lo, hi);
+  if (hi > lo) env.template copy<Scope>(d + me * bytes + lo, s + (x.per_member ? me * bytes : 0) + lo, hi - lo);
+  ll_receive(env, env.ll_buf(team_world_pe(t, t.my_rank), slot, c.parity), t.size, t.my_rank, d, bytes, bytes,
+             c.flag, ln, call);
+  ll_end<Scope>(env, slot, part);
 }
 GSHMEM_HD constexpr bool exchange_uses_ll(int size, const Exchange& x, size_t limit) {
   return x.dst == 1 && x.sst == 1 && use_ll(size, x.elem * x.nelems, limit);
@@ -578,7 +632,8 @@ GSHMEM_HD constexpr bool exchange_uses_ll(int size, const Exchange& x, size_t li
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void exchange(Env& env, const TeamValue& t, int slot, void* dest, const void* src, const Exchange& x,
                              const char* call) {
-  if (exchange_uses_ll(t.size, x, env.ll_limit())) return exchange_ll<Scope>(env, t, slot, dest, src, x, call);
+  if (exchange_uses_ll(t.size, x, env.ll_limit()))
+    return exchange_ll<Scope>(env, t, slot, dest, src, x, call, Part::whole());
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
   exchange_data<Scope>(env, t, dest, src, x, Part::whole());
@@ -950,21 +1005,24 @@ GSHMEM_COLL_FN void reduce_two_shot(Env& env, const TeamValue& t, int slot, T* d
 // group pushes every line before any thread writes dest, and no member reads another's source.
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_OUTLINE_FN void reduce_ll(Env env, TeamValue t, int slot, T* dest, const T* src, size_t nelems,
-                                      bool scatter, const char* call) {
+                                      bool scatter, const char* call, Part part) {
   constexpr size_t E = 8 / sizeof(T);  // elements per line
-  const LLCall c = ll_begin<Scope>(env, slot);
+  const LLCall c = ll_begin<Scope>(env, slot, part);
+  const LLLanes ln = ll_lanes<Scope>(part);
   const size_t bytes = nelems * sizeof(T), n = ll_lines(bytes);
   for (int k = 1; k < t.size; ++k) {
     const int r = member_after(t, t.my_rank, k);
     const T* from = src + (scatter ? static_cast<size_t>(r) * nelems : 0);
-    ll_push_lines<Scope>(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), static_cast<size_t>(t.my_rank), n,
-                         c.flag, [&](size_t l) { return ll_pack(from + l * E, nelems - l * E); });
+    ll_push_lines(env, env.ll_buf(team_world_pe(t, r), slot, c.parity), static_cast<size_t>(t.my_rank), n, c.flag,
+                  ln, [&](size_t l) { return ll_pack(from + l * E, nelems - l * E); });
   }
-  Scope::sync();  // in place: every line pushed before dest (= src) changes
+  // In place: every line of the group's lanes pushed before dest (= src) changes. The group writes only lines of
+  // its own lanes, so other parts need not wait.
+  Scope::sync();
   const T* mine = src + (scatter ? static_cast<size_t>(t.my_rank) * nelems : 0);
   const uint64_t* buf = env.ll_buf(team_world_pe(t, t.my_rank), slot, c.parity);
   const uint64_t* bad = nullptr;  // a line whose wait gave up
-  for (size_t l = static_cast<size_t>(Scope::rank()); l < n; l += static_cast<size_t>(Scope::size())) {
+  for (size_t l = ln.first; l < n; l += ln.step) {
     const size_t e0 = l * E, ne = nelems - e0 < E ? nelems - e0 : E;
     T acc[E] = {};
     for (int r = 0; r < t.size; ++r) {
@@ -984,7 +1042,7 @@ GSHMEM_COLL_OUTLINE_FN void reduce_ll(Env env, TeamValue t, int slot, T* dest, c
       if (j < ne) dest[e0 + j] = acc[j];
   }
   if (bad != nullptr) env.ll_fail(bad, call);
-  Scope::sync();
+  ll_end<Scope>(env, slot, part);
 }
 
 // reduce (allreduce): dest[i] = op over members 0..size-1 of source[i], i < nelems, on every member. dest ==
@@ -995,7 +1053,7 @@ GSHMEM_COLL_FN void reduce(Env& env, const TeamValue& t, int slot, T* dest, cons
                            const char* call, size_t two_shot_bytes = 0) {
   if constexpr (sizeof(T) <= 8) {
     if (reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
-      return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, false, call);
+      return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, false, call, Part::whole());
   }
   const bool in_place = static_cast<const T*>(dest) == src;
   if constexpr (ReducePass<Scope>::kTwoShot) {
@@ -1017,7 +1075,7 @@ GSHMEM_COLL_FN void reducescatter(Env& env, const TeamValue& t, int slot, T* des
                                   const char* call) {
   if constexpr (sizeof(T) <= 8) {
     if (reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
-      return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, true, call);
+      return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, true, call, Part::whole());
   }
   reduce_one_shot<Scope, Op>(env, t, slot, dest, src, static_cast<size_t>(t.my_rank) * nelems, nelems, call);
 }

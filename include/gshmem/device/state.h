@@ -17,8 +17,9 @@ extern "C" {
 #endif
 
 /* Layout version of gshmem_device_state_t; 0 in `version` means "never set" (no gshmem_init yet). 3: coll_offset.
- * 4: coll_ll_offset, coll_ll_bytes. 5: LL buffers of 32 KiB (coll::kLLBufBytes; headers and library must agree). */
-#define GSHMEM_DEVICE_STATE_VERSION 5u
+ * 4: coll_ll_offset, coll_ll_bytes. 5: LL buffers of 32 KiB (coll::kLLBufBytes; headers and library must agree).
+ * 6: LL buffers of 256 KiB. */
+#define GSHMEM_DEVICE_STATE_VERSION 6u
 /* Team slots in the device team table (the library's kMaxTeams) and dissemination rounds per slot. */
 #define GSHMEM_DEVICE_MAX_TEAMS 64
 #define GSHMEM_DEVICE_MAX_ROUNDS 32

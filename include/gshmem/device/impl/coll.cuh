@@ -114,6 +114,20 @@ struct CollEnv {
   __device__ __forceinline__ uint64_t* ll_seq(int slot) const {
     return reinterpret_cast<uint64_t*>(h.heap_base + h.coll_ll_offset) + slot;
   }
+  // An LL call run by `count` CTAs of a stream kernel (coll::ll_end): each CTA's rank 0 reports here once its CTA
+  // is done; the last advances the slot's call count by one (no one else writes it during the call; every CTA
+  // read it at its start) and clears the tally (coll::kLLTallyOffset in the LL area's head). The next kernel on
+  // the stream sees both.
+  __device__ __forceinline__ void ll_part_done(int slot, int count) const {
+    unsigned* done = reinterpret_cast<unsigned*>(h.heap_base + h.coll_ll_offset + coll::kLLTallyOffset) + slot;
+    __threadfence();
+    if (atomicAdd(done, 1u) == static_cast<unsigned>(count - 1)) {
+      __threadfence();
+      atomicExch(done, 0u);
+      volatile uint64_t* sp = ll_seq(slot);
+      *sp = *sp + 1;
+    }
+  }
   __device__ __forceinline__ uint64_t* ll_buf(int pe, int slot, unsigned parity) const {
     return reinterpret_cast<uint64_t*>(peer_base(h, pe) + h.coll_ll_offset + coll::kLLSeqBytes +
                                        coll::kLLBufBytes * (2 * static_cast<size_t>(slot) + parity));
