@@ -75,7 +75,7 @@ void publish(Runtime& rt);
 // trap with a clear message instead of touching freed memory), and the device tables are freed. Never throws.
 void reset(Runtime& rt) noexcept;
 
-// GSHMEM_COLL_LL_BYTES resolved: -1 (unset) is 16 KiB on GPU PEs and 0 on CPU PEs (whose host collectives keep the
+// GSHMEM_COLL_LL_BYTES resolved: -1 (unset) is 128 KiB on GPU PEs and 0 on CPU PEs (whose host collectives keep the
 // entry sync, where members' calls are compared); checked (0 to kLLBufBytes / 2). Throws Error naming `call`.
 std::size_t coll_ll_limit(bool gpu_pe, const char* call);
 

@@ -44,7 +44,7 @@ void check_collective_settings(Runtime& rt, bool gpu_pe) {
     fail(GSHMEM_ERROR_MISMATCH, "gshmem_init: PEs were started with different collective settings: PE 0 has "
          "GSHMEM_COLL_LL_BYTES {}, GSHMEM_COLL_TWO_SHOT_BYTES {}, GSHMEM_COLL_BCAST_TWO_SHOT_BYTES {}, "
          "GSHMEM_COLL_CTAS {} and GSHMEM_COLL_CTA_BYTES {}, PE {} has {}, {}, {}, {} and {} (the LL limit as "
-         "resolved: unset is 16384 on GPU PEs, 0 on CPU PEs). Fix: start every PE with the same GSHMEM_COLL_LL_BYTES, "
+         "resolved: unset is 131072 on GPU PEs, 0 on CPU PEs). Fix: start every PE with the same GSHMEM_COLL_LL_BYTES, "
          "GSHMEM_COLL_TWO_SHOT_BYTES, GSHMEM_COLL_BCAST_TWO_SHOT_BYTES, GSHMEM_COLL_CTAS and GSHMEM_COLL_CTA_BYTES "
          "(or leave them unset everywhere)", a.ll_bytes, a.two_shot_bytes, a.bcast_two_shot_bytes,
          static_cast<long long>(a.ctas), a.cta_bytes, pe, b.ll_bytes, b.two_shot_bytes, b.bcast_two_shot_bytes,

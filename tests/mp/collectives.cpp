@@ -306,10 +306,11 @@ MPT_CASE(reduce_large) {
   run_red<float>(Op::Sum, false, world, n + 1, true, 65);
 }
 
-// At the largest LL limit (GSHMEM_COLL_LL_BYTES=131072: the data of a call, each member's block times the team's
-// size, up to 128 KiB; gpu.mp.collectives.ll131072.*) every kind at the edge and one line past it, on every team:
-// the calls at the edge fill the 256 KiB buffers, and on GPU PEs their stream forms run as several CTAs
-// (GSHMEM_COLL_LL_CTA_BYTES), reduce in place included. Under other limits these are plain calls.
+// At the largest LL limit, the GPU default (GSHMEM_COLL_LL_BYTES=131072: the data of a call, each member's block
+// times the team's size, up to 128 KiB; mp.collectives.ll.* on CPU PEs) every kind at the edge and one line past it,
+// on every team: the calls at the edge fill the 256 KiB buffers (or to within a line), and on GPU PEs their stream
+// forms run as several CTAs (GSHMEM_COLL_LL_CTA_BYTES), reduce in place included. Under other limits these are plain
+// calls.
 MPT_CASE(ll_edge) {
   auto teams = make_teams();
   for (const auto& t : teams) {

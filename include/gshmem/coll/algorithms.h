@@ -174,7 +174,7 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 }
 
 // ---- LL: small collectives in one flight ----
-// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 16 KiB on GPU PEs, 128 KiB the most), broadcast,
+// Up to Env::ll_limit() bytes of data per call (GSHMEM_COLL_LL_BYTES: 128 KiB on GPU PEs, the most), broadcast,
 // fcollect, alltoall, reduce and reducescatter skip both team syncs and the reads from peers. Each sender writes its
 // data straight into a buffer in each receiver's heap as LL lines: 16 bytes carrying 8 data bytes in two 8-byte words,
 // each word 4 data bytes below a 32-bit flag (the call's number on the team slot). An aligned 8-byte store lands whole
@@ -195,10 +195,10 @@ GSHMEM_COLL_FN void entered(Env& env, const TeamValue& t, int slot, const char* 
 // its stream, which starts after every CTA of this one finished. Every part reads the call count at its start;
 // the last part to finish advances it (Env::ll_part_done), so the count moves once per call.
 inline constexpr size_t kLLBufBytes = 256 * 1024;  // one buffer of LL lines: 128 KiB of data (16 KiB until 2026-11-27)
-// GSHMEM_COLL_LL_BYTES unset on GPU PEs: 16 KiB, the buffers' whole until 2026-11-27 (8 KiB until gpu-next of
-// 2026-11-26; at 2 PEs on 2 x H100 a reducescatter of 16 KiB took 4.24 us by LL against 8.55 synced: bench/NOTES.md
-// entries 36, 37).
-inline constexpr size_t kLLDefaultBytes = 16 * 1024;
+// GSHMEM_COLL_LL_BYTES unset on GPU PEs: 128 KiB, the buffers' whole (16 KiB until 2026-11-27, 8 KiB until
+// 2026-11-26). At 2 PEs on 2 x H100 the stream forms from 16 KiB to the limit went from 8.6-11.1 us synced to
+// 5.0-6.5 us by LL over several CTAs, one CTA 5.6-19.6 (bench/NOTES.md entries 36, 37, 44).
+inline constexpr size_t kLLDefaultBytes = 128 * 1024;
 inline constexpr size_t kLLSeqBytes = 4096;  // the area's head: this PE's LL call count, then part tally, per slot
 inline constexpr size_t kLLTallyOffset = 8 * GSHMEM_DEVICE_MAX_TEAMS;  // the tallies (uint32 per slot) in the head
 inline constexpr size_t kLLAreaBytes = kLLSeqBytes + 2 * kLLBufBytes * GSHMEM_DEVICE_MAX_TEAMS;
