@@ -1002,7 +1002,7 @@ GSHMEM_COLL_FN void reduce_two_shot(Env& env, const TeamValue& t, int slot, T* d
 // reduce (scatter false) and reducescatter (true) by LL: each member pushes its source (reducescatter: block r of
 // it) to every other member r's section `its index`; each combines line by line in team-index order, its own
 // elements read from its source (so every member computes the bits the one-shot path does). In place is safe: the
-// group pushes every line before any thread writes dest, and no member reads another's source.
+// group pushes every line of its lanes before it writes them to dest, and no member reads another's source.
 GSHMEM_COLL_REDUCE_TEMPLATE
 GSHMEM_COLL_OUTLINE_FN void reduce_ll(Env env, TeamValue t, int slot, T* dest, const T* src, size_t nelems,
                                       bool scatter, const char* call, Part part) {
