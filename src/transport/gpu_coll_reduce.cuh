@@ -31,9 +31,8 @@ unsigned coll_ctas(std::size_t work_bytes);
 unsigned ll_ctas(std::size_t data_bytes);
 
 // What one launch of reduce_kernel does: the whole reduction (one CTA, or an LL call's parts over the grid), or
-// one data phase split over the grid's
-// CTAs between sync kernels (coll::Part): one-shot's, or two-shot's first (reduce the owned block) or second
-// (push it to the other members).
+// one data phase split over the grid's CTAs between sync kernels (coll::Part): one-shot's, or two-shot's first
+// (reduce the owned block) or second (push it to the other members).
 enum class ReducePhase : int { Whole, OneShotData, OwnedReduce, OwnedGather };
 
 // Launches reduce_kernel<op, T>: reducescatter and small reduces one-shot, reduce from `two_shot_bytes` of data
