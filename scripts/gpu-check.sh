@@ -13,7 +13,7 @@ step() { echo "=== $*"; }
 # ring's output in $1 must hold one PASS per PE and no FAIL.
 ring_ok() { local n; n=$(grep -c 'PASS' "$1"); echo "$n PASS lines"; [ "$n" = "${PES:-2}" ] && ! grep -q FAIL "$1"; }
 step "configure + build ($(date -u +%FT%TZ), commit ${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --verify -q --short HEAD 2>/dev/null || echo unknown)})"
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_CUDA_ARCHITECTURES=90 \
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_CUDA_ARCHITECTURES=90 -DGSHMEM_GPU_TESTS=ON \
   "-DGSHMEM_GPU_TEST_PES=$(echo 2 ${PES:-2} | tr " " "\n" | sort -nu | paste -sd";")" \
   >"$out/configure.log" 2>&1 || { tail -50 "$out/configure.log"; exit 1; }
 cmake --build "$root/build" -j"$(nproc)" >"$out/build.log" 2>&1 || { grep -E 'error' -A3 "$out/build.log" | head -80; exit 1; }
