@@ -182,6 +182,11 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None, initializ
     else:
         raise GshmemInvalid(f"init: initializer_method={initializer_method!r}; valid: \"uid\", \"mpi\", "
                             "\"emulated_mpi\" or none (the environment)")
+    _started()
+
+
+def _started():
+    """What init does once the library has started this PE (here, or gshmem.bindings.hostlib_init_attr)."""
     ordinal, _ = _gshmem.device()
     state.cpu_pes = ordinal < 0
     state.device = (DLPACK_CPU, 0) if state.cpu_pes else (DLPACK_CUDA, ordinal)
