@@ -448,6 +448,7 @@ def uid_main():
     nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, a, a, "sum")
     same(a, sum(np.random.default_rng([SEED, p, 3]).integers(0, 100, 5) for p in range(nranks)),
          "gshmem.core's reduce after hostlib_init_attr")
+    bindings.barrier_all()  # PE 0 has its result before any PE adds to it
     bindings.int64_atomic_add(a.ctypes.data, 1, 0)
     bindings.barrier_all()
     if rank == 0:

@@ -30,27 +30,33 @@ def test_cpu_pes(n):
     check(r.stdout + r.stderr, r.returncode, seed, n)
 
 
-def test_start_by_bindings():
-    """get_uniqueid on rank 0, its bytes broadcast, set_attr_uniqueid_args + hostlib_init_attr on an InitAttr never
-    initialised, nested, then gshmem.core and the bindings together, hostlib_finalize twice; 2 plain processes."""
-    seed = random.randrange(1 << 30)
-    n = 2
+def plain_processes(args, n, seed, cwd=None, timeout=120):
+    """n plain processes of `python <args>` (GSHMEM_TEST_RANK / _NRANKS and a shared GSHMEM_TEST_COMM_DIR, CPU PEs);
+    returns (joined output, the worst exit status)."""
     build = HERE.parents[1] / "build"
-    with tempfile.TemporaryDirectory(prefix="bindings-comm-", dir=build if build.is_dir() else None) as folder:
+    with tempfile.TemporaryDirectory(prefix="plain-comm-", dir=build if build.is_dir() else None) as folder:
         procs = []
         for rank in range(n):
             e = env(seed)
             e.update(GSHMEM_TEST_RANK=str(rank), GSHMEM_TEST_NRANKS=str(n), GSHMEM_TEST_COMM_DIR=folder)
-            procs.append(subprocess.Popen([sys.executable, str(WORKER), "uid"], env=e, stdout=subprocess.PIPE,
+            procs.append(subprocess.Popen([sys.executable, *args], env=e, cwd=cwd, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, text=True))
         outs = []
         try:
             for p in procs:
-                outs.append(p.communicate(timeout=120)[0])
+                outs.append(p.communicate(timeout=timeout)[0])
         finally:
             for p in procs:
                 p.kill()
-    check("".join(outs), max(p.returncode for p in procs), seed, n)
+                p.wait()
+    return "".join(outs), max(abs(p.returncode) for p in procs)
+
+
+def test_start_by_bindings():
+    """get_uniqueid on rank 0, its bytes broadcast, set_attr_uniqueid_args + hostlib_init_attr on an InitAttr never
+    initialised, nested, then gshmem.core and the bindings together, hostlib_finalize twice; 2 plain processes."""
+    seed = random.randrange(1 << 30)
+    check(*plain_processes([str(WORKER), "uid"], 2, seed), seed, 2)
 
 
 @needs_gpu
