@@ -134,11 +134,10 @@ BITWISE = ("uint", "ulong", "ulonglong", "int32", "uint32", "int64", "uint64")
 def check_atomics(me, n):
     """Every type of every host AMO, all PEs on one word of a rotating root: exact finals, tickets a permutation."""
     word = bindings.malloc(64)
-    local = view(word, 8, "uint64")
     for i, (t, dt) in enumerate(AMO.items()):
         root = i % n
         f = lambda op: getattr(bindings, f"{t}_atomic_{op}")  # noqa: E731
-        local[:] = 0xDEADBEEF  # poison, then a defined start
+        bindings.uint64_atomic_set(word, 0xDEADBEEF, me)  # poison, then a defined start (GPU memory too)
         bindings.barrier_all()
         if me == root:
             f("set")(word, 5, root)
@@ -172,17 +171,31 @@ def check_atomics(me, n):
             if me == root:
                 f("set")(word, 0, root)
             bindings.barrier_all()
-            f("or")(word, 1 << me, root)
+            bit, full = 1 << me, (1 << n) - 1
+            f("or")(word, bit, root)
             bindings.barrier_all()
-            assert f("fetch")(word, root) == (1 << n) - 1, t
+            assert f("fetch")(word, root) == full, t
             bindings.barrier_all()
-            f("fetch_and")(word, ~(1 << me) & (2**31 - 1), root)
-            f("xor")(word, 0, root)
-            f("fetch_xor")(word, 0, root)
-            f("fetch_or")(word, 0, root)
-            f("and")(word, 2**31 - 1, root)
+            old = f("fetch_xor")(word, bit, root)  # only this PE touches its bit: set before, clear after
+            assert old & bit and old & ~full == 0, (t, old)
             bindings.barrier_all()
             assert f("fetch")(word, root) == 0, (t, f("fetch")(word, root))
+            bindings.barrier_all()
+            f("xor")(word, bit, root)
+            bindings.barrier_all()
+            assert f("fetch")(word, root) == full, t
+            bindings.barrier_all()
+            old = f("fetch_and")(word, full & ~bit, root)
+            assert old & bit, (t, old)
+            bindings.barrier_all()
+            assert f("fetch")(word, root) == 0, (t, f("fetch")(word, root))
+            bindings.barrier_all()
+            old = f("fetch_or")(word, bit, root)
+            assert not old & bit and old & ~full == 0, (t, old)
+            bindings.barrier_all()
+            f("and")(word, full & ~bit if me == root else full, root)
+            bindings.barrier_all()
+            assert f("fetch")(word, root) == full & ~(1 << root), (t, f("fetch")(word, root))
         bindings.barrier_all()
     # float and double: fetch / set / swap in C, add and fetch_add by compare-and-swap; halves add exactly
     for t in ("float", "double"):
@@ -220,14 +233,14 @@ def gather_int(value, n):
     """Every PE's int (through the symmetric heap and barriers: int64_atomic_set into slot me of every PE)."""
     if "g" not in _scratch:
         _scratch["g"] = bindings.malloc(8 * 64)
-    g = _scratch["g"]
-    slots = view(g, n, "int64")
-    slots[:] = -99
+    g, me = _scratch["g"], bindings.my_pe()
+    for p in range(n):
+        bindings.int64_atomic_set(g + 8 * p, -99, me)  # poison this PE's slots
     bindings.barrier_all()
     for pe in range(n):
-        bindings.int64_atomic_set(g + 8 * bindings.my_pe(), value, pe)
+        bindings.int64_atomic_set(g + 8 * me, value, pe)
     bindings.barrier_all()
-    out = [int(x) for x in slots]
+    out = [bindings.int64_atomic_fetch(g + 8 * p, me) for p in range(n)]
     bindings.barrier_all()
     return out
 
@@ -330,6 +343,7 @@ def check_streams_gpu(me, n):
     src = nvshmem.tensor((count,), dtype=torch.bfloat16)
     dst = nvshmem.tensor((count,), dtype=torch.bfloat16)
     sig = nvshmem.buffer(8)
+    bindings.uint64_atomic_set(sig.handle, 0, me)  # malloc'd memory is not zeroed
     mine = torch.from_numpy(np.random.default_rng([SEED, me, 11]).integers(-64, 64, count).astype("float32"))
     src.copy_(mine.to(torch.bfloat16))
     dst.fill_(-1000)  # poison
@@ -351,6 +365,7 @@ def check_streams_gpu(me, n):
     # get, nbi put + quiet, barriers on the stream
     back = nvshmem.tensor((count,), dtype=torch.bfloat16)
     back.fill_(7)
+    dst.fill_(-1000)  # poison again: it holds `want` from the first message
     bindings.barrier_all_on_stream(stream)
     bindings.getmem_on_stream(back.data_ptr(), src.data_ptr(), count * 2, left, stream)
     bindings.putmem_nbi_on_stream(dst.data_ptr(), src.data_ptr(), count * 2, right, stream)
@@ -364,33 +379,38 @@ def check_streams_gpu(me, n):
     same(dst.float().cpu().numpy(), want, "putmem_nbi_on_stream + quiet_on_stream")
     # collectives on the stream, typed names and the half / bfloat16 ones
     k = int(rng.integers(1, 3000))
-    for t, tdt in (("float", torch.float32), ("int", torch.int32), ("bfloat16", torch.bfloat16),
-                   ("half", torch.float16), ("int64", torch.int64), ("uint8", torch.uint8)):
-        vals = [np.random.default_rng([SEED, p, 12, len(t)]).integers(0, 8, k * n) for p in range(n)]
+    for ti, (t, tdt) in enumerate((("float", torch.float32), ("int", torch.int32), ("bfloat16", torch.bfloat16),
+                                   ("half", torch.float16), ("int64", torch.int64), ("uint8", torch.uint8))):
+        vals = [np.random.default_rng([SEED, p, 12, ti]).integers(0, 8, k * n) for p in range(n)]
         a = nvshmem.tensor((k * n,), dtype=tdt)
         b = nvshmem.tensor((k * n,), dtype=tdt)
         a.copy_(torch.from_numpy(vals[me].astype("float32")).to(tdt))
         for op, ref in (("sum", lambda x: np.sum(x, axis=0)), ("max", lambda x: np.max(x, axis=0))):
             b.fill_(99)
+            bindings.barrier_all_on_stream(stream)  # every dest poisoned before any member sends
             getattr(bindings, f"{t}_{op}_reduce_on_stream")(0, b.data_ptr(), a.data_ptr(), k * n, stream)
             s.synchronize()
             same(b.float().cpu().numpy(), ref(np.stack(vals)).astype("float32"), f"{t}_{op}_reduce_on_stream")
             b.fill_(99)
+            bindings.barrier_all_on_stream(stream)  # every dest poisoned before any member sends
             getattr(bindings, f"{t}_{op}_reducescatter_on_stream")(0, b.data_ptr(), a.data_ptr(), k, stream)
             s.synchronize()
             same(b[:k].float().cpu().numpy(), ref(np.stack(vals))[me * k:(me + 1) * k].astype("float32"),
                  f"{t}_{op}_reducescatter_on_stream")
         b.fill_(99)
+        bindings.barrier_all_on_stream(stream)
         getattr(bindings, f"{t}_fcollect_on_stream")(0, b.data_ptr(), a.data_ptr(), k, stream)
         s.synchronize()
         same(b.float().cpu().numpy(), np.concatenate([v[:k] for v in vals]).astype("float32"),
              f"{t}_fcollect_on_stream")
         b.fill_(99)
+        bindings.barrier_all_on_stream(stream)
         getattr(bindings, f"{t}_alltoall_on_stream")(0, b.data_ptr(), a.data_ptr(), k, stream)
         s.synchronize()
         same(b.float().cpu().numpy(), np.concatenate([v[me * k:(me + 1) * k] for v in vals]).astype("float32"),
              f"{t}_alltoall_on_stream")
         b.fill_(99)
+        bindings.barrier_all_on_stream(stream)
         root = n - 1
         getattr(bindings, f"{t}_broadcast_on_stream")(0, b.data_ptr(), a.data_ptr(), k, root, stream)
         s.synchronize()
@@ -410,7 +430,9 @@ def env_main():
     me, n = bindings.my_pe(), bindings.n_pes()
     gpu = bindings_nvshmem._gshmem.device()[0] >= 0
     check_queries(me, n)
-    if gpu:
+    if gpu:  # host atomics and teams on GPU memory too; the checks that view host memory are CPU-only
+        check_atomics(me, n)
+        check_teams(me, n)
         check_streams_gpu(me, n)
     else:
         check_memory(me, n)
@@ -445,6 +467,7 @@ def uid_main():
     bindings.hostlib_init_attr(bindings.Flags.INIT_WITH_UNIQUEID, attr.ptr)  # nested: needs its own finalize
     a = nvshmem.array((5,), dtype="int64")
     a[:] = np.random.default_rng([SEED, rank, 3]).integers(0, 100, 5)
+    bindings.barrier_all()  # every member's dest is ready before the collective
     nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, a, a, "sum")
     same(a, sum(np.random.default_rng([SEED, p, 3]).integers(0, 100, 5) for p in range(nranks)),
          "gshmem.core's reduce after hostlib_init_attr")

@@ -13,7 +13,7 @@ team_init raise ERROR_NOT_SUPPORTED naming team_split_strided; buffer_register_s
 registers where buffer_register_symmetric would.
 """
 import ctypes as _ct
-import struct as _struct
+import operator as _operator
 from enum import IntEnum as _IntEnum
 
 import numpy as _numpy
@@ -26,7 +26,6 @@ _lib = _ct.CDLL(_gshmem.library_path())  # the library gshmem.core loaded (dlope
 # NVSHMEM_MINOR_VERSION, the OpenSHMEM level; NVSHMEM_VENDOR_*_VERSION; python/tests check they agree).
 _OPENSHMEM_VERSION = (1, 3)
 _VENDOR_VERSION = (3, 4, 5)
-_NAME_LEN = 256  # gshmem_info_get_name writes at most GSHMEM_MAX_NAME_LEN (NVSHMEM_MAX_NAME_LEN) bytes
 
 ###############################################################################
 # Structs (NVSHMEM 3.4.5's layouts, which gshmem's C structs have: include/gshmem/gshmem.h)
@@ -70,9 +69,8 @@ class _Pod:
         if not ptr:
             raise ValueError(f"{cls.__name__}.from_ptr: ptr must not be null (0)")
         raw = (_ct.c_char * (cls._dtype.itemsize * size)).from_address(int(ptr))
-        data = _numpy.frombuffer(raw, dtype=cls._dtype, count=size)
-        if not readonly:
-            data = _numpy.ndarray((size,), dtype=cls._dtype, buffer=raw)
+        data = _numpy.ndarray((size,), dtype=cls._dtype, buffer=raw)
+        data.flags.writeable = not readonly
         return cls.from_data(data)
 
     @property
@@ -300,7 +298,15 @@ def check_status(status, call="gshmem.bindings"):
 # The calls
 ###############################################################################
 
-_P = _ct.c_void_p
+class _P(_ct.c_void_p):
+    """An address argument: a Python int, anything with __index__ (NumPy integers, as nvshmem4py's intptr_t takes),
+    or None / 0 for NULL."""
+
+    @classmethod
+    def from_param(cls, value):
+        return _ct.c_void_p(None if value is None else _operator.index(value))
+
+
 _I = _ct.c_int
 _TEAM = _ct.c_int32
 _SZ = _ct.c_size_t
@@ -324,7 +330,8 @@ def _symbol(name):
 
 def _on_gpu_pes(call):
     """Stream calls need GPU PEs: on a CPU PE raise here rather than let the C call end the job."""
-    if _gshmem.initialized() and _gshmem.device()[0] < 0:
+    from gshmem.core.types import state  # set by gshmem.core.init and by hostlib_init_attr
+    if state.initialized and state.cpu_pes:
         raise NVSHMEMError(Status.ERROR_NOT_SUPPORTED,
                            f"gshmem.bindings.{call}: stream calls need GPU PEs and this PE runs on the CPU "
                            "(GSHMEM_DEVICE=cpu, or no GPU). Fix: use the blocking host call (gshmem.core's put, "
@@ -334,10 +341,9 @@ def _on_gpu_pes(call):
 def _define(name, restype, argtypes, c_name=None, on_stream=None):
     """Adds `name` to this module: the C function gshmem[x]_<c_name or name>, with ctypes' conversions."""
     fn = _symbol(c_name or name)
-    fn.restype = None if restype is _STATUS else restype
+    # statuses are ints; addresses come back as plain c_void_p (a subclass would come back as itself, not an int)
+    fn.restype = _I if restype is _STATUS else _ct.c_void_p if restype is _P else restype
     fn.argtypes = argtypes
-    if restype is _STATUS:
-        fn.restype = _I
     if on_stream is None:
         on_stream = name.endswith("_on_stream")
 
@@ -482,21 +488,23 @@ for _n, _t in _AMO_BITWISE.items():
         _define(f"{_n}_atomic_fetch_{_op}", _t, [_P, _t, _I])
 
 
-def _float_fetch_add(name, fmt, bits):
+def _float_fetch_add(name, ftype, bits):
     """<float|double>_atomic_fetch_add: gshmem's C API has no floating add, so a compare-and-swap loop on the word's
-    bits (uint32 / uint64): atomic as a whole, like NVSHMEM's."""
+    bits (uint32 / uint64), atomic as a whole like NVSHMEM's; the sum is rounded as C's (float + float in float32:
+    an overflow gives inf)."""
     fetch = globals()[f"uint{bits}_atomic_fetch"]
     cas = globals()[f"uint{bits}_atomic_compare_swap"]
-    ifmt = "<I" if bits == 32 else "<Q"
+    utype = _numpy.uint32 if bits == 32 else _numpy.uint64
 
     def fetch_add(dest, value, pe):
         old = fetch(dest, pe)
-        while True:
-            new = _struct.unpack(ifmt, _struct.pack(fmt, _struct.unpack(fmt, _struct.pack(ifmt, old))[0] + value))[0]
-            seen = cas(dest, old, new, pe)
-            if seen == old:
-                return _struct.unpack(fmt, _struct.pack(ifmt, old))[0]
-            old = seen
+        with _numpy.errstate(over="ignore", invalid="ignore"):
+            while True:
+                was = utype(old).view(ftype)
+                seen = cas(dest, old, int((was + ftype(value)).view(utype)), pe)
+                if seen == old:
+                    return float(was)
+                old = seen
 
     def add(dest, value, pe):
         fetch_add(dest, value, pe)
@@ -508,8 +516,8 @@ def _float_fetch_add(name, fmt, bits):
     __all__.extend([fetch_add.__name__, add.__name__])
 
 
-_float_fetch_add("float", "<f", 32)
-_float_fetch_add("double", "<d", 64)
+_float_fetch_add("float", _numpy.float32, 32)
+_float_fetch_add("double", _numpy.float64, 64)
 
 # ---- collectives on streams: NVSHMEM's type lists; half and bfloat16 through the typeless entries ----
 _COLL_TYPES = ("bfloat16", "half", "float", "double", "char", "short", "schar", "int", "long", "longlong", "int8",
