@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from test_bindings import check, plain_processes
-from test_core import HERE, have
+from test_bindings import check
+from test_core import HERE, have, plain_processes
 
 PROGRAM = HERE / "nvshmem4py_program.py"
 

@@ -6,13 +6,11 @@ refused with NVSHMEMError, and a job started by the bindings alone (unique id, I
 processes. GPU PEs (where a GPU is visible): the stream calls with torch tensors on torch's stream.
 """
 import random
-import subprocess
 import sys
-import tempfile
 
 import pytest
 
-from test_core import GPU_PES, HERE, env, gshmemrun, have, needs_gpu, run
+from test_core import GPU_PES, HERE, env, gshmemrun, have, needs_gpu, plain_processes, run
 
 WORKER = HERE / "bindings_worker.py"
 
@@ -28,28 +26,6 @@ def test_cpu_pes(n):
     seed = random.randrange(1 << 30)
     r = run([gshmemrun(), "-n", str(n), "--", sys.executable, str(WORKER)], env(seed))
     check(r.stdout + r.stderr, r.returncode, seed, n)
-
-
-def plain_processes(args, n, seed, cwd=None, timeout=120):
-    """n plain processes of `python <args>` (GSHMEM_TEST_RANK / _NRANKS and a shared GSHMEM_TEST_COMM_DIR, CPU PEs);
-    returns (joined output, the worst exit status)."""
-    build = HERE.parents[1] / "build"
-    with tempfile.TemporaryDirectory(prefix="plain-comm-", dir=build if build.is_dir() else None) as folder:
-        procs = []
-        for rank in range(n):
-            e = env(seed)
-            e.update(GSHMEM_TEST_RANK=str(rank), GSHMEM_TEST_NRANKS=str(n), GSHMEM_TEST_COMM_DIR=folder)
-            procs.append(subprocess.Popen([sys.executable, *args], env=e, cwd=cwd, stdout=subprocess.PIPE,
-                                          stderr=subprocess.STDOUT, text=True))
-        outs = []
-        try:
-            for p in procs:
-                outs.append(p.communicate(timeout=timeout)[0])
-        finally:
-            for p in procs:
-                p.kill()
-                p.wait()
-    return "".join(outs), max(abs(p.returncode) for p in procs)
 
 
 def test_start_by_bindings():

@@ -10,6 +10,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -70,6 +71,29 @@ def run(cmd, e, timeout=240):
     return subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
 
 
+def plain_processes(args, n, seed, cwd=None, timeout=120):
+    """n plain processes of `python <args>` (GSHMEM_TEST_RANK / _NRANKS, a shared folder GSHMEM_TEST_COMM_DIR for
+    what they exchange, and GSHMEM_TEST_UID_FILE in it; CPU PEs); returns (joined output, the worst exit status)."""
+    build = HERE.parents[1] / "build"
+    with tempfile.TemporaryDirectory(prefix="plain-comm-", dir=build if build.is_dir() else None) as folder:
+        procs = []
+        for rank in range(n):
+            e = env(seed)
+            e.update(GSHMEM_TEST_RANK=str(rank), GSHMEM_TEST_NRANKS=str(n), GSHMEM_TEST_COMM_DIR=folder,
+                     GSHMEM_TEST_UID_FILE=os.path.join(folder, "uid"))
+            procs.append(subprocess.Popen([sys.executable, *args], env=e, cwd=cwd, stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT, text=True))
+        outs = []
+        try:
+            for p in procs:
+                outs.append(p.communicate(timeout=timeout)[0])
+        finally:
+            for p in procs:
+                p.kill()
+                p.wait()
+    return "".join(outs), max(abs(p.returncode) for p in procs)
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_gshmemrun(n):
     seed = random.randrange(1 << 30)
@@ -77,21 +101,12 @@ def test_gshmemrun(n):
 
 
 @pytest.mark.parametrize("n", [2])
-def test_unique_id_init(n, tmp_path):
+def test_unique_id_init(n):
     seed = random.randrange(1 << 30)
-    procs = []
-    for rank in range(n):
-        e = env(seed)
-        e.update(GSHMEM_TEST_RANK=str(rank), GSHMEM_TEST_NRANKS=str(n), GSHMEM_TEST_UID_FILE=str(tmp_path / "uid"))
-        procs.append(subprocess.Popen([sys.executable, str(WORKER), "uid"], env=e, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True))
-    outs = []
-    for p in procs:
-        out, _ = p.communicate(timeout=120)
-        outs.append(out)
-        assert p.returncode == 0, f"seed {seed}:\n{out}"
+    out, rc = plain_processes([str(WORKER), "uid"], n, seed)
+    assert rc == 0, f"seed {seed}:\n{out}"
     for pe in range(n):
-        assert f"PASS pe {pe}/{n}" in "".join(outs), outs
+        assert f"PASS pe {pe}/{n}" in out, f"seed {seed}:\n{out}"
 
 
 @pytest.mark.skipif(not have("torch"), reason="torch is not installed")

@@ -7,13 +7,11 @@ processes (MPI-style broadcasts through files); torch CPU tensors where torch is
 visible): torch tensors and CuPy arrays, with the streams programs pass.
 """
 import random
-import subprocess
 import sys
-import tempfile
 
 import pytest
 
-from test_core import GPU_PES, HERE, env, gshmemrun, have, needs_gpu, run
+from test_core import GPU_PES, HERE, env, gshmemrun, have, needs_gpu, plain_processes, run
 
 WORKER = HERE / "nvshmem4py_worker.py"
 
@@ -41,28 +39,10 @@ def test_init_patterns():
     """get_unique_id(empty=True) + comm.Bcast(uid._data.view(np.int8)), the other ways programs move the id, nested
     init / finalize, "emulated_mpi" and "mpi" over a communicator; 2 plain processes."""
     seed = random.randrange(1 << 30)
-    n = 2
-    build = HERE.parents[1] / "build"
-    with tempfile.TemporaryDirectory(prefix="nvshmem4py-comm-", dir=build if build.is_dir() else None) as folder:
-        procs = []
-        for rank in range(n):
-            e = env(seed)
-            e.update(GSHMEM_TEST_RANK=str(rank), GSHMEM_TEST_NRANKS=str(n), GSHMEM_TEST_COMM_DIR=folder)
-            procs.append(subprocess.Popen([sys.executable, str(WORKER), "init"], env=e, stdout=subprocess.PIPE,
-                                          stderr=subprocess.STDOUT, text=True))
-        outs = []
-        for p in procs:
-            try:
-                out, _ = p.communicate(timeout=120)
-            except subprocess.TimeoutExpired:
-                for q in procs:
-                    q.kill()
-                raise
-            outs.append(out)
-        for p, out in zip(procs, outs):
-            assert p.returncode == 0, f"seed {seed}:\n" + "\n".join(outs)
-    for pe in range(n):
-        assert f"PASS pe {pe}/{n}" in "".join(outs), outs
+    out, rc = plain_processes([str(WORKER), "init"], 2, seed)
+    assert rc == 0, f"seed {seed}:\n{out}"
+    for pe in range(2):
+        assert f"PASS pe {pe}/2" in out, out
 
 
 @pytest.mark.skipif(not have("torch"), reason="torch is not installed")

@@ -19,6 +19,8 @@ from enum import IntEnum as _IntEnum
 import numpy as _numpy
 
 from gshmem import _gshmem
+from gshmem.core.direct import InitStatus as _InitStatus
+from gshmem.core.rma import ComparisonType as _ComparisonType
 
 _lib = _ct.CDLL(_gshmem.library_path())  # the library gshmem.core loaded (dlopen returns the same handle)
 
@@ -225,14 +227,8 @@ class Region_hint(_IntEnum):
     BATCH_RMA = 1
 
 
-class Cmp_type(_IntEnum):
-    CMP_EQ = 0
-    CMP_NE = 1
-    CMP_GT = 2
-    CMP_LE = 3
-    CMP_LT = 4
-    CMP_GE = 5
-    CMP_SENTINEL = 2**31 - 1
+# gshmem.core's enums with nvshmem4py's extra sentinel members (the same values, one definition).
+Cmp_type = _IntEnum("Cmp_type", [(m.name, int(m)) for m in _ComparisonType] + [("CMP_SENTINEL", 2**31 - 1)])
 
 
 class Thread_support(_IntEnum):
@@ -243,13 +239,7 @@ class Thread_support(_IntEnum):
     THREAD_TYPE_SENTINEL = 2**31 - 1
 
 
-class Init_status(_IntEnum):
-    STATUS_NOT_INITIALIZED = 0
-    STATUS_IS_BOOTSTRAPPED = 1
-    STATUS_IS_INITIALIZED = 2
-    STATUS_LIMITED_MPG = 3
-    STATUS_FULL_MPG = 4
-    STATUS_INVALID = 2**31 - 1
+Init_status = _IntEnum("Init_status", [(m.name, int(m)) for m in _InitStatus])
 
 
 class Status(_IntEnum):
