@@ -16,8 +16,8 @@ Patterns and where they were seen (facts about those programs; the code here is 
     nvshmem/bindings/nvshmem.pxd.
 
 Modes (argument 1): env (default; started by gshmemrun; gshmem.core.init() first; GSHMEM_TEST_LIB numpy on CPU PEs,
-torch on GPU PEs) and uid (plain processes, GSHMEM_TEST_RANK / _NRANKS / _COMM_DIR: the PEs start through the
-bindings). Fresh data from GSHMEM_TEST_SEED, poisoned outputs, exact comparisons.
+torch on GPU PEs), uid (plain processes, GSHMEM_TEST_RANK / _NRANKS / _COMM_DIR: the PEs start through the
+bindings) and mpi (under mpirun with mpi4py: the PEs start through the bindings on an MPI communicator). Fresh data from GSHMEM_TEST_SEED, poisoned outputs, exact comparisons.
 """
 import ctypes
 import os
@@ -486,5 +486,31 @@ def uid_main():
     print(f"PASS pe {rank}/{nranks} (uid)", flush=True)
 
 
+def mpi_main():
+    """Under mpirun: set_attr_mpi_comm_args(MPI._addressof(comm), attr.ptr) + hostlib_init_attr(INIT_WITH_MPI_COMM)
+    on a communicator whose ranks run backwards (MPI_Comm_split with key -rank): PE i is rank i of that
+    communicator, not of COMM_WORLD. Then gshmem.core and the bindings on the PEs, hostlib_finalize."""
+    from mpi4py import MPI
+    world = MPI.COMM_WORLD
+    comm = world.Split(0, -world.Get_rank())
+    rank, nranks = comm.Get_rank(), comm.Get_size()
+    attr = bindings.InitAttr()
+    bindings.set_attr_mpi_comm_args(MPI._addressof(comm), attr.ptr)
+    assert attr.mpi_comm == MPI._addressof(comm), (attr.mpi_comm, MPI._addressof(comm))
+    bindings.hostlib_init_attr(bindings.Flags.INIT_WITH_MPI_COMM, attr.ptr)
+    assert (bindings.my_pe(), bindings.n_pes()) == (rank, nranks), (bindings.my_pe(), rank, world.Get_rank())
+    a = nvshmem.array((3,), dtype="int64")
+    a[:] = np.random.default_rng([SEED, rank, 4]).integers(0, 1000, 3)
+    bindings.barrier_all()
+    nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, a, a, "max")
+    same(a, np.max([np.random.default_rng([SEED, p, 4]).integers(0, 1000, 3) for p in range(nranks)], axis=0),
+         "max reduce after an MPI start through the bindings")
+    bindings.barrier_all()
+    nvshmem.free_array(a)
+    bindings.hostlib_finalize()
+    comm.Free()
+    print(f"PASS pe {rank}/{nranks} (mpi, world rank {world.Get_rank()})", flush=True)
+
+
 if __name__ == "__main__":
-    {"env": env_main, "uid": uid_main}[sys.argv[1] if len(sys.argv) > 1 else "env"]()
+    {"env": env_main, "uid": uid_main, "mpi": mpi_main}[sys.argv[1] if len(sys.argv) > 1 else "env"]()

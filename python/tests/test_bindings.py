@@ -1,11 +1,13 @@
 """gshmem.bindings, nvshmem4py's raw host bindings (`nvshmem.bindings`), as programs call them next to
 nvshmem.core: bindings_worker.py (the patterns and where they were seen are listed there).
 
-CPU PEs (always; CI): every host call at 2, 3 and 4 PEs under gshmemrun (init by gshmem.core), the stream calls
+CPU PEs (always; CI): the host calls at 2, 3 and 4 PEs under gshmemrun (init by gshmem.core), the stream calls
 refused with NVSHMEMError, and a job started by the bindings alone (unique id, InitAttr, hostlib_init_attr) in plain
-processes. GPU PEs (where a GPU is visible): the stream calls with torch tensors on torch's stream.
+processes and over an MPI communicator (mpirun, mpi4py). GPU PEs (where a GPU is visible): the stream calls with
+torch tensors on torch's stream.
 """
 import random
+import shutil
 import sys
 
 import pytest
@@ -33,6 +35,22 @@ def test_start_by_bindings():
     initialised, nested, then gshmem.core and the bindings together, hostlib_finalize twice; 2 plain processes."""
     seed = random.randrange(1 << 30)
     check(*plain_processes([str(WORKER), "uid"], 2, seed), seed, 2)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_start_by_bindings_mpi(n):
+    """mpirun: set_attr_mpi_comm_args(MPI._addressof(comm), ...) + hostlib_init_attr(INIT_WITH_MPI_COMM) on a
+    communicator with its ranks reversed (MPI_Comm_split), CPU PEs."""
+    mpirun = shutil.which("mpirun")
+    if not mpirun or not have("mpi4py"):
+        pytest.skip("mpirun or mpi4py is not installed")
+    seed = random.randrange(1 << 30)
+    e = env(seed)
+    exports = [a for v in ("GSHMEM_TEST_SEED", "GSHMEM_DEVICE", "PATH", "PYTHONPATH", "LD_LIBRARY_PATH") if v in e
+               for a in ("-x", v)]
+    r = run([mpirun, "--allow-run-as-root", "--oversubscribe", "-n", str(n), *exports, sys.executable, str(WORKER),
+             "mpi"], e)
+    check(r.stdout + r.stderr, r.returncode, seed, n)
 
 
 @needs_gpu

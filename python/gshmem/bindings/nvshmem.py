@@ -21,6 +21,7 @@ import numpy as _numpy
 from gshmem import _gshmem
 from gshmem.core.direct import InitStatus as _InitStatus
 from gshmem.core.rma import ComparisonType as _ComparisonType
+from gshmem.core.types import state as _state
 
 _lib = _ct.CDLL(_gshmem.library_path())  # the library gshmem.core loaded (dlopen returns the same handle)
 
@@ -320,8 +321,7 @@ def _symbol(name):
 
 def _on_gpu_pes(call):
     """Stream calls need GPU PEs: on a CPU PE raise here rather than let the C call end the job."""
-    from gshmem.core.types import state  # set by gshmem.core.init and by hostlib_init_attr
-    if state.initialized and state.cpu_pes:
+    if _state.initialized and _state.cpu_pes:  # set by gshmem.core.init and by hostlib_init_attr
         raise NVSHMEMError(Status.ERROR_NOT_SUPPORTED,
                            f"gshmem.bindings.{call}: stream calls need GPU PEs and this PE runs on the CPU "
                            "(GSHMEM_DEVICE=cpu, or no GPU). Fix: use the blocking host call (gshmem.core's put, "
