@@ -20,6 +20,7 @@ import numpy as _numpy
 
 from gshmem import _gshmem
 from gshmem.core.direct import InitStatus as _InitStatus
+from gshmem.core.init_fini import UNIQUEID_DTYPE as _UNIQUEID_DTYPE
 from gshmem.core.rma import ComparisonType as _ComparisonType
 from gshmem.core.types import state as _state
 
@@ -34,7 +35,7 @@ _VENDOR_VERSION = (3, 4, 5)
 # Structs (NVSHMEM 3.4.5's layouts, which gshmem's C structs have: include/gshmem/gshmem.h)
 ###############################################################################
 
-uniqueid_dtype = _numpy.dtype([("version", _numpy.int32), ("internal", _numpy.int8, (124,))], align=True)
+uniqueid_dtype = _UNIQUEID_DTYPE  # gshmem.core's UniqueID holds the same 128 bytes
 init_attr_dtype = _numpy.dtype([("version", _numpy.int32), ("mpi_comm", _numpy.intp),
                                 ("args", _numpy.int8, (128,))], align=True)
 team_config_dtype = _numpy.dtype([("version", _numpy.int32), ("num_contexts", _numpy.int32),
@@ -95,10 +96,9 @@ class _Pod:
     __hash__ = None
 
     def __getitem__(self, key):
+        if isinstance(key, int):  # one struct, still a view of this array (key -1: [-1:None])
+            return type(self).from_data(self._data[key:key + 1 or None])
         out = self._data[key]
-        if isinstance(key, int):
-            return type(self).from_data(self._data[key:key + 1] if key >= 0 else
-                                        self._data[key:key + 1 or None])
         if isinstance(out, _numpy.ndarray) and out.dtype == self._dtype:
             return type(self).from_data(out)
         return out
@@ -156,7 +156,6 @@ class InitAttr(_Pod):
 
     def __init__(self):
         super().__init__(1)
-        self._data.version = _INIT_ATTR_VERSION
         _stamp_init_attr(self.ptr)
 
     version = property(lambda self: self._field("version"),
