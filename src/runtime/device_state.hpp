@@ -19,8 +19,9 @@
 //                     src/api/collectives.cpp); never needs zeroing
 //   kCollLLOffset:    the LL area of small collectives (gshmem/coll/algorithms.h, "LL"): its head (kLLSeqBytes)
 //                     holds this PE's LL call count per slot [kMaxTeams] uint64, then the tally of finished CTAs
-//                     of a multi-CTA LL kernel per slot [kMaxTeams] uint32; then two buffers of kLLBufBytes per
-//                     slot, written by peers
+//                     of a multi-CTA LL kernel per slot [kMaxTeams] uint32, then (coll::kSplitOffset) the words of
+//                     a multi-CTA kernel's own syncs [kMaxTeams][coll::kSplitWords] uint64; then two buffers of
+//                     kLLBufBytes per slot, written by peers
 //   kCollChunkOffset: right after the LL area (device code finds it there): the two-shot broadcast's chunk flags
 //                     [kMaxTeams] of coll::kBcastFlagBytes, written by the root of each call
 // Zeroed per slot when a split (re)uses the slot, before the split's closing parent barrier (TeamTable::reset_slot
@@ -59,6 +60,9 @@ static_assert(kCollLLEnd <= kHeapInternalBytes, "the collectives' LL area outgre
 static_assert(sizeof(std::uint64_t) * kMaxTeams <= coll::kLLTallyOffset &&
                   coll::kLLTallyOffset + sizeof(std::uint32_t) * kMaxTeams <= coll::kLLSeqBytes,
               "LL call counts and part tallies outgrew their head");
+static_assert(coll::kLLTallyOffset + sizeof(std::uint32_t) * kMaxTeams <= coll::kSplitOffset &&
+                  coll::kSplitOffset + sizeof(std::uint64_t) * coll::kSplitWords * kMaxTeams <= coll::kLLSeqBytes,
+              "the split kernels' sync words overlap the LL tallies or outgrew the LL area's head");
 static_assert(kDeviceInternalEnd <= kCollOffset, "collective workspace overlaps the device-barrier area");
 static_assert(kCollEnd <= kHeapInternalBytes, "collective workspace outgrew kHeapInternalBytes");
 static_assert(kStreamBarrierEnd + 8 <= kDeviceBarrierOffset, "device-barrier flags overlap the stream-barrier area");

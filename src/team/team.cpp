@@ -324,6 +324,8 @@ void TeamTable::reset_slot(int slot) {
   char* ll_seq = rt_.heap->base() + device_state::kCollLLOffset + sizeof(std::uint64_t) * slot;
   char* ll_tally = rt_.heap->base() + device_state::kCollLLOffset + coll::kLLTallyOffset +
                    sizeof(std::uint32_t) * slot;  // a multi-CTA LL kernel's tally (zero between calls anyway)
+  char* split = rt_.heap->base() + device_state::kCollLLOffset + coll::kSplitOffset +
+                sizeof(std::uint64_t) * coll::kSplitWords * static_cast<std::size_t>(slot);  // likewise
   char* ll_bufs = rt_.heap->base() + device_state::kCollLLOffset + coll::kLLSeqBytes +
                   2 * coll::kLLBufBytes * static_cast<std::size_t>(slot);
   // And the two-shot broadcast's chunk flags (they hold epochs, which start again from 0).
@@ -334,6 +336,7 @@ void TeamTable::reset_slot(int slot) {
     gpu::memset_zero(rt_.gpu, epoch, sizeof(std::uint64_t));
     gpu::memset_zero(rt_.gpu, ll_seq, sizeof(std::uint64_t));
     gpu::memset_zero(rt_.gpu, ll_tally, sizeof(std::uint32_t));
+    gpu::memset_zero(rt_.gpu, split, sizeof(std::uint64_t) * coll::kSplitWords);
     gpu::memset_zero(rt_.gpu, ll_bufs, 2 * coll::kLLBufBytes);
     gpu::memset_zero(rt_.gpu, chunk, coll::kBcastFlagBytes);
   } else {
@@ -341,6 +344,7 @@ void TeamTable::reset_slot(int slot) {
     std::memset(epoch, 0, sizeof(std::uint64_t));
     std::memset(ll_seq, 0, sizeof(std::uint64_t));
     std::memset(ll_tally, 0, sizeof(std::uint32_t));
+    std::memset(split, 0, sizeof(std::uint64_t) * coll::kSplitWords);
     std::memset(ll_bufs, 0, 2 * coll::kLLBufBytes);
     std::memset(chunk, 0, coll::kBcastFlagBytes);
   }

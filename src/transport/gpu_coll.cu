@@ -12,6 +12,7 @@
 #include "transport/cuda_driver.hpp"
 #include "transport/gpu.hpp"
 #include "transport/gpu_coll_reduce.cuh"
+#include "transport/gpu_coll_split.cuh"
 #include "transport/stream_kernel.cuh"
 
 namespace gshmem::gpu {
@@ -33,23 +34,22 @@ enum class CollPhase : int { Whole, Data, BroadcastTwoShot };
 // The whole collective (one CTA, or part b of an LL call), or block b of the grid's share of one of its data phases.
 __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_t h, TeamValue t, int slot, int kind,
                                                             void* dest, const void* src, coll::Exchange x, int root,
-                                                            CollPhase phase, std::size_t bcast_two_shot_bytes,
+                                                            CollPhase phase, SplitSyncs syncs,
+                                                            std::size_t bcast_two_shot_bytes,
                                                             const volatile int* abort_flag) {
   stream_kernel_entry();
   dev::detail::CollEnv env{h, abort_flag};
   const bool bcast = kind == static_cast<int>(CollKind::Broadcast);
   const std::size_t bytes = x.elem * x.nelems;
   const coll::Part part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
-  switch (phase) {
-    case CollPhase::Data:
-      if (bcast) coll::broadcast_data<CollCta>(env, t, dest, src, bytes, root, part);
-      else coll::exchange_data<CollCta>(env, t, dest, src, x, part);
-      return;
-    case CollPhase::BroadcastTwoShot:
-      return coll::broadcast_two_shot_data<CollCta>(env, t, slot, dest, src, bytes, root, part,
-                                                    "gshmem broadcast (stream kernel, two-shot)");
-    case CollPhase::Whole: break;
-  }
+  auto data = [&] {
+    if (phase == CollPhase::BroadcastTwoShot)
+      coll::broadcast_two_shot_data<CollCta>(env, t, slot, dest, src, bytes, root, part,
+                                             "gshmem broadcast (stream kernel, two-shot)");
+    else if (bcast) coll::broadcast_data<CollCta>(env, t, dest, src, bytes, root, part);
+    else coll::exchange_data<CollCta>(env, t, dest, src, x, part);
+  };
+  if (phase != CollPhase::Whole) return run_split(env, t, slot, syncs, data);
   // Named in the kernel's timeout and peer-failure messages (device string literals).
   const char* call = bcast                                          ? "gshmem broadcast (stream kernel)"
                      : kind == static_cast<int>(CollKind::Fcollect) ? "gshmem fcollect (stream kernel)"
@@ -125,12 +125,6 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   const unsigned ctas = by_ll            ? ll_ctas(coll::ll_lines(block) * 8 * members)
                         : bcast_two_shot ? (two_shot_ctas < most_parts ? two_shot_ctas : most_parts)
                                          : coll_ctas(work);
-  // The grid's share of one data phase, then the sync after it (the sync before is the previous launch).
-  auto grid = [&](CollPhase phase) {
-    cudaError_t g = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind),
-                                       dest, src, x, root, phase, bcast_two_shot_bytes, abort_flag);
-    return g == cudaSuccess ? launch_coll_sync(ov, st, h, t, slot, abort_flag) : g;
-  };
   cudaError_t e;
   if (ce_peer_dest && bcast && root_here && !by_ll && !bcast_two_shot) {
     // The root of a team of 2 copies by the copy engines between the two syncs (GSHMEM_COLL_BCAST_CE_BYTES): the
@@ -144,10 +138,17 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
     if (e == cudaSuccess) e = launch_coll_sync(false, st, h, t, slot, abort_flag);
   } else if (ctas == 1 || by_ll) {
     e = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
-                           root, CollPhase::Whole, bcast_two_shot_bytes, abort_flag);
+                           root, CollPhase::Whole, SplitSyncs::None, bcast_two_shot_bytes, abort_flag);
   } else {
-    e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
-    if (e == cudaSuccess) e = grid(bcast_two_shot ? CollPhase::BroadcastTwoShot : CollPhase::Data);
+    // The data phase over the grid, with its syncs inside (one launch), or between two sync kernels.
+    const CollPhase phase = bcast_two_shot ? CollPhase::BroadcastTwoShot : CollPhase::Data;
+    const bool inside = config::get().coll_split_syncs;
+    e = inside ? cudaSuccess : launch_coll_sync(ov, st, h, t, slot, abort_flag);
+    if (e == cudaSuccess)
+      e = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src,
+                             x, root, phase, inside ? SplitSyncs::Both : SplitSyncs::None, bcast_two_shot_bytes,
+                             abort_flag);
+    if (e == cudaSuccess && !inside) e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
   }
   if (e != cudaSuccess)
     fail(GSHMEM_ERROR_SYSTEM, "{}: launching the collective kernel failed: {}. Fix: check that the GPU is healthy "
@@ -169,7 +170,8 @@ void reduction_on_stream(Context* c, coll::ReduceOp op, ReduceType type, bool sc
     const std::size_t bytes = nelems * sizeof(T), threshold = config::get().coll_two_shot_bytes;
     const bool two_shot = !scatter && coll::use_two_shot(t.size, bytes, dest == src, threshold);
     const unsigned ctas = coll_ctas(two_shot ? bytes : bytes * static_cast<std::size_t>(t.size));
-    return launch_reduce<T>(ov, op, st, h, t, slot, scatter, dest, src, nelems, ctas, threshold, abort_flag);
+    return launch_reduce<T>(ov, op, st, h, t, slot, scatter, dest, src, nelems, ctas, threshold,
+                            config::get().coll_split_syncs, abort_flag);
   };
   cudaError_t e = cudaErrorInvalidValue;
   // Signed integers: only max and min differ from the unsigned type of the same width. Sum and prod wrap through

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "gshmem/device/impl/coll.cuh"
+#include "transport/gpu_coll_split.cuh"
 #include "transport/stream_kernel.cuh"
 
 namespace gshmem::gpu {
@@ -17,14 +18,14 @@ namespace gshmem::gpu {
 // Threads of the collectives' CTA: enough lanes for a flat sync of 32 members and for copies.
 constexpr unsigned kCollThreads = 512;
 
-// Stream kernels of more than one CTA split a collective's data phase (coll::Part) and run between two one-CTA
-// kernels of coll::team_sync (gpu_coll.cu): stream order is the barrier between the phases, so the members' sync
-// counts match whichever form each member picks.
+// Stream kernels of more than one CTA split a collective's data phase (coll::Part) and run the team syncs around it
+// themselves (gpu_coll_split.cuh), or, with GSHMEM_COLL_SPLIT_SYNCS=0 and for the copy-engine broadcast, run between
+// two one-CTA kernels of coll::team_sync, stream order being the barrier between the phases. Either way the members'
+// sync counts match whichever form each member picks.
 cudaError_t launch_coll_sync(bool overlap, cudaStream_t st, const gshmem_device_state_t& h, const TeamValue& t,
                              int slot, const volatile int* abort_flag);
 // CTAs for `work_bytes` of this PE's collective data: one per GSHMEM_COLL_CTA_BYTES, at most GSHMEM_COLL_CTAS, and
-// 1 (one kernel, no sync kernels around it) below kCollMinSplit of them, where the two extra launches cost more
-// than the CTAs gain.
+// 1 (one CTA, which runs the whole collective, syncs included) below kCollMinSplit of them.
 constexpr std::size_t kCollMinSplit = 4;
 unsigned coll_ctas(std::size_t work_bytes);
 // CTAs of an LL call where this PE receives `data_bytes` in all: coll::ll_parts with GSHMEM_COLL_LL_CTA_BYTES.
@@ -36,13 +37,13 @@ unsigned ll_ctas(std::size_t data_bytes);
 enum class ReducePhase : int { Whole, OneShotData, OwnedReduce, OwnedGather };
 
 // Launches reduce_kernel<op, T>: reducescatter and small reduces one-shot, reduce from `two_shot_bytes` of data
-// and in place two-shot (coll::use_two_shot); one CTA, or (ctas > 1) each data phase over ctas CTAs between sync
-// kernels; LL calls in one kernel of ll_ctas CTAs. cudaErrorInvalidValue for a bitwise op on a floating type (the
-// host layer never asks for one).
+// and in place two-shot (coll::use_two_shot); one CTA, or (ctas > 1) each data phase over ctas CTAs, the syncs
+// inside (`split_syncs`: GSHMEM_COLL_SPLIT_SYNCS) or as sync kernels between; LL calls in one kernel of ll_ctas
+// CTAs. cudaErrorInvalidValue for a bitwise op on a floating type (the host layer never asks for one).
 template <typename T>
 cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, const gshmem_device_state_t& h,
                           const TeamValue& t, int slot, bool scatter, void* dest, const void* src,
-                          std::size_t nelems, unsigned ctas, std::size_t two_shot_bytes,
+                          std::size_t nelems, unsigned ctas, std::size_t two_shot_bytes, bool split_syncs,
                           const volatile int* abort_flag);
 
 #if defined(GSHMEM_COLL_REDUCE_DEFINE)
@@ -60,18 +61,21 @@ namespace gshmem::gpu {
 template <coll::ReduceOp Op, typename T>
 __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_state_t h, TeamValue t, int slot,
                                                               bool scatter, T* dest, const T* src,
-                                                              std::size_t nelems, ReducePhase phase, bool two_shot,
+                                                              std::size_t nelems, ReducePhase phase,
+                                                              SplitSyncs syncs, bool two_shot,
                                                               const volatile int* abort_flag) {
   stream_kernel_entry();
   dev::detail::CollEnv env{h, abort_flag};
   const std::size_t first = scatter ? static_cast<std::size_t>(t.my_rank) * nelems : 0;
   const coll::Part part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
-  switch (phase) {
-    case ReducePhase::OneShotData: return coll::reduce_data<ReduceCta, Op>(env, t, dest, src, first, nelems, part);
-    case ReducePhase::OwnedReduce: return coll::reduce_owned_data<ReduceCta, Op>(env, t, dest, src, nelems, part);
-    case ReducePhase::OwnedGather: return coll::gather_owned_data<ReduceCta>(env, t, dest, sizeof(T), nelems, part);
-    case ReducePhase::Whole: break;
-  }
+  auto data = [&] {
+    switch (phase) {
+      case ReducePhase::OneShotData: return coll::reduce_data<ReduceCta, Op>(env, t, dest, src, first, nelems, part);
+      case ReducePhase::OwnedReduce: return coll::reduce_owned_data<ReduceCta, Op>(env, t, dest, src, nelems, part);
+      default: return coll::gather_owned_data<ReduceCta>(env, t, dest, sizeof(T), nelems, part);
+    }
+  };
+  if (phase != ReducePhase::Whole) return run_split(env, t, slot, syncs, data);
   const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
   if constexpr (sizeof(T) <= 8) {  // small: LL, as the device forms choose it (launch_reduce: one CTA or ll_ctas)
     if (coll::reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
@@ -84,7 +88,7 @@ __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_stat
 template <typename T>
 cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, const gshmem_device_state_t& h,
                           const TeamValue& t, int slot, bool scatter, void* dest, const void* src,
-                          std::size_t nelems, unsigned ctas, std::size_t two_shot_bytes,
+                          std::size_t nelems, unsigned ctas, std::size_t two_shot_bytes, bool split_syncs,
                           const volatile int* abort_flag) {
   using coll::ReduceOp;
   T* d = static_cast<T*>(dest);
@@ -93,19 +97,21 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
   const bool by_ll = coll::reduce_uses_ll<T>(t.size, nelems, static_cast<std::size_t>(h.coll_ll_bytes));
   if (by_ll) ctas = ll_ctas(coll::ll_lines(nelems * sizeof(T)) * 8 * static_cast<std::size_t>(t.size));
   auto go = [&](auto k) {
-    auto grid = [&](ReducePhase phase) {
-      cudaError_t e = launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems, phase,
-                                         two_shot, abort_flag);
-      return e == cudaSuccess ? launch_coll_sync(overlap, st, h, t, slot, abort_flag) : e;
-    };
     if (ctas <= 1 || by_ll)  // whole: one CTA, or LL's parts in one kernel
       return launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems,
-                                ReducePhase::Whole, two_shot, abort_flag);
-    cudaError_t e = launch_coll_sync(overlap, st, h, t, slot, abort_flag);
-    if (e != cudaSuccess) return e;
-    if (!two_shot) return grid(ReducePhase::OneShotData);
-    e = grid(ReducePhase::OwnedReduce);
-    return e == cudaSuccess ? grid(ReducePhase::OwnedGather) : e;
+                                ReducePhase::Whole, SplitSyncs::None, two_shot, abort_flag);
+    // Each data phase over the grid. split_syncs: the kernels run the syncs (the first phase both, a second one
+    // the exit sync: the first one's exit is its entry); otherwise a sync kernel before and after each phase.
+    auto grid = [&](ReducePhase phase, SplitSyncs inside) {
+      cudaError_t e = split_syncs ? cudaSuccess : launch_coll_sync(overlap, st, h, t, slot, abort_flag);
+      if (e == cudaSuccess)
+        e = launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems, phase,
+                               split_syncs ? inside : SplitSyncs::None, two_shot, abort_flag);
+      return e;
+    };
+    cudaError_t e = grid(two_shot ? ReducePhase::OwnedReduce : ReducePhase::OneShotData, SplitSyncs::Both);
+    if (e == cudaSuccess && two_shot) e = grid(ReducePhase::OwnedGather, SplitSyncs::Exit);
+    return e == cudaSuccess && !split_syncs ? launch_coll_sync(overlap, st, h, t, slot, abort_flag) : e;
   };
   switch (op) {
     case ReduceOp::Max: return go(reduce_kernel<ReduceOp::Max, T>);
@@ -134,7 +140,7 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
 #define GSHMEM_INSTANTIATE_LAUNCH_REDUCE(T)                                                                       \
   template cudaError_t launch_reduce<T>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,         \
                                         const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,   \
-                                        std::size_t, const volatile int*);
+                                        std::size_t, bool, const volatile int*);
 #endif  // GSHMEM_COLL_REDUCE_DEFINE
 
 }  // namespace gshmem::gpu

@@ -201,6 +201,10 @@ inline constexpr size_t kLLBufBytes = 256 * 1024;  // one buffer of LL lines: 12
 inline constexpr size_t kLLDefaultBytes = 128 * 1024;
 inline constexpr size_t kLLSeqBytes = 4096;  // the area's head: this PE's LL call count, then part tally, per slot
 inline constexpr size_t kLLTallyOffset = 8 * GSHMEM_DEVICE_MAX_TEAMS;  // the tallies (uint32 per slot) in the head
+// The words of a multi-CTA stream kernel's own syncs (gpu_coll_split.cuh, src/transport): uint64 [kSplitWords] per
+// slot in the head (start tickets, the phase's opening, finished CTAs), this PE's own.
+inline constexpr size_t kSplitOffset = 1024;
+inline constexpr size_t kSplitWords = 4;
 inline constexpr size_t kLLAreaBytes = kLLSeqBytes + 2 * kLLBufBytes * GSHMEM_DEVICE_MAX_TEAMS;
 GSHMEM_HD constexpr size_t ll_lines(size_t bytes) { return (bytes + 7) / 8; }
 // Most CTAs of one LL call (stream kernels), and how many a call takes where this PE receives `data_bytes` in all
