@@ -49,12 +49,12 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
     else if (bcast) coll::broadcast_data<CollCta>(env, t, dest, src, bytes, root, part);
     else coll::exchange_data<CollCta>(env, t, dest, src, x, part);
   };
-  if (phase != CollPhase::Whole) return run_split(env, t, slot, syncs, data);
   // Named in the kernel's timeout and peer-failure messages (device string literals).
   const char* call = bcast                                          ? "gshmem broadcast (stream kernel)"
                      : kind == static_cast<int>(CollKind::Fcollect) ? "gshmem fcollect (stream kernel)"
                      : kind == static_cast<int>(CollKind::Alltoall) ? "gshmem alltoall (stream kernel)"
                                                                     : "gshmem alltoalls (stream kernel)";
+  if (phase != CollPhase::Whole) return run_split(env, t, slot, syncs, call, data);
   if (gridDim.x > 1) {  // LL over several CTAs (collective_on_stream launches a grid whole for nothing else)
     if (bcast) coll::broadcast_ll<CollCta>(env, t, slot, dest, src, bytes, root, call, part);
     else coll::exchange_ll<CollCta>(env, t, slot, dest, src, x, call, part);

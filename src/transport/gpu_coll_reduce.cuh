@@ -32,8 +32,8 @@ unsigned coll_ctas(std::size_t work_bytes);
 unsigned ll_ctas(std::size_t data_bytes);
 
 // What one launch of reduce_kernel does: the whole reduction (one CTA, or an LL call's parts over the grid), or
-// one data phase split over the grid's CTAs between sync kernels (coll::Part): one-shot's, or two-shot's first
-// (reduce the owned block) or second (push it to the other members).
+// one data phase split over the grid's CTAs (coll::Part; its syncs inside, gpu_coll_split.cuh, or sync kernels
+// around it): one-shot's, or two-shot's first (reduce the owned block) or second (push it to the other members).
 enum class ReducePhase : int { Whole, OneShotData, OwnedReduce, OwnedGather };
 
 // Launches reduce_kernel<op, T>: reducescatter and small reduces one-shot, reduce from `two_shot_bytes` of data
@@ -75,8 +75,8 @@ __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_stat
       default: return coll::gather_owned_data<ReduceCta>(env, t, dest, sizeof(T), nelems, part);
     }
   };
-  if (phase != ReducePhase::Whole) return run_split(env, t, slot, syncs, data);
   const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
+  if (phase != ReducePhase::Whole) return run_split(env, t, slot, syncs, call, data);
   if constexpr (sizeof(T) <= 8) {  // small: LL, as the device forms choose it (launch_reduce: one CTA or ll_ctas)
     if (coll::reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
       return coll::reduce_ll<ReduceCta, Op>(env, t, slot, dest, src, nelems, scatter, call, part);

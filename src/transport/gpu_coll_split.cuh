@@ -17,12 +17,15 @@ namespace gshmem::gpu {
 // off), only the exit sync (a phase right after another split phase, whose exit sync is its entry), or both.
 enum class SplitSyncs : int { None, Exit, Both };
 
-// Spins until the phase is opened (acquire at GPU scope), bounded like every device wait: GSHMEM_WAIT_TIMEOUT, and the
-// peer-failure word (the opener, waiting in the entry sync, traps first in either case).
+// Spins until the phase is opened (acquire at GPU scope). The opener, waiting in the entry sync, reports a member
+// that never came (GSHMEM_WAIT_TIMEOUT) or a dead peer, and its trap ends the whole grid; so this wait's own bound
+// is twice the timeout (a later start must not let it fire first and blame the wrong thing), and the peer-failure
+// word.
 __device__ __noinline__ inline void wait_opened(const dev::detail::CollEnv& env, unsigned long long* word,
                                                const char* call) {
   const ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device> opened(*word);
   dev::detail::Spin spin(env.h);
+  spin.limit = spin.limit > UINT64_MAX / 2 ? UINT64_MAX : 2 * spin.limit;
   while (opened.load(::cuda::memory_order_acquire) == 0) {
     if (spin.expired()) dev::detail::trap_timeout(env.h, call, word, "the CTA that runs the entry sync");
     if (env.abort != nullptr && (spin.polls & 1023) == 0 && *env.abort != 0)
@@ -31,7 +34,8 @@ __device__ __noinline__ inline void wait_opened(const dev::detail::CollEnv& env,
 }
 
 // Runs `data()` (the calling CTA's part of the phase) in every CTA of the grid, between the team's usual syncs
-// (coll::team_sync, so the other members' kernels, whichever form they take, see the same sync count):
+// (coll::team_sync, so the other members' kernels, whichever form they take, see the same sync count); `call`
+// names the collective in timeout and peer-failure messages:
 //  - Both: the first CTA to start runs the entry sync and then opens the phase; the others wait for the opening.
 //    "First to start" is a ticket, not block 0: a CTA holding a ticket is resident, so nobody waits for a CTA the
 //    GPU has not started (no co-residency is assumed; the grid may be larger than the GPU holds at once).
@@ -48,9 +52,8 @@ __device__ __noinline__ inline void wait_opened(const dev::detail::CollEnv& env,
 // stream starts after this one's memory operations are visible (stream order, or griddepcontrol.wait).
 template <class Data>
 __device__ __forceinline__ void run_split(const dev::detail::CollEnv& env, const TeamValue& t, int slot,
-                                          SplitSyncs syncs, Data&& data) {
+                                          SplitSyncs syncs, const char* call, Data&& data) {
   if (syncs == SplitSyncs::None) return data();
-  const char* call = "gshmem collective (stream kernel, sync of a multi-CTA collective)";
   using Word = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
   auto* w = reinterpret_cast<unsigned long long*>(env.h.heap_base + env.h.coll_ll_offset + coll::kSplitOffset) +
             coll::kSplitWords * static_cast<size_t>(slot);

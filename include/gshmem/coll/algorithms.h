@@ -81,7 +81,8 @@ struct HostThread {
 #endif
 
 // A share of one collective's data phase: part `index` of `count` (several CTAs of a stream kernel split the data;
-// the syncs around them are separate kernels, whose stream order is the barrier). Whole() is the only part.
+// the kernel's first and last CTA run the syncs around them, or separate sync kernels do: src/transport/
+// gpu_coll_split.cuh). Whole() is the only part.
 struct Part {
   int index;
   int count;
@@ -199,10 +200,11 @@ inline constexpr size_t kLLBufBytes = 256 * 1024;  // one buffer of LL lines: 12
 // 2026-11-26). At 2 PEs on 2 x H100 the stream forms from 16 KiB to the limit went from 8.6-11.1 us synced to
 // 5.0-6.5 us by LL over several CTAs, one CTA 5.6-19.6 (bench/NOTES.md entries 36, 37, 44).
 inline constexpr size_t kLLDefaultBytes = 128 * 1024;
-inline constexpr size_t kLLSeqBytes = 4096;  // the area's head: this PE's LL call count, then part tally, per slot
+inline constexpr size_t kLLSeqBytes = 4096;  // the area's head: this PE's LL call counts, part tallies, split words
 inline constexpr size_t kLLTallyOffset = 8 * GSHMEM_DEVICE_MAX_TEAMS;  // the tallies (uint32 per slot) in the head
 // The words of a multi-CTA stream kernel's own syncs (gpu_coll_split.cuh, src/transport): uint64 [kSplitWords] per
-// slot in the head (start tickets, the phase's opening, finished CTAs), this PE's own.
+// slot in the head (start tickets, the phase's opening, finished CTAs; the fourth pads a slot's to 32 bytes), this
+// PE's own.
 inline constexpr size_t kSplitOffset = 1024;
 inline constexpr size_t kSplitWords = 4;
 inline constexpr size_t kLLAreaBytes = kLLSeqBytes + 2 * kLLBufBytes * GSHMEM_DEVICE_MAX_TEAMS;
