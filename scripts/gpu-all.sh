@@ -21,7 +21,8 @@
 #   QUICK=0 for the full benchmark sweep; ROUNDS=<n>: each library's main benchmark run n times, alternating (medians)
 #   PES=<n> (GPUs for the ring, the benchmark and the GPU tests, which also run at 2; default 2)
 #   PES_LIST="2 4 8" (benchmark: barrier/ping-pong rows at each PE count)   CHECK_TIMEOUT=<s> (check step)   BENCH_TIMEOUT=<s> (bench step, default 400)
-#   COMPAT_TIMEOUT=<s> (compat step, default 560: it builds gshmem and 16 programs x 3 builds, NVSHMEM's with -rdc)
+#   COMPAT_TIMEOUT=<s> (compat step, default 560: it builds gshmem, in the check step's build/ where that exists (a
+#   machine kept warm since a check call), and 16 programs x 3 builds, NVSHMEM's with -rdc)
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
 # Never uses NVLink multicast.
 set -uo pipefail
@@ -48,7 +49,8 @@ for step in $steps; do
   t0=$(date +%s)
   case $step in
     check) OUT=$work/check timeout "${CHECK_TIMEOUT:-$((360 + 120 * (${PES:-2} > 2 ? ${PES:-2} - 2 : 0)))}" "$root/scripts/gpu-check.sh" >"$work/check/console.txt" 2>&1 ;;
-    compat) OUT=$work/compat timeout "${COMPAT_TIMEOUT:-560}" "$root/scripts/nvshmem-compat.sh" >"$work/compat/console.txt" 2>&1 ;;
+    compat) COMPAT_GSHMEM_BUILD=$root/build OUT=$work/compat timeout "${COMPAT_TIMEOUT:-560}" "$root/scripts/nvshmem-compat.sh" \
+              >"$work/compat/console.txt" 2>&1 ;;
     bench) QUICK=${QUICK:-1} PES=${PES:-2} PES_LIST=${PES_LIST:-} BUDGET_S=$((${BENCH_TIMEOUT:-400} - 20)) \
              OUT=$work/bench timeout "${BENCH_TIMEOUT:-400}" "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
     python) GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/python/site GSHMEM_TEST_GPU_PES=${PES:-2} \

@@ -64,13 +64,21 @@ mpi_cflags=$(mpicc --showme:compile 2>/dev/null)
 mpi_libs=$(mpicc --showme:link 2>/dev/null)
 
 # ---- gshmem: the library and gshmemrun ----
-echo "=== building gshmem ($(git -C "$root" rev-parse --short HEAD 2>/dev/null))"
-cmake -S "$root" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_CUDA_ARCHITECTURES=90 -DGSHMEM_BUILD_TESTS=OFF \
-  -DGSHMEM_BUILD_EXAMPLES=OFF >"$out/gshmem_configure.log" 2>&1 || { tail -30 "$out/gshmem_configure.log"; exit 1; }
-cmake --build "$work/build" -j"$jobs" --target gshmem gshmemrun >"$out/gshmem_build.log" 2>&1 \
+# COMPAT_GSHMEM_BUILD=<dir>: a configured build tree of this checkout to reuse (scripts/gpu-all.sh passes the check
+# step's build/ when it is there: on a machine kept warm between calls that saves the library's build).
+gsb=$work/build
+if [ -n "${COMPAT_GSHMEM_BUILD:-}" ] && [ -f "$COMPAT_GSHMEM_BUILD/CMakeCache.txt" ]; then
+  gsb=$COMPAT_GSHMEM_BUILD
+  echo "=== building gshmem in $gsb ($(git -C "$root" rev-parse --short HEAD 2>/dev/null))"
+else
+  echo "=== building gshmem ($(git -C "$root" rev-parse --short HEAD 2>/dev/null))"
+  cmake -S "$root" -B "$gsb" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_CUDA_ARCHITECTURES=90 -DGSHMEM_BUILD_TESTS=OFF \
+    -DGSHMEM_BUILD_EXAMPLES=OFF >"$out/gshmem_configure.log" 2>&1 || { tail -30 "$out/gshmem_configure.log"; exit 1; }
+fi
+cmake --build "$gsb" -j"$jobs" --target gshmem gshmemrun >"$out/gshmem_build.log" 2>&1 \
   || { grep -E 'error' -A3 "$out/gshmem_build.log" | head -60; exit 1; }
-gsinc="-I$root/include/gshmem/nvshmem -I$root/include -I$work/build/include"
-gslib="-L$work/build/lib -lgshmem -lcuda -Xlinker -rpath=$work/build/lib"  # -lcuda: programs' own driver calls
+gsinc="-I$root/include/gshmem/nvshmem -I$root/include -I$gsb/include"
+gslib="-L$gsb/lib -lgshmem -lcuda -Xlinker -rpath=$gsb/lib"  # -lcuda: programs' own driver calls
 
 # ---- compile every program three ways, in parallel ----
 src=$root/tests/compat
@@ -122,7 +130,7 @@ for p in "${programs[@]}"; do
   run_one "$p" nvshmem "nv_$p" "${envs[@]}" "${MPIRUN[@]}" "$work/nv/$p"
   run_one "$p" gshmem "gs_$p" "${envs[@]}" "${MPIRUN[@]}" "$work/gs/$p"
   run_one "$p" gshmem-nordc "gsn_$p" env COMPAT_INIT=plain GSHMEM_WAIT_TIMEOUT=40 \
-    "$work/build/bin/gshmemrun" -n 2 -- "$work/gsn/$p"
+    "$gsb/bin/gshmemrun" -n 2 -- "$work/gsn/$p"
 done
 echo "=== ring_p: seed 000's environment, an MPI communicator, structs never initialised, GPU chosen after init"
 extra_rows=("ring_p[seed000]" "ring_p[mpi_comm]" "ring_p[mpi_comm_uninit]" "ring_p[uid_uninit]"
@@ -149,7 +157,7 @@ done
 # a host-only C++ file that includes only <nvshmem.h> and uses driver, runtime and half types: g++ must compile it
 for lib in nv gs; do
   col=nvshmem; inc="-I$pkg/include"
-  [ $lib = gs ] && { col=gshmem; inc="-I$root/include/gshmem/nvshmem -I$root/include -I$work/build/include"; }
+  [ $lib = gs ] && { col=gshmem; inc="-I$root/include/gshmem/nvshmem -I$root/include -I$gsb/include"; }
   # shellcheck disable=SC2086
   if g++ -std=c++17 -fsyntax-only -I/usr/local/cuda/include -I/usr/local/cuda/include/cccl $inc "$src/driver_types.cpp" \
        >"$out/build_${lib}_driver_types.log" 2>&1; then result["driver_types[g++]",$col]=PASS
