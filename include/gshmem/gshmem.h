@@ -248,6 +248,25 @@ typedef struct {
 } gshmemx_heap_usage_t;
 GSHMEM_API int gshmemx_heap_usage(gshmemx_heap_usage_t *usage);
 
+/* Shared memory for TMA transfers (NVSHMEM 3.7's nvshmemx_ask_smem / _give_smem / _release_smem): gshmem moves
+ * data with SM loads and stores and never asks for a CTA's shared memory, so giving it is accepted and changes
+ * nothing (the device calls are no-ops), and a put whose source is shared memory works as from any local memory.
+ * gshmemx_ask_smem answers NVSHMEM's sizes for RECOMMENDED (64 KiB) and MINIMUM (32 KiB), because programs launch
+ * with that much dynamic shared memory and keep their own data in it, and 0 for BARRIERS_ONLY (the part a program
+ * must leave to the library: none). Host and device. */
+typedef enum {
+  GSHMEMX_SMEM_RECOMMENDED = 0,
+  GSHMEMX_SMEM_MINIMUM = 1,
+  GSHMEMX_SMEM_BARRIERS_ONLY = 2,
+  GSHMEMX_SMEM_AMOUNT_MAX = 0x7fffffff
+} gshmemx_smem_amount_t;
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+static inline int gshmemx_ask_smem(gshmemx_smem_amount_t amount) {
+  return amount == GSHMEMX_SMEM_BARRIERS_ONLY ? 0 : amount == GSHMEMX_SMEM_MINIMUM ? 32768 : 65536;
+}
+
 /* ---- teams ---- */
 typedef int32_t gshmem_team_t;
 #define GSHMEM_TEAM_INVALID (-1)

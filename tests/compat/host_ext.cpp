@@ -1,7 +1,11 @@
 // Host-side calls added after the first compat programs (runs on CPU PEs too): nvshmem_realloc (grow, shrink, NULL
 // pointer, size 0) keeping contents, nvshmem_query_thread, nvshmemx_mc_ptr (NULL without NVLink multicast, which
 // the compat runs switch off), nvshmemx_set_attr_mpi_comm_args and nvshmemx_init_init_attr_ver_only on an
-// attribute struct (set up only, not used to init). Fresh random data, poisoned growth, exact comparison.
+// attribute struct (set up only, not used to init); nvshmemx_ask_smem from the host (NVSHMEM 3.7: the dynamic
+// shared memory a kernel launch reserves for TMA), through NVSHMEM's header by its installed sub-path. Fresh random
+// data, poisoned growth, exact comparison.
+#include <host/nvshmemx_api.h>
+
 #include "compat_util.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +22,12 @@ int main(int argc, char** argv) {
     compat::fail("nvshmem_query_thread gave %d, not a thread level", level);
   if (nvshmemx_mc_ptr(NVSHMEM_TEAM_WORLD, nullptr) != nullptr)
     compat::fail("nvshmemx_mc_ptr is not NULL with NVLink multicast off");
+  // Programs launch with RECOMMENDED bytes and keep their own data after BARRIERS_ONLY's; NVSHMEM's sizes for the
+  // first two (64 and 32 KiB), since programs size their own staging from them.
+  const int rec = nvshmemx_ask_smem(NVSHMEMX_SMEM_RECOMMENDED), least = nvshmemx_ask_smem(NVSHMEMX_SMEM_MINIMUM),
+            bars = nvshmemx_ask_smem(NVSHMEMX_SMEM_BARRIERS_ONLY);
+  if (rec != 65536 || least != 32768 || bars < 0 || bars >= least)
+    compat::fail("nvshmemx_ask_smem gave RECOMMENDED %d, MINIMUM %d, BARRIERS_ONLY %d", rec, least, bars);
 
   // NVSHMEM 3.4.5's predefined team handles and slot numbers; SAME_GPU holds this PE, GPU_LEADERS holds it or
   // (a PE that is not the lowest of its GPU) answers -1

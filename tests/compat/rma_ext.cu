@@ -1,7 +1,14 @@
 // A sample of the NVSHMEM names added after the first compat programs: device nvshmemx_int_iput_block,
 // nvshmemx_iget32_warp, nvshmem_put64_signal, nvshmemx_barrier_warpgroup; host nvshmemx_int_wait_until_on_stream,
-// nvshmemx_int_g_on_stream, nvshmemx_int_iput_on_stream, nvshmem_realloc, nvshmem_query_thread, nvshmemx_mc_ptr.
+// nvshmemx_int_g_on_stream, nvshmemx_int_iput_on_stream, nvshmem_realloc, nvshmem_query_thread, nvshmemx_mc_ptr;
+// NVSHMEM 3.7-3.8's TMA shared memory (nvshmemx_ask_smem / give_smem / release_smem) and
+// nvshmemx_collective_launch_attr, as the current perftests use them; NVSHMEM's headers by their installed sub-paths
+// (host/..., device/...), as flux and the perftests include them.
 // Ring: each PE sends to the right one; fresh random data every round, poisoned destinations, exact comparison.
+#include <device/nvshmemx_collective_launch_apis.h>
+#include <host/nvshmem_api.h>
+#include <host/nvshmemx_api.h>
+
 #include "compat_util.h"
 
 constexpr int kN = 96;  // ints sent by iput (stride 2 at the target)
@@ -31,6 +38,23 @@ __global__ void fetcher(Buffers* b, int* out, int right) {
   if (threadIdx.x < 32) nvshmemx_iget32_warp(out, b->src, 1, 3, kG, right);
   __syncthreads();
   if (threadIdx.x < 128) nvshmemx_barrier_warpgroup(NVSHMEM_TEAM_WORLD);
+}
+
+// TMA-style put from shared memory: each CTA hands its dynamic shared memory to the library (ask_smem sizes it),
+// keeps its payload after the part asked for the library's barriers, fills it, puts it to the right PE's slot of
+// this CTA, and releases the shared memory; quiet by thread 0 before the release.
+constexpr int kSmemInts = 512;  // payload ints per CTA
+__global__ void smem_put(int* dst, uint64_t seed, int mype, int right, int round) {
+  extern __shared__ __align__(16) char smem[];
+  nvshmemx_give_smem(smem, static_cast<size_t>(nvshmemx_ask_smem(NVSHMEMX_SMEM_RECOMMENDED)));
+  int* payload = reinterpret_cast<int*>(smem + nvshmemx_ask_smem(NVSHMEMX_SMEM_BARRIERS_ONLY));
+  for (int i = threadIdx.x; i < kSmemInts; i += blockDim.x)
+    payload[i] = static_cast<int>(compat::mix(seed, 600 + round, mype * 100000 + blockIdx.x * kSmemInts + i));
+  __syncthreads();
+  nvshmemx_putmem_nbi_block(dst + blockIdx.x * kSmemInts, payload, kSmemInts * sizeof(int), right);
+  if (threadIdx.x == 0) nvshmem_quiet();
+  __syncthreads();
+  nvshmemx_release_smem();
 }
 
 int main(int argc, char** argv) {
@@ -103,6 +127,51 @@ int main(int argc, char** argv) {
       }
     }
     nvshmem_barrier_all();
+  }
+  // Shared-memory puts in a kernel started by nvshmemx_collective_launch_attr (4 CTAs, the RECOMMENDED dynamic
+  // shared memory, a launch attribute of the caller's kept beside the library's cooperative one), twice.
+  {
+    constexpr int kCtas = 4;
+    int* sdst = static_cast<int*>(nvshmem_malloc(kCtas * kSmemInts * sizeof(int)));
+    const int smem_bytes = nvshmemx_ask_smem(NVSHMEMX_SMEM_RECOMMENDED);
+    if (smem_bytes < nvshmemx_ask_smem(NVSHMEMX_SMEM_BARRIERS_ONLY) + kSmemInts * static_cast<int>(sizeof(int)))
+      compat::fail("nvshmemx_ask_smem: RECOMMENDED %d bytes cannot hold %d ints after BARRIERS_ONLY's %d", smem_bytes,
+                   kSmemInts, nvshmemx_ask_smem(NVSHMEMX_SMEM_BARRIERS_ONLY));
+    if (smem_bytes > 48 * 1024)
+      COMPAT_CUDA(cudaFuncSetAttribute(smem_put, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+    for (int round = 1; round <= 2; ++round) {
+      COMPAT_CUDA(cudaMemset(sdst, 0x5A, kCtas * kSmemInts * sizeof(int)));
+      COMPAT_CUDA(cudaDeviceSynchronize());
+      nvshmem_barrier_all();
+      uint64_t seed_arg = seed;
+      int pe_arg = mype, right_arg = right, round_arg = round;
+      void* args[] = {&sdst, &seed_arg, &pe_arg, &right_arg, &round_arg};
+      cudaLaunchAttribute user[1] = {};
+      user[0].id = cudaLaunchAttributePriority;
+      user[0].val.priority = 0;
+      nvshmemx_collective_launch_attr_t la{};
+      la.cuda_config.gridDim = dim3(kCtas);
+      la.cuda_config.blockDim = dim3(round == 1 ? 256 : 96);
+      la.cuda_config.dynamicSmemBytes = static_cast<size_t>(smem_bytes);
+      la.cuda_config.stream = s1;
+      la.cuda_config.attrs = user;
+      la.cuda_config.numAttrs = 1;
+      const int rc = nvshmemx_collective_launch_attr(&la, reinterpret_cast<const void*>(smem_put), args);
+      if (rc != 0) compat::fail("round %d: nvshmemx_collective_launch_attr returned %d", round, rc);
+      COMPAT_CUDA(cudaStreamSynchronize(s1));
+      nvshmem_barrier_all();
+      static int sgot[kCtas * kSmemInts];
+      COMPAT_CUDA(cudaMemcpy(sgot, sdst, sizeof sgot, cudaMemcpyDeviceToHost));
+      for (int i = 0; i < kCtas * kSmemInts; ++i) {
+        const int want = static_cast<int>(compat::mix(seed, 600 + round, left * 100000 + i));
+        if (sgot[i] != want) {
+          compat::fail("round %d: shared-memory put element %d is %d, expected %d", round, i, sgot[i], want);
+          break;
+        }
+      }
+    }
+    nvshmem_barrier_all();
+    nvshmem_free(sdst);
   }
   // host iput on a stream, then realloc keeps the contents
   int* a = static_cast<int*>(nvshmem_malloc(kN * sizeof(int)));

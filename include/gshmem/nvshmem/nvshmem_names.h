@@ -2,7 +2,7 @@
  *   python3 include/gshmem/nvshmem/gen_names.py
  * after changing a public gshmem header (CTest compat.names_current fails while this file is stale).
  *
- * NVSHMEM name -> gshmem name, by the prefix rule: 3017 names (2971 functions, 6 types, 40 constants).
+ * NVSHMEM name -> gshmem name, by the prefix rule: 3027 names (2975 functions, 8 types, 44 constants).
  * Mapped by hand in nvshmem_host.h (different signature or value): GSHMEMX_TEAM_GPU_LEADERS, GSHMEMX_TEAM_SAME_GPU, GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED, GSHMEM_ERROR_GPU_NOT_SELECTED, GSHMEM_ERROR_INTERNAL, GSHMEM_ERROR_INVALID_VALUE, GSHMEM_ERROR_MISMATCH, GSHMEM_ERROR_NOT_SUPPORTED, GSHMEM_ERROR_OUT_OF_MEMORY, GSHMEM_MAX_NAME_LEN, GSHMEM_SUCCESS, GSHMEM_VENDOR_STRING, gshmem_info_get_version, gshmem_init, gshmem_init_thread.
  * Not mapped (gshmem extensions, no NVSHMEM name): 47 names. */
 #ifndef GSHMEM_NVSHMEM_NAMES_H
@@ -11,8 +11,10 @@
 /* types */
 #define nvshmem_team_config_t gshmem_team_config_t
 #define nvshmem_team_t gshmem_team_t
+#define nvshmemx_collective_launch_attr_t gshmemx_collective_launch_attr_t
 #define nvshmemx_init_args_t gshmemx_init_args_t
 #define nvshmemx_init_attr_t gshmemx_init_attr_t
+#define nvshmemx_smem_amount_t gshmemx_smem_amount_t
 #define nvshmemx_uniqueid_args_t gshmemx_uniqueid_args_t
 #define nvshmemx_uniqueid_t gshmemx_uniqueid_t
 
@@ -23,6 +25,10 @@
 #define NVSHMEMX_INIT_WITH_MPI_COMM GSHMEMX_INIT_WITH_MPI_COMM
 #define NVSHMEMX_INIT_WITH_SHMEM GSHMEMX_INIT_WITH_SHMEM
 #define NVSHMEMX_INIT_WITH_UNIQUEID GSHMEMX_INIT_WITH_UNIQUEID
+#define NVSHMEMX_SMEM_AMOUNT_MAX GSHMEMX_SMEM_AMOUNT_MAX
+#define NVSHMEMX_SMEM_BARRIERS_ONLY GSHMEMX_SMEM_BARRIERS_ONLY
+#define NVSHMEMX_SMEM_MINIMUM GSHMEMX_SMEM_MINIMUM
+#define NVSHMEMX_SMEM_RECOMMENDED GSHMEMX_SMEM_RECOMMENDED
 #define NVSHMEMX_TEAM_NODE GSHMEMX_TEAM_NODE
 #define NVSHMEMX_TEAM_SAME_MYPE_NODE GSHMEMX_TEAM_SAME_MYPE_NODE
 #define NVSHMEMX_UNIQUEID_ARGS_INITIALIZER GSHMEMX_UNIQUEID_ARGS_INITIALIZER
@@ -1104,6 +1110,7 @@
 #define nvshmemx_alltoallmem_block gshmemx_alltoallmem_block
 #define nvshmemx_alltoallmem_on_stream gshmemx_alltoallmem_on_stream
 #define nvshmemx_alltoallmem_warp gshmemx_alltoallmem_warp
+#define nvshmemx_ask_smem gshmemx_ask_smem
 #define nvshmemx_barrier_all_block gshmemx_barrier_all_block
 #define nvshmemx_barrier_all_on_stream gshmemx_barrier_all_on_stream
 #define nvshmemx_barrier_all_warp gshmemx_barrier_all_warp
@@ -1238,6 +1245,7 @@
 #define nvshmemx_char_sum_reducescatter_on_stream gshmemx_char_sum_reducescatter_on_stream
 #define nvshmemx_char_sum_reducescatter_warp gshmemx_char_sum_reducescatter_warp
 #define nvshmemx_collective_launch gshmemx_collective_launch
+#define nvshmemx_collective_launch_attr gshmemx_collective_launch_attr
 #define nvshmemx_collective_launch_query_gridsize gshmemx_collective_launch_query_gridsize
 #define nvshmemx_culibrary_finalize gshmemx_culibrary_finalize
 #define nvshmemx_culibrary_init gshmemx_culibrary_init
@@ -1402,6 +1410,7 @@
 #define nvshmemx_getmem_nbi_warp gshmemx_getmem_nbi_warp
 #define nvshmemx_getmem_on_stream gshmemx_getmem_on_stream
 #define nvshmemx_getmem_warp gshmemx_getmem_warp
+#define nvshmemx_give_smem gshmemx_give_smem
 #define nvshmemx_half_alltoall_block gshmemx_half_alltoall_block
 #define nvshmemx_half_alltoall_on_stream gshmemx_half_alltoall_on_stream
 #define nvshmemx_half_alltoall_warp gshmemx_half_alltoall_warp
@@ -2107,6 +2116,7 @@
 #define nvshmemx_putmem_signal_warp gshmemx_putmem_signal_warp
 #define nvshmemx_putmem_warp gshmemx_putmem_warp
 #define nvshmemx_quiet_on_stream gshmemx_quiet_on_stream
+#define nvshmemx_release_smem gshmemx_release_smem
 #define nvshmemx_schar_alltoall_block gshmemx_schar_alltoall_block
 #define nvshmemx_schar_alltoall_on_stream gshmemx_schar_alltoall_on_stream
 #define nvshmemx_schar_alltoall_warp gshmemx_schar_alltoall_warp

@@ -398,6 +398,9 @@ GSHMEM_REDUCE_STANDARD_TYPES(GSHMEMI_DEV_REDUCE_STANDARD)
 GSHMEMI_DEVX_SCOPED(_warp, gshmem::dev::Warp)
 GSHMEMI_DEVX_SCOPED(_block, gshmem::dev::Block)
 #undef GSHMEMI_DEVX_SCOPED
+// No TMA in gshmem (gshmem.h, gshmemx_ask_smem): a CTA's shared memory handed to the library is not used.
+GSHMEMI_DEVX void gshmemx_give_smem(void*, size_t) {}
+GSHMEMI_DEVX void gshmemx_release_smem(void) {}
 // Team barrier by one warpgroup (128 threads, 4 consecutive warps; see gshmem::dev::WarpGroup) per PE.
 GSHMEMI_DEVX int gshmemx_barrier_warpgroup(gshmem_team_t t) {
   gshmem::dev::barrier<gshmem::dev::WarpGroup>(GSHMEMI_S("gshmemx_barrier_warpgroup"), t);

@@ -70,6 +70,26 @@ struct PeDevice {
   PeDevice& operator=(const PeDevice&) = delete;
 };
 
+// The co-residency check of a cooperative launch of `grid` blocks on GPU `device`: a status, the reason printed on
+// failure.
+inline int check_grid(const char* call, const void* func, dim3 grid, dim3 block, size_t shmem, int device) {
+  int per_sm = 0, sms = 0;
+  const int rc = co_resident_limit(call, func, block, shmem, device, &per_sm, &sms);
+  if (rc != GSHMEM_SUCCESS) return rc;
+  const unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;
+  const unsigned long long limit = 1ull * static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
+  if (blocks == 0 || blocks > limit) {
+    fprintf(stderr, "gshmem: %s on PE %d: a grid of %llu blocks (%ux%ux%u) of %u threads with %zu B of dynamic "
+                    "shared memory %s: at most %llu blocks fit co-resident on GPU %d (%d per SM x %d SMs). Fix: "
+                    "launch between 1 and %llu blocks (gshmemx_collective_launch_query_gridsize gives the "
+                    "maximum), or use fewer threads, registers or shared memory per block\n",
+            call, gshmem_my_pe(), blocks, grid.x, grid.y, grid.z, block.x * block.y * block.z, shmem,
+            blocks == 0 ? "is empty" : "is too large", limit, device, per_sm, sms, limit);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  return GSHMEM_SUCCESS;
+}
+
 }  // namespace launch_detail
 }  // namespace gshmem
 
@@ -109,20 +129,8 @@ inline int gshmemx_collective_launch(const void* func, dim3 grid, dim3 block, vo
   }
   gshmem::launch_detail::PeDevice pe(call);
   if (pe.status != GSHMEM_SUCCESS) return pe.status;
-  int per_sm = 0, sms = 0;
-  const int rc = gshmem::launch_detail::co_resident_limit(call, func, block, shmem, pe.device, &per_sm, &sms);
+  const int rc = gshmem::launch_detail::check_grid(call, func, grid, block, shmem, pe.device);
   if (rc != GSHMEM_SUCCESS) return rc;
-  const unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;
-  const unsigned long long limit = 1ull * static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
-  if (blocks == 0 || blocks > limit) {
-    fprintf(stderr, "gshmem: %s on PE %d: a grid of %llu blocks (%ux%ux%u) of %u threads with %zu B of dynamic "
-                    "shared memory %s: at most %llu blocks fit co-resident on GPU %d (%d per SM x %d SMs). Fix: "
-                    "launch between 1 and %llu blocks (gshmemx_collective_launch_query_gridsize gives the "
-                    "maximum), or use fewer threads, registers or shared memory per block\n",
-            call, gshmem_my_pe(), blocks, grid.x, grid.y, grid.z, block.x * block.y * block.z, shmem,
-            blocks == 0 ? "is empty" : "is too large", limit, pe.device, per_sm, sms, limit);
-    return GSHMEM_ERROR_INVALID_VALUE;
-  }
   const cudaError_t e = cudaLaunchCooperativeKernel(func, grid, block, args, shmem, stream);
   if (e != cudaSuccess) {
     fprintf(stderr, "gshmem: %s on PE %d: cudaLaunchCooperativeKernel failed: %s (%s). Fix: check the kernel "
@@ -134,11 +142,74 @@ inline int gshmemx_collective_launch(const void* func, dim3 grid, dim3 block, vo
   return GSHMEM_SUCCESS;
 }
 
+// NVSHMEM 3.8's attribute form: the launch as a cudaLaunchConfig_t (grid, block, dynamic shared memory, stream and
+// the caller's launch attributes), made cooperative unless the caller sets cudaLaunchAttributeCooperative itself
+// (then its value wins, as NVSHMEM documents), with the same co-residency check as gshmemx_collective_launch when
+// cooperative. The kernel runs on cuda_config.stream (NVSHMEM runs it on a stream of its own and orders the
+// caller's stream after it: the same order as seen from the caller's stream). At most 15 caller attributes.
+typedef struct gshmemx_collective_launch_attr {
+  cudaLaunchConfig_t cuda_config;
+} gshmemx_collective_launch_attr_t;
+inline int gshmemx_collective_launch_attr(const gshmemx_collective_launch_attr_t* attr, const void* func,
+                                          void** args) {
+  const char* call = "gshmemx_collective_launch_attr";
+  constexpr unsigned kMost = 15;
+  if (attr == nullptr || func == nullptr) {
+    fprintf(stderr, "gshmem: %s: %s is NULL. Fix: pass the launch's attributes (cuda_config filled in) and the "
+                    "__global__ function to launch\n", call, attr == nullptr ? "attr" : "func");
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  cudaLaunchConfig_t cfg = attr->cuda_config;
+  if (cfg.numAttrs > kMost || (cfg.numAttrs > 0 && cfg.attrs == nullptr)) {
+    fprintf(stderr, "gshmem: %s: cuda_config has numAttrs %u with attrs %s. Fix: pass at most %u launch attributes "
+                    "in an array of that many\n", call, cfg.numAttrs, cfg.attrs == nullptr ? "NULL" : "set", kMost);
+    return GSHMEM_ERROR_INVALID_VALUE;
+  }
+  gshmem::launch_detail::PeDevice pe(call);
+  if (pe.status != GSHMEM_SUCCESS) return pe.status;
+  cudaLaunchAttribute merged[kMost + 1] = {};
+  bool set = false, cooperative = true;
+  for (unsigned i = 0; i < cfg.numAttrs; ++i) {
+    merged[i] = cfg.attrs[i];
+    if (cfg.attrs[i].id == cudaLaunchAttributeCooperative) {
+      set = true;
+      cooperative = cfg.attrs[i].val.cooperative != 0;
+    }
+  }
+  unsigned n = cfg.numAttrs;
+  if (!set) {
+    merged[n].id = cudaLaunchAttributeCooperative;
+    merged[n].val.cooperative = 1;
+    ++n;
+  }
+  if (cooperative) {
+    const int rc = gshmem::launch_detail::check_grid(call, func, cfg.gridDim, cfg.blockDim, cfg.dynamicSmemBytes,
+                                                     pe.device);
+    if (rc != GSHMEM_SUCCESS) return rc;
+  }
+  cfg.attrs = merged;
+  cfg.numAttrs = n;
+  const cudaError_t e = cudaLaunchKernelExC(&cfg, func, args);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "gshmem: %s on PE %d: cudaLaunchKernelExC failed: %s (%s). Fix: check the kernel arguments, "
+                    "the launch attributes and that the stream belongs to GPU %d\n", call, gshmem_my_pe(),
+            cudaGetErrorName(e), cudaGetErrorString(e), pe.device);
+    (void)cudaGetLastError();
+    return GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED;
+  }
+  return GSHMEM_SUCCESS;
+}
+
 // C++ convenience: typed kernel pointer.
 template <typename... Params>
 inline int gshmemx_collective_launch(void (*func)(Params...), dim3 grid, dim3 block, void** args, size_t shmem,
                                      cudaStream_t stream) {
   return gshmemx_collective_launch(reinterpret_cast<const void*>(func), grid, block, args, shmem, stream);
+}
+template <typename... Params>
+inline int gshmemx_collective_launch_attr(const gshmemx_collective_launch_attr_t* attr, void (*func)(Params...),
+                                          void** args) {
+  return gshmemx_collective_launch_attr(attr, reinterpret_cast<const void*>(func), args);
 }
 template <typename... Params>
 inline int gshmemx_collective_launch_query_gridsize(void (*func)(Params...), dim3 block, void** args, size_t shmem,

@@ -1,0 +1,6 @@
+/* NVSHMEM source compatibility: <device_host/nvshmem_common.cuh>, a header NVSHMEM installs beside <nvshmem.h>,
+ * which public programs include by that path. gshmem declares all of NVSHMEM's API in <nvshmem.h>. */
+#ifndef GSHMEM_NVSHMEM_DEVICE_HOST_NVSHMEM_COMMON_CUH
+#define GSHMEM_NVSHMEM_DEVICE_HOST_NVSHMEM_COMMON_CUH
+#include "../nvshmem.h"
+#endif /* GSHMEM_NVSHMEM_DEVICE_HOST_NVSHMEM_COMMON_CUH */

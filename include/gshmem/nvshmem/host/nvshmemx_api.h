@@ -1,0 +1,6 @@
+/* NVSHMEM source compatibility: <host/nvshmemx_api.h>, a header NVSHMEM installs beside <nvshmem.h>,
+ * which public programs include by that path. gshmem declares all of NVSHMEM's API in <nvshmem.h>. */
+#ifndef GSHMEM_NVSHMEM_HOST_NVSHMEMX_API_H
+#define GSHMEM_NVSHMEM_HOST_NVSHMEMX_API_H
+#include "../nvshmem.h"
+#endif /* GSHMEM_NVSHMEM_HOST_NVSHMEMX_API_H */
