@@ -17,7 +17,8 @@ Patterns and where they were seen (facts about those programs; the code here is 
 
 Modes (argument 1): env (default; started by gshmemrun; gshmem.core.init() first; GSHMEM_TEST_LIB numpy on CPU PEs,
 torch on GPU PEs), uid (plain processes, GSHMEM_TEST_RANK / _NRANKS / _COMM_DIR: the PEs start through the
-bindings) and mpi (under mpirun with mpi4py: the PEs start through the bindings on an MPI communicator). Fresh data from GSHMEM_TEST_SEED, poisoned outputs, exact comparisons.
+bindings) and mpi (under mpirun with mpi4py: the PEs start through the bindings on an MPI communicator). Fresh
+data from GSHMEM_TEST_SEED, poisoned outputs, exact comparisons.
 """
 import ctypes
 import os

@@ -16,6 +16,8 @@ namespace gshmem::gpu {
 // Which team syncs a split kernel runs itself: none (it runs between one-CTA sync kernels: GSHMEM_COLL_SPLIT_SYNCS
 // off), only the exit sync (a phase right after another split phase, whose exit sync is its entry), or both.
 enum class SplitSyncs : int { None, Exit, Both };
+// The words are this PE's own and touched only by its GPU: GPU-scope atomics.
+using SplitWord = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
 
 // Spins until the phase is opened (acquire at GPU scope). The opener, waiting in the entry sync, reports a member
 // that never came (GSHMEM_WAIT_TIMEOUT) or a dead peer, and its trap ends the whole grid; so this wait's own bound
@@ -23,7 +25,7 @@ enum class SplitSyncs : int { None, Exit, Both };
 // word.
 __device__ __noinline__ inline void wait_opened(const dev::detail::CollEnv& env, unsigned long long* word,
                                                const char* call) {
-  const ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device> opened(*word);
+  const SplitWord opened(*word);
   dev::detail::Spin spin(env.h);
   spin.limit = spin.limit > UINT64_MAX / 2 ? UINT64_MAX : 2 * spin.limit;
   while (opened.load(::cuda::memory_order_acquire) == 0) {
@@ -53,16 +55,15 @@ __device__ __noinline__ inline void wait_opened(const dev::detail::CollEnv& env,
 template <class Data>
 __device__ __forceinline__ void run_split(const dev::detail::CollEnv& env, const TeamValue& t, int slot,
                                           SplitSyncs syncs, const char* call, Data&& data) {
-  using Word = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
   auto* w = reinterpret_cast<unsigned long long*>(env.h.heap_base + env.h.coll_ll_offset + coll::kSplitOffset) +
             coll::kSplitWords * static_cast<size_t>(slot);
   __shared__ unsigned long long ticket;
   if (syncs == SplitSyncs::Both) {
-    if (threadIdx.x == 0) ticket = Word(w[0]).fetch_add(1, ::cuda::memory_order_relaxed);
+    if (threadIdx.x == 0) ticket = SplitWord(w[0]).fetch_add(1, ::cuda::memory_order_relaxed);
     __syncthreads();
     if (ticket == 0) {
       coll::team_sync<dev::Block>(env, t, slot, call);
-      if (threadIdx.x == 0) Word(w[1]).store(1, ::cuda::memory_order_release);
+      if (threadIdx.x == 0) SplitWord(w[1]).store(1, ::cuda::memory_order_release);
     } else if (threadIdx.x == 0) {
       wait_opened(env, w + 1, call);
     }
@@ -71,13 +72,13 @@ __device__ __forceinline__ void run_split(const dev::detail::CollEnv& env, const
   data();  // one call site: inlined once per kernel (two made the reduction kernels' build 70 % slower, NOTES 49)
   if (syncs == SplitSyncs::None) return;
   __syncthreads();  // the CTA's stores precede thread 0's release (cumulative over what the barrier ordered)
-  if (threadIdx.x == 0) ticket = Word(w[2]).fetch_add(1, ::cuda::memory_order_acq_rel);
+  if (threadIdx.x == 0) ticket = SplitWord(w[2]).fetch_add(1, ::cuda::memory_order_acq_rel);
   __syncthreads();
   if (ticket != gridDim.x - 1) return;
   if (threadIdx.x == 0) {  // no CTA of this grid reads the words any more; the next kernel on the stream sees them
-    Word(w[0]).store(0, ::cuda::memory_order_relaxed);
-    Word(w[1]).store(0, ::cuda::memory_order_relaxed);
-    Word(w[2]).store(0, ::cuda::memory_order_relaxed);
+    SplitWord(w[0]).store(0, ::cuda::memory_order_relaxed);
+    SplitWord(w[1]).store(0, ::cuda::memory_order_relaxed);
+    SplitWord(w[2]).store(0, ::cuda::memory_order_relaxed);
   }
   coll::team_sync<dev::Block>(env, t, slot, call);
 }
