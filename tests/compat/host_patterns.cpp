@@ -27,6 +27,10 @@
 //               NULL), a DGEMM benchmark that calls nvshmem_global_exit when nvshmem_malloc gives NULL. A request no
 //               heap can hold (2^60 bytes, by malloc, calloc and align; a calloc whose count * size passes SIZE_MAX) must
 //               give NULL on every PE, as NVSHMEM and OpenSHMEM specify, and the heap must work afterwards.
+//   gather by get  host gets as muriloboratto's codes and an all-gather benchmark issue them: the host loops over
+//               the PEs with nvshmem_getmem_nbi of each PE's shard into its slot of a symmetric gather buffer, then
+//               one nvshmem_quiet; here each shard comes in 3 gets of odd sizes and offsets, all in flight before
+//               the quiet, and the sources are overwritten after it (the gathered copies must not change).
 //   global exit COMPAT_GLOBAL_EXIT=1 instead: the last PE finds a failed check (as the CUDA_CHECK macros of
 //               NVSHMEM's examples and the allocation checks of a DGEMM benchmark do) and calls
 //               nvshmem_global_exit(3) while the others wait in nvshmem_barrier_all: the job must end, non-zero,
@@ -300,6 +304,38 @@ void check_too_big(uint64_t seed) {
   nvshmem_free(x);
 }
 
+void check_gather_by_get(uint64_t seed) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  constexpr size_t kShard = 1001;  // words: odd, so the pieces below start at unaligned word offsets
+  const size_t total = kShard * static_cast<size_t>(npes);
+  uint32_t* shard = static_cast<uint32_t*>(nvshmem_malloc(kShard * sizeof(uint32_t)));
+  uint32_t* gather = static_cast<uint32_t*>(nvshmem_malloc((total + coll::kGuard) * sizeof(uint32_t)));
+  for (uint64_t round = 0; round < 2; ++round) {
+    const std::vector<uint32_t> mine = values(seed, 600 + round, me, kShard);
+    kIO.write(shard, mine.data(), kShard * sizeof(uint32_t));
+    coll::poison(kIO, gather, (total + coll::kGuard) * sizeof(uint32_t));
+    nvshmem_barrier_all();
+    const size_t cut[4] = {0, 3, 517, kShard};
+    for (int p = 0; p < npes; ++p)  // this PE's own shard too, by the same call
+      for (int c = 0; c < 3; ++c)
+        nvshmem_getmem_nbi(gather + p * kShard + cut[c], shard + cut[c], (cut[c + 1] - cut[c]) * sizeof(uint32_t), p);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    const std::vector<uint32_t> junk = values(seed, 700 + round, me, kShard);
+    kIO.write(shard, junk.data(), kShard * sizeof(uint32_t));  // the sources change after the quiet
+    nvshmem_barrier_all();
+    std::vector<uint32_t> want;
+    for (int p = 0; p < npes; ++p) {
+      const std::vector<uint32_t> v = values(seed, 600 + round, p, kShard);
+      want.insert(want.end(), v.begin(), v.end());
+    }
+    expect_words(gather, want, "nvshmem_getmem_nbi of every PE's shard, then nvshmem_quiet");
+    nvshmem_barrier_all();
+  }
+  nvshmem_free(gather);
+  nvshmem_free(shard);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -326,5 +362,6 @@ int main(int argc, char** argv) {
   check_carved(seed);
   check_aligned(seed);
   check_too_big(seed);
+  check_gather_by_get(seed);
   return compat::finish();
 }
