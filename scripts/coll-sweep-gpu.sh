@@ -4,7 +4,7 @@
 # (µs per call, a column per setting), the JSON of every run and log.txt. Never uses NVLink multicast.
 #   PES=<n> (default 2)   CTA_BYTES="16K 64K 256K 1M"   CTAS="32 132"   SIZES=64K,256K,1M,4M,16M,64M,256M
 #   KINDS=<--coll-kinds list> (default every kind)   BUDGET_S=<s> (default 500: no run starts after it)
-#   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
+#   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)   PREBUILT=1: use build-gpu/ as it is
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/coll-sweep-out}
@@ -18,10 +18,14 @@ build=${BUILD:-$root/build-coll-sweep}
 commit=${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --verify -q --short HEAD 2>/dev/null || echo unknown)}
 echo "coll-sweep-gpu.sh: $(date -u +%FT%TZ) commit $commit, $pes PEs"
 nvidia-smi --query-gpu=index,name --format=csv,noheader || true
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_CUDA_ARCHITECTURES=90 -DGSHMEM_BUILD_TESTS=OFF \
-  -DGSHMEM_BUILD_EXAMPLES=OFF >/dev/null || exit 1
-cmake --build "$build" -j"$(nproc)" --target gshmem-bench gshmemrun >"$out/build.txt" 2>&1 ||
-  { tail -30 "$out/build.txt"; exit 1; }
+if [ -n "${PREBUILT:-}" ]; then  # gpu-all.sh unpacked the carried build (scripts/gpu-prebuilt.sh)
+  build=$root/build-gpu
+else
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_CUDA_ARCHITECTURES=90 -DGSHMEM_BUILD_TESTS=OFF \
+    -DGSHMEM_BUILD_EXAMPLES=OFF >/dev/null || exit 1
+  cmake --build "$build" -j"$(nproc)" --target gshmem-bench gshmemrun >"$out/build.txt" 2>&1 ||
+    { tail -30 "$out/build.txt"; exit 1; }
+fi
 bench=("$build/bin/gshmemrun" -n "$pes" -- "$build/bin/gshmem-bench" --suite coll --progress --no-table
        --repeats 5 --warmup 1 --commit "$commit")
 kinds=()

@@ -24,6 +24,8 @@
 #   COMPAT_TIMEOUT=<s> (compat step, default 560: it builds gshmem, in the check step's build/ where that exists (a
 #   machine kept warm since a check call), and 16 programs x 3 builds, NVSHMEM's with -rdc)
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
+#   PREBUILT=1: no build on the device: scripts/gpu-prebuilt.sh unpack (the call carries .gpu-prebuilt, made here by
+#   `scripts/gpu-prebuilt.sh pack` from the same tree), then check, compat and collquick use build-gpu/
 # Never uses NVLink multicast.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +36,12 @@ export PATH=/usr/local/cuda/bin:$PATH
 work=$(mktemp -d /tmp/gshmem-gpu-all.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 steps=${STEPS:-check compat bench}
+gbuild=$root/build
+if [ -n "${PREBUILT:-}" ]; then
+  "$root/scripts/gpu-prebuilt.sh" unpack || exit 1
+  gbuild=$root/build-gpu
+  export LD_LIBRARY_PATH=$gbuild/lib:$gbuild/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 # py_step NAME SCRIPT LIMIT_S RESERVE_S: the Python package built with CUDA into $work/NAME/site (install.txt), then
 # scripts/SCRIPT with it on PYTHONPATH, OUT=$work/NAME/out, BUDGET_S=LIMIT_S - RESERVE_S, under timeout LIMIT_S.
 py_step() {
@@ -49,7 +57,7 @@ for step in $steps; do
   t0=$(date +%s)
   case $step in
     check) OUT=$work/check timeout "${CHECK_TIMEOUT:-$((360 + 120 * (${PES:-2} > 2 ? ${PES:-2} - 2 : 0)))}" "$root/scripts/gpu-check.sh" >"$work/check/console.txt" 2>&1 ;;
-    compat) COMPAT_GSHMEM_BUILD=$root/build OUT=$work/compat timeout "${COMPAT_TIMEOUT:-560}" "$root/scripts/nvshmem-compat.sh" \
+    compat) COMPAT_GSHMEM_BUILD=$root/build COMPAT_GSHMEM_PREBUILT=${PREBUILT:+$gbuild} OUT=$work/compat timeout "${COMPAT_TIMEOUT:-560}" "$root/scripts/nvshmem-compat.sh" \
               >"$work/compat/console.txt" 2>&1 ;;
     bench) QUICK=${QUICK:-1} PES=${PES:-2} PES_LIST=${PES_LIST:-} BUDGET_S=$((${BENCH_TIMEOUT:-400} - 20)) \
              OUT=$work/bench timeout "${BENCH_TIMEOUT:-400}" "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
@@ -73,8 +81,8 @@ for step in $steps; do
       for v in "" ${COLL_AB:-} ""; do
         echo "=== gshmem-bench --suite coll at ${PES:-2} PEs: ${v:-as is}"
         # shellcheck disable=SC2086  # NAME=VALUE[,NAME=VALUE] items become separate env arguments
-        env ${v//,/ } timeout "${QUICK_TIMEOUT:-120}" "$root/build/bin/gshmemrun" -n "${PES:-2}" -- \
-          "$root/build/bin/gshmem-bench" --suite coll --coll-forms "${COLL_FORMS:-stream}" \
+        env ${v//,/ } timeout "${QUICK_TIMEOUT:-120}" "$gbuild/bin/gshmemrun" -n "${PES:-2}" -- \
+          "$gbuild/bin/gshmem-bench" --suite coll --coll-forms "${COLL_FORMS:-stream}" \
           ${COLL_KINDS:+--coll-kinds "$COLL_KINDS"} ${COLL_SIZES:+--sizes "$COLL_SIZES"} || { echo "=== status $?"; q=1; }
       done >"$work/collquick/console.txt" 2>&1
       [ $q -eq 0 ] ;;

@@ -47,8 +47,8 @@ finish() {
   tar czf "$final/logs.tar.gz" -C "$work" logs
 }
 trap finish EXIT
-programs=(ring_p put_signal_ring block_put atomics wait_until teams rma_ext user_buffer collectives host_ring host_atomics host_ext
-          host_collectives host_teams host_patterns host_probe_init)
+programs=(ring_p put_signal_ring block_put atomics wait_until teams rma_ext user_buffer collectives device_patterns
+          host_ring host_atomics host_ext host_collectives host_teams host_patterns host_probe_init)
 
 # ---- NVIDIA NVSHMEM from the pip package ----
 pkg=$(python3 -c 'import nvidia.nvshmem, os; print(nvidia.nvshmem.__path__[0])' 2>/dev/null) || pkg=
@@ -66,8 +66,12 @@ mpi_libs=$(mpicc --showme:link 2>/dev/null)
 # ---- gshmem: the library and gshmemrun ----
 # COMPAT_GSHMEM_BUILD=<dir>: a configured build tree of this checkout to reuse (scripts/gpu-all.sh passes the check
 # step's build/ when it is there: on a machine kept warm between calls that saves the library's build).
+# COMPAT_GSHMEM_PREBUILT=<dir>: a build carried from the build machine (scripts/gpu-prebuilt.sh), used as it is.
 gsb=$work/build
-if [ -n "${COMPAT_GSHMEM_BUILD:-}" ] && [ -f "$COMPAT_GSHMEM_BUILD/CMakeCache.txt" ]; then
+if [ -n "${COMPAT_GSHMEM_PREBUILT:-}" ]; then
+  gsb=$COMPAT_GSHMEM_PREBUILT
+  echo "=== gshmem prebuilt in $gsb ($(tr '\n' ' ' <"$gsb/prebuilt.txt"))"
+elif [ -n "${COMPAT_GSHMEM_BUILD:-}" ] && [ -f "$COMPAT_GSHMEM_BUILD/CMakeCache.txt" ]; then
   gsb=$COMPAT_GSHMEM_BUILD
   echo "=== building gshmem in $gsb ($(git -C "$root" rev-parse --short HEAD 2>/dev/null))"
 else
@@ -75,8 +79,8 @@ else
   cmake -S "$root" -B "$gsb" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_CUDA_ARCHITECTURES=90 -DGSHMEM_BUILD_TESTS=OFF \
     -DGSHMEM_BUILD_EXAMPLES=OFF >"$out/gshmem_configure.log" 2>&1 || { tail -30 "$out/gshmem_configure.log"; exit 1; }
 fi
-cmake --build "$gsb" -j"$jobs" --target gshmem gshmemrun >"$out/gshmem_build.log" 2>&1 \
-  || { grep -E 'error' -A3 "$out/gshmem_build.log" | head -60; exit 1; }
+[ -n "${COMPAT_GSHMEM_PREBUILT:-}" ] || cmake --build "$gsb" -j"$jobs" --target gshmem gshmemrun \
+  >"$out/gshmem_build.log" 2>&1 || { grep -E 'error' -A3 "$out/gshmem_build.log" | head -60; exit 1; }
 gsinc="-I$root/include/gshmem/nvshmem -I$root/include -I$gsb/include"
 gslib="-L$gsb/lib -lgshmem -lcuda -Xlinker -rpath=$gsb/lib"  # -lcuda: programs' own driver calls
 
