@@ -48,7 +48,10 @@ case ${1:-} in
         *) case $lib in "$build"/*) ;; *) cp -L "$lib" "$stage/build-gpu/prebuilt-lib/" ;; esac ;;
       esac
     done
-    { echo "root=$root"; echo "tree=$(tree_hash)"
+    # the tools the CTest files name by absolute path, rewritten by unpack to wherever the device has them
+    tools=$(find "$build" -name CTestTestfile.cmake -print0 | xargs -0 grep -oh '"/[^" ]*' | tr -d '"' |
+              grep -v "^$root" | grep -vx '/bin/sh' | sort -u | paste -sd' ')
+    { echo "root=$root"; echo "tree=$(tree_hash)"; echo "tools=$tools"
       echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
       echo "dirty=$(git -C "$root" status --porcelain -- src include tests cmake CMakeLists.txt | wc -l)"
       echo "made=$(date -u +%FT%TZ)"; } >"$stage/build-gpu/prebuilt.txt"
@@ -72,6 +75,14 @@ case ${1:-} in
     if [ "$old" != "$root" ]; then  # CTest files name the build machine's paths
       find "$build" -name 'CTestTestfile.cmake' -print0 | xargs -0 sed -i "s#$old#$root#g"
     fi
+    # and its tools (cmake, python3, mpiexec, nvcc): the one of the same name on this machine's PATH
+    for tool in $(sed -n 's/^tools=//p' "$build/prebuilt.txt"); do
+      [ -x "$tool" ] && continue
+      here=$(command -v "$(basename "$tool")") || { echo "gpu-prebuilt.sh: WARN: $(basename "$tool") (the CTest" \
+                                                         "files' $tool) is not on this PATH: its tests will fail"; continue; }
+      find "$build" -name 'CTestTestfile.cmake' -print0 | xargs -0 sed -i "s#\"$tool\"#\"$here\"#g"
+      echo "gpu-prebuilt.sh: $tool -> $here"
+    done
     echo "gpu-prebuilt.sh: build-gpu unpacked ($(tr '\n' ' ' <"$build/prebuilt.txt"))"
     missing=$(LD_LIBRARY_PATH=$build/prebuilt-lib:$build/lib ldd "$build/bin/gshmemrun" "$build/lib/libgshmem.so" |
                 grep 'not found' || true)
