@@ -31,6 +31,11 @@
 //               the PEs with nvshmem_getmem_nbi of each PE's shard into its slot of a symmetric gather buffer, then
 //               one nvshmem_quiet; here each shard comes in 3 gets of odd sizes and offsets, all in flight before
 //               the quiet, and the sources are overwritten after it (the gathered copies must not change).
+//   same address PyTorch's nvshmem extension (nvshmem_put / nvshmem_get of a symmetric tensor): a put and a get
+//               whose source and destination are the same symmetric address, to another PE and to this PE itself
+//               (a self put or get leaves the data as it is).
+//   never freed NVSHMEM's hello example: nvshmem_malloc(1) right after init, never freed, then finalize; the
+//               allocation is not NULL and the init status reads initialised after it.
 //   global exit COMPAT_GLOBAL_EXIT=1 instead: the last PE finds a failed check (as the CUDA_CHECK macros of
 //               NVSHMEM's examples and the allocation checks of a DGEMM benchmark do) and calls
 //               nvshmem_global_exit(3) while the others wait in nvshmem_barrier_all: the job must end, non-zero,
@@ -336,6 +341,44 @@ void check_gather_by_get(uint64_t seed) {
   nvshmem_free(shard);
 }
 
+void check_same_address(uint64_t seed) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  constexpr size_t kWords = 777;
+  const size_t bytes = kWords * sizeof(uint32_t);
+  uint32_t* buf = static_cast<uint32_t*>(nvshmem_malloc((kWords + coll::kGuard) * sizeof(uint32_t)));
+  for (uint64_t round = 0; round < 2; ++round) {
+    const std::vector<uint32_t> mine = values(seed, 800 + round, me, kWords);
+    coll::poison(kIO, buf, (kWords + coll::kGuard) * sizeof(uint32_t));
+    kIO.write(buf, mine.data(), bytes);
+    nvshmem_barrier_all();
+    nvshmem_putmem(buf, buf, bytes, me);  // to and from itself: nothing changes
+    nvshmem_getmem(buf, buf, bytes, me);
+    nvshmem_quiet();
+    expect_words(buf, mine, "nvshmem_putmem / nvshmem_getmem with source == destination on this PE");
+    nvshmem_barrier_all();
+    if (npes > 1 && me == 0) {
+      nvshmem_putmem(buf, buf, bytes, 1);  // PE 1's copy becomes PE 0's
+      nvshmem_quiet();
+    }
+    nvshmem_barrier_all();
+    if (npes > 1 && me == npes - 1) nvshmem_getmem(buf, buf, bytes, 0);  // the last PE fetches PE 0's over its own
+    nvshmem_barrier_all();
+    const int from = npes > 1 && (me == 1 || me == npes - 1) ? 0 : me;
+    expect_words(buf, values(seed, 800 + round, from, kWords),
+                 "nvshmem_putmem / nvshmem_getmem with source == destination, PE 0 to PE 1 and the last PE from PE 0");
+    nvshmem_barrier_all();
+  }
+  nvshmem_free(buf);
+}
+
+void check_never_freed() {
+  void* one = nvshmem_malloc(1);  // left allocated at finalize, as NVSHMEM's hello example does
+  if (one == nullptr) compat::fail("nvshmem_malloc(1) right after init returned NULL");
+  if (nvshmemx_init_status() < NVSHMEM_STATUS_IS_INITIALIZED)
+    compat::fail("nvshmemx_init_status() is %d after nvshmem_malloc, expected at least NVSHMEM_STATUS_IS_INITIALIZED",
+                 nvshmemx_init_status());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -355,6 +398,7 @@ int main(int argc, char** argv) {
     std::printf("[PE %d] host_patterns: global exit did not end this PE\n", me);
     return 0;
   }
+  check_never_freed();
   const uint64_t seed = compat::shared_seed();
   check_status();
   check_peer_views(seed);
@@ -363,5 +407,6 @@ int main(int argc, char** argv) {
   check_aligned(seed);
   check_too_big(seed);
   check_gather_by_get(seed);
+  check_same_address(seed);
   return compat::finish();
 }
