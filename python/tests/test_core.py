@@ -109,6 +109,23 @@ def test_unique_id_init(n):
         assert f"PASS pe {pe}/{n}" in out, f"seed {seed}:\n{out}"
 
 
+def test_settings_set_in_process_before_init():
+    """DeepEP's Buffer imports the library, then sets NVSHMEM_* in os.environ, then starts the PE: the settings must
+    count (read at init, not at import). NVSHMEM_DISABLE_P2P=1 gives its WARN on each PE; the others are accepted."""
+    seed = random.randrange(1 << 30)
+    code = ("import os\n"
+            "import gshmem.core as nv\n"
+            "os.environ.update(NVSHMEM_DISABLE_P2P='1', NVSHMEM_MAX_TEAMS='7', NVSHMEM_IB_ENABLE_IBGDA='1',\n"
+            "                  NVSHMEM_CUMEM_GRANULARITY=str(2 ** 29))\n"
+            "nv.init()\n"
+            "print(f'PASS pe {nv.my_pe()}/{nv.n_pes()}', flush=True)\n"
+            "nv.finalize()\n")
+    r = run([gshmemrun(), "-n", "2", "--", sys.executable, "-c", code], env(seed))
+    check(r, seed, 2)
+    out = r.stdout + r.stderr
+    assert out.count("NVSHMEM_DISABLE_P2P=1 asks") == 2, f"seed {seed}: expected the WARN once per PE:\n{out}"
+
+
 @pytest.mark.skipif(not have("torch"), reason="torch is not installed")
 def test_torch_cpu_tensors():
     seed = random.randrange(1 << 30)
