@@ -4,7 +4,8 @@
 # (µs per call, a column per setting), the JSON of every run and log.txt. Never uses NVLink multicast.
 #   PES=<n> (default 2)   CTA_BYTES="16K 64K 256K 1M"   CTAS="32 132"   SIZES=64K,256K,1M,4M,16M,64M,256M
 #   KINDS=<--coll-kinds list> (default every kind)   BUDGET_S=<s> (default 500: no run starts after it)
-#   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)   PREBUILT=1: use build-gpu/ as it is
+#   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
+#   PREBUILT=1 (under gpu-all.sh, which unpacks it): build-gpu/ as it is, a RelWithDebInfo build (own: Release)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/coll-sweep-out}

@@ -40,7 +40,9 @@ gbuild=$root/build
 if [ -n "${PREBUILT:-}" ]; then
   "$root/scripts/gpu-prebuilt.sh" unpack || exit 1
   gbuild=$root/build-gpu
-  export LD_LIBRARY_PATH=$gbuild/lib:$gbuild/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  # its binaries find build-gpu/lib by their run path; only what came along beside it goes on the path (the bench
+  # and Python steps keep their own libgshmem)
+  export LD_LIBRARY_PATH=$gbuild/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 # py_step NAME SCRIPT LIMIT_S RESERVE_S: the Python package built with CUDA into $work/NAME/site (install.txt), then
 # scripts/SCRIPT with it on PYTHONPATH, OUT=$work/NAME/out, BUDGET_S=LIMIT_S - RESERVE_S, under timeout LIMIT_S.
@@ -56,9 +58,12 @@ for step in $steps; do
   mkdir -p "$work/$step"
   t0=$(date +%s)
   case $step in
-    check) OUT=$work/check timeout "${CHECK_TIMEOUT:-$((360 + 120 * (${PES:-2} > 2 ? ${PES:-2} - 2 : 0)))}" "$root/scripts/gpu-check.sh" >"$work/check/console.txt" 2>&1 ;;
-    compat) COMPAT_GSHMEM_BUILD=$root/build COMPAT_GSHMEM_PREBUILT=${PREBUILT:+$gbuild} OUT=$work/compat timeout "${COMPAT_TIMEOUT:-560}" "$root/scripts/nvshmem-compat.sh" \
-              >"$work/compat/console.txt" 2>&1 ;;
+    check) check_s=$((360 + 120 * (${PES:-2} > 2 ? ${PES:-2} - 2 : 0)))
+           [ -n "${PREBUILT:-}" ] && check_s=$((check_s + 200))  # the whole suite, no build (~380 s at 2 PEs)
+           OUT=$work/check timeout "${CHECK_TIMEOUT:-$check_s}" "$root/scripts/gpu-check.sh" \
+             >"$work/check/console.txt" 2>&1 ;;
+    compat) COMPAT_GSHMEM_BUILD=$root/build COMPAT_GSHMEM_PREBUILT=${PREBUILT:+$gbuild} OUT=$work/compat \
+              timeout "${COMPAT_TIMEOUT:-560}" "$root/scripts/nvshmem-compat.sh" >"$work/compat/console.txt" 2>&1 ;;
     bench) QUICK=${QUICK:-1} PES=${PES:-2} PES_LIST=${PES_LIST:-} BUDGET_S=$((${BENCH_TIMEOUT:-400} - 20)) \
              OUT=$work/bench timeout "${BENCH_TIMEOUT:-400}" "$root/scripts/bench-gpu.sh" >"$work/bench/console.txt" 2>&1 ;;
     python) GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$(echo "${ARCH:-sm_90}" | tr -dc 0-9) GSHMEM_PY_TARGET=$work/python/site GSHMEM_TEST_GPU_PES=${PES:-2} \

@@ -18,14 +18,19 @@ ring_ok() { local n; n=$(grep -c 'PASS' "$1"); echo "$n PASS lines"; [ "$n" = "$
 if [ -n "${PREBUILT:-}" ]; then
   step "prebuilt: $(tr '\n' ' ' <"$build/prebuilt.txt" 2>/dev/null) ($(date -u +%FT%TZ))"
   [ -x "$build/bin/gshmemrun" ] || { echo "gpu-check.sh: PREBUILT=1 but $build/bin/gshmemrun is missing"; exit 1; }
+  built_pes=$(sed -n 's/^pes=//p' "$build/prebuilt.txt")
+  [ " $built_pes " = " $(echo 2 "${PES:-2}" | tr " " "\n" | sort -nu | paste -sd" ") " ] ||
+    echo "gpu-check.sh: WARN: build-gpu's GPU tests run at ${built_pes:-?} PEs, not ${PES:-2}: pack with PES=${PES:-2}"
   export LD_LIBRARY_PATH=$build/lib:$build/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 else
   commit=${GSHMEM_COMMIT:-$(git -C "$root" rev-parse --verify -q --short HEAD 2>/dev/null || echo unknown)}
   step "configure + build ($(date -u +%FT%TZ), commit $commit)"
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_CUDA_ARCHITECTURES=90 -DGSHMEM_GPU_TESTS=ON \
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_CUDA_ARCHITECTURES=90 \
+    -DGSHMEM_GPU_TESTS=ON \
     "-DGSHMEM_GPU_TEST_PES=$(echo 2 ${PES:-2} | tr " " "\n" | sort -nu | paste -sd";")" \
     >"$out/configure.log" 2>&1 || { tail -50 "$out/configure.log"; exit 1; }
-  cmake --build "$build" -j"$(nproc)" >"$out/build.log" 2>&1 || { grep -E 'error' -A3 "$out/build.log" | head -80; exit 1; }
+  cmake --build "$build" -j"$(nproc)" >"$out/build.log" 2>&1 ||
+    { grep -E 'error' -A3 "$out/build.log" | head -80; exit 1; }
 fi
 step "nvidia-smi topo"; nvidia-smi topo -m 2>&1 | head -8
 step "gshmem-info"; "$build/bin/gshmem-info" | tee "$out/info.txt"

@@ -5,24 +5,34 @@
 #                                    GSHMEM_GPU_TESTS=ON, GSHMEM_GPU_TEST_PES="2;$PES"), then write
 #                                    .gpu-prebuilt/build-gpu.tar.gz: binaries and libraries without debug sections,
 #                                    the CTest files, no object files; the shared libraries they need that are not
-#                                    glibc's, the compiler's, CUDA's driver or MPI's go along in build-gpu/prebuilt-lib.
-#   scripts/gpu-prebuilt.sh unpack   there: unpack it into build-gpu/ and point its CTest files at this checkout.
+#                                    glibc's, the compiler's, CUDA's, NCCL's or MPI's go along in
+#                                    build-gpu/prebuilt-lib; and a manifest of the sources it was built from.
+#   scripts/gpu-prebuilt.sh unpack   there: unpack it into build-gpu/, refuse it (and remove it) if a source differs
+#                                    from the manifest (naming the files; PREBUILT_ANY=1 uses it anyway), and point
+#                                    its CTest files at this checkout and this machine's tools.
 # Then on the device: PREBUILT=1 STEPS=check scripts/gpu-all.sh (carry [".gpu-prebuilt"]): the check runs from
-# build-gpu/ without building. The tarball records the commit it was built from and refuses a tree that differs in
-# src/, include/ or tests/ (PREBUILT_ANY=1 skips that check).
+# build-gpu/ without building.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-gpu
 dir=$root/.gpu-prebuilt
 tarball=$dir/build-gpu.tar.gz
-# What the tree's sources are: the hash of every file under src/, include/, tests/, CMakeLists.txt and cmake/.
-tree_hash() {
-  (cd "$root" && find src include tests cmake CMakeLists.txt -type f ! -name '*.pyc' -print0 | LC_ALL=C sort -z |
-     xargs -0 sha256sum | sha256sum | cut -c1-16)
+sources=(src include tests cmake bench tools examples python CMakeLists.txt)  # everything the build reads
+# The files under them that travel to the device (tracked, and untracked ones git does not ignore), one a line
+# (pack: from git; unpack, where there is no .git: every file but Python's caches).
+source_files() {
+  if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+    git -C "$root" ls-files -co --exclude-standard -- "${sources[@]}"
+  else
+    (cd "$root" && find "${sources[@]}" -type f ! -name '*.pyc' ! -path '*/__pycache__/*')
+  fi | LC_ALL=C sort
 }
+# $1 with the characters sed's replacement and a '#'-delimited pattern treat specially escaped
+sed_escape() { printf '%s' "$1" | sed 's/[][\\.*^$#&/]/\\&/g'; }
 case ${1:-} in
   pack)
-    grep -qx '/.gpu-prebuilt/' "$root/.gitignore" || { echo "gpu-prebuilt.sh: .gitignore must list /.gpu-prebuilt/"; exit 1; }
+    grep -qx '/.gpu-prebuilt/' "$root/.gitignore" ||
+      { echo "gpu-prebuilt.sh: .gitignore must list /.gpu-prebuilt/"; exit 1; }
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_CUDA_ARCHITECTURES=90 \
       -DGSHMEM_GPU_TESTS=ON "-DGSHMEM_GPU_TEST_PES=$(echo 2 "${PES:-2}" | tr " " "\n" | sort -nu | paste -sd";")" \
       >/dev/null
@@ -49,11 +59,12 @@ case ${1:-} in
       esac
     done
     # the tools the CTest files name by absolute path, rewritten by unpack to wherever the device has them
-    tools=$(find "$build" -name CTestTestfile.cmake -print0 | xargs -0 grep -oh '"/[^" ]*' | tr -d '"' |
-              grep -v "^$root" | grep -vx '/bin/sh' | sort -u | paste -sd' ')
-    { echo "root=$root"; echo "tree=$(tree_hash)"; echo "tools=$tools"
+    tools=$(find "$build" -name CTestTestfile.cmake -print0 | { xargs -0 grep -oh '"/[^" ]*' || true; } |
+              tr -d '"' | { grep -v "^$root/" || true; } | { grep -vx '/bin/sh' || true; } | sort -u | paste -sd' ')
+    (cd "$root" && source_files | tr '\n' '\0' | xargs -0 sha256sum) >"$stage/build-gpu/prebuilt-sources.sha256"
+    { echo "root=$root"; echo "pes=$(echo 2 "${PES:-2}" | tr " " "\n" | sort -nu | paste -sd" ")"; echo "tools=$tools"
       echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-      echo "dirty=$(git -C "$root" status --porcelain -- src include tests cmake CMakeLists.txt | wc -l)"
+      echo "dirty=$(git -C "$root" status --porcelain -- "${sources[@]}" | wc -l)"
       echo "made=$(date -u +%FT%TZ)"; } >"$stage/build-gpu/prebuilt.txt"
     mkdir -p "$dir"
     tar czf "$tarball" -C "$stage" build-gpu
@@ -66,26 +77,34 @@ case ${1:-} in
     rm -rf "$build"
     tar xzf "$tarball" -C "$root"
     old=$(sed -n 's/^root=//p' "$build/prebuilt.txt")
-    want=$(sed -n 's/^tree=//p' "$build/prebuilt.txt")
-    if [ "$want" != "$(tree_hash)" ] && [ -z "${PREBUILT_ANY:-}" ]; then
-      echo "gpu-prebuilt.sh: build-gpu was built from other sources than this tree's ($(cat "$build/prebuilt.txt" |
-        tr '\n' ' ')): pack again after the last change (PREBUILT_ANY=1 uses it anyway)"
+    changed=$(cd "$root" && { sha256sum -c --quiet build-gpu/prebuilt-sources.sha256 2>/dev/null || true; } |
+                sed 's/: FAILED.*//'; comm -13 <(awk '{print $2}' build-gpu/prebuilt-sources.sha256 | LC_ALL=C sort) \
+                <(source_files | grep -v '^python/'))  # new files; python/ gets build outputs from other steps
+    if [ -n "$changed" ] && [ -z "${PREBUILT_ANY:-}" ]; then
+      echo "gpu-prebuilt.sh: build-gpu was built from other sources than this tree's ($(tr '\n' ' ' \
+        <"$build/prebuilt.txt")); differing, missing or new here: $(echo "$changed" | head -20 | tr '\n' ' ')"
+      echo "gpu-prebuilt.sh: fix: run 'scripts/gpu-prebuilt.sh pack' after the last change (PREBUILT_ANY=1 uses it)"
+      rm -rf "$build"
       exit 1
     fi
     if [ "$old" != "$root" ]; then  # CTest files name the build machine's paths
-      find "$build" -name 'CTestTestfile.cmake' -print0 | xargs -0 sed -i "s#$old#$root#g"
+      find "$build" -name 'CTestTestfile.cmake' -print0 |
+        xargs -0 sed -i "s#$(sed_escape "$old")/#$(sed_escape "$root")/#g"
     fi
     # and its tools (cmake, python3, mpiexec, nvcc): the one of the same name on this machine's PATH
     for tool in $(sed -n 's/^tools=//p' "$build/prebuilt.txt"); do
       [ -x "$tool" ] && continue
-      here=$(command -v "$(basename "$tool")") || { echo "gpu-prebuilt.sh: WARN: $(basename "$tool") (the CTest" \
-                                                         "files' $tool) is not on this PATH: its tests will fail"; continue; }
-      find "$build" -name 'CTestTestfile.cmake' -print0 | xargs -0 sed -i "s#\"$tool\"#\"$here\"#g"
+      if ! here=$(command -v "$(basename "$tool")"); then
+        echo "gpu-prebuilt.sh: WARN: $(basename "$tool") (the CTest files' $tool) is not on this PATH: its tests fail"
+        continue
+      fi
+      find "$build" -name 'CTestTestfile.cmake' -print0 |
+        xargs -0 sed -i "s#\"$(sed_escape "$tool")\"#\"$(sed_escape "$here")\"#g"
       echo "gpu-prebuilt.sh: $tool -> $here"
     done
     echo "gpu-prebuilt.sh: build-gpu unpacked ($(tr '\n' ' ' <"$build/prebuilt.txt"))"
     missing=$(LD_LIBRARY_PATH=$build/prebuilt-lib:$build/lib ldd "$build/bin/gshmemrun" "$build/lib/libgshmem.so" |
-                grep 'not found' || true)
+                { grep 'not found' || true; })
     [ -z "$missing" ] || { echo "gpu-prebuilt.sh: libraries missing here: $missing"; exit 1; }
     ;;
   *) echo "usage: scripts/gpu-prebuilt.sh pack|unpack"; exit 2 ;;

@@ -144,9 +144,6 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     if (cfg.nvshmem_remote_transport != "none" && !cfg.nvshmem_remote_transport.empty())
       log::warn("NVSHMEM_REMOTE_TRANSPORT={} asks for a remote transport; gshmem runs PEs of one node only and "
                 "ignores it", cfg.nvshmem_remote_transport);
-    if (cfg.nvshmem_disable_p2p)
-      log::warn("NVSHMEM_DISABLE_P2P=1 asks for the GPUs of this node to be reached over a remote transport; gshmem "
-                "has none and keeps using P2P (NVLink or PCIe) between them. Fix: unset it, or set it to 0");
     // ---- mode ----
     std::string why = "GSHMEM_DEVICE=cpu was set";
     const bool gpu_ok = cfg.device != "cpu" && gpu::available(&why);
@@ -157,6 +154,10 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
       fail(GSHMEM_ERROR_INVALID_VALUE, "init: GSHMEM_DEVICE=\"{}\" is not one of auto, cpu, gpu. Fix: set one of those or unset "
            "it", cfg.device);
     rt->mode = (cfg.device == "cpu" || !gpu_ok) ? Mode::Cpu : Mode::Gpu;
+    if (cfg.nvshmem_disable_p2p)
+      log::warn("NVSHMEM_DISABLE_P2P=1 asks for the PEs of this node to be reached over a remote transport; gshmem "
+                "has none and keeps reaching them directly ({}). Fix: unset it, or set it to 0",
+                rt->mode == Mode::Gpu ? "P2P over NVLink or PCIe" : "shared memory");
     phase("driver");
     if (rt->mode == Mode::Cpu) {
       rt->cpu_reason = why;

@@ -33,7 +33,8 @@
 //               the quiet, and the sources are overwritten after it (the gathered copies must not change).
 //   same address PyTorch's nvshmem extension (nvshmem_put / nvshmem_get of a symmetric tensor): a put and a get
 //               whose source and destination are the same symmetric address, to another PE and to this PE itself
-//               (a self put or get leaves the data as it is).
+//               (a self put or get leaves the data as it is). OpenSHMEM leaves overlapping source and destination
+//               undefined; an identical pair is what PyTorch issues, so it is tested as programs rely on it.
 //   never freed NVSHMEM's hello example: nvshmem_malloc(1) right after init, never freed, then finalize; the
 //               allocation is not NULL and the init status reads initialised after it.
 //   global exit COMPAT_GLOBAL_EXIT=1 instead: the last PE finds a failed check (as the CUDA_CHECK macros of
@@ -356,16 +357,20 @@ void check_same_address(uint64_t seed) {
     nvshmem_quiet();
     expect_words(buf, mine, "nvshmem_putmem / nvshmem_getmem with source == destination on this PE");
     nvshmem_barrier_all();
+    if (npes > 1 && me == npes - 1) nvshmem_getmem(buf, buf, bytes, 0);  // the last PE fetches PE 0's over its own
+    nvshmem_barrier_all();
+    expect_words(buf, values(seed, 800 + round, npes > 1 && me == npes - 1 ? 0 : me, kWords),
+                 "nvshmem_getmem with source == destination, the last PE from PE 0");
+    const std::vector<uint32_t> again = values(seed, 900 + round, me, kWords);  // fresh values for the put
+    kIO.write(buf, again.data(), bytes);
+    nvshmem_barrier_all();
     if (npes > 1 && me == 0) {
       nvshmem_putmem(buf, buf, bytes, 1);  // PE 1's copy becomes PE 0's
       nvshmem_quiet();
     }
     nvshmem_barrier_all();
-    if (npes > 1 && me == npes - 1) nvshmem_getmem(buf, buf, bytes, 0);  // the last PE fetches PE 0's over its own
-    nvshmem_barrier_all();
-    const int from = npes > 1 && (me == 1 || me == npes - 1) ? 0 : me;
-    expect_words(buf, values(seed, 800 + round, from, kWords),
-                 "nvshmem_putmem / nvshmem_getmem with source == destination, PE 0 to PE 1 and the last PE from PE 0");
+    expect_words(buf, values(seed, 900 + round, npes > 1 && me == 1 ? 0 : me, kWords),
+                 "nvshmem_putmem with source == destination, PE 0 to PE 1");
     nvshmem_barrier_all();
   }
   nvshmem_free(buf);
@@ -405,8 +410,8 @@ int main(int argc, char** argv) {
   check_registered(seed);
   check_carved(seed);
   check_aligned(seed);
-  check_too_big(seed);
   check_gather_by_get(seed);
   check_same_address(seed);
+  check_too_big(seed);  // last: on NVIDIA NVSHMEM 3.4.5 the next barrier after it faults (bench/NOTES.md 39)
   return compat::finish();
 }
