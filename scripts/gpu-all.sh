@@ -25,7 +25,7 @@
 #   machine kept warm since a check call), and 16 programs x 3 builds, NVSHMEM's with -rdc)
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
 #   PREBUILT=1: no build on the device: scripts/gpu-prebuilt.sh unpack (the call carries .gpu-prebuilt, made here by
-#   `scripts/gpu-prebuilt.sh pack` from the same tree), then check, compat and collquick use build-gpu/
+#   `scripts/gpu-prebuilt.sh pack` from the same tree), then check, compat, collquick and collsweep use build-gpu/
 # Never uses NVLink multicast.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
