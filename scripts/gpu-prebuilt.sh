@@ -78,7 +78,7 @@ case ${1:-} in
     tar xzf "$tarball" -C "$root"
     old=$(sed -n 's/^root=//p' "$build/prebuilt.txt")
     changed=$(cd "$root" && { sha256sum -c --quiet build-gpu/prebuilt-sources.sha256 2>/dev/null || true; } |
-                sed 's/: FAILED.*//'; comm -13 <(awk '{print $2}' build-gpu/prebuilt-sources.sha256 | LC_ALL=C sort) \
+                sed 's/: FAILED.*//'; LC_ALL=C comm -13 <(awk '{print $2}' build-gpu/prebuilt-sources.sha256 | LC_ALL=C sort) \
                 <(source_files | grep -v '^python/'))  # new files; python/ gets build outputs from other steps
     if [ -n "$changed" ] && [ -z "${PREBUILT_ANY:-}" ]; then
       echo "gpu-prebuilt.sh: build-gpu was built from other sources than this tree's ($(tr '\n' ' ' \
