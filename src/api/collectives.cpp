@@ -142,6 +142,14 @@ struct CollEnv : HostPeerEnv {
                                             device_state::kCollChunkOffset +
                                             coll::kBcastFlagBytes * static_cast<std::size_t>(slot));
   }
+  // Staged (gshmem/coll/algorithms.h): off unless GSHMEM_COLL_STAGED_BYTES is set (device_state::coll_staged_limit).
+  std::size_t staged = device_state::coll_staged_limit(false, "gshmem collective");
+  std::size_t staged_limit() const { return staged; }
+  std::uint64_t* staged_buf(int pe, int slot, unsigned parity) const {
+    return reinterpret_cast<std::uint64_t*>(r.heap->peer_bases()[static_cast<std::size_t>(pe)] +
+                                            device_state::kCollStagedOffset +
+                                            coll::kStagedBufBytes * (2 * static_cast<std::size_t>(slot) + parity));
+  }
   void ll_store(std::uint64_t* line, std::uint64_t w0, std::uint64_t w1) const {
     __atomic_store_n(line, w0, __ATOMIC_RELAXED);
     __atomic_store_n(line + 1, w1, __ATOMIC_RELAXED);

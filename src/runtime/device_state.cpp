@@ -135,6 +135,17 @@ std::size_t coll_ll_limit(bool gpu_pe, const char* call) {
   return static_cast<std::size_t>(v);
 }
 
+std::size_t coll_staged_limit(bool gpu_pe, const char* call) {
+  const long long v = config::get().coll_staged_bytes;
+  constexpr long long most = static_cast<long long>(coll::kStagedDefaultBytes);
+  if (v < -1 || v > most)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: GSHMEM_COLL_STAGED_BYTES={} is outside -1..{} (data bytes per call up to "
+         "which mid-sized collectives go staged, one flight through the receivers' buffers of {} bytes). Fix: set 0 "
+         "to {}, or unset it", call, v, most, coll::kStagedDataBytes, most);
+  if (v == -1) return gpu_pe ? coll::kStagedDefaultBytes : 0;
+  return static_cast<std::size_t>(v);
+}
+
 void publish(Runtime& rt) {
 #if GSHMEM_HAVE_CUDA
   if (rt.mode != Mode::Gpu) return;
@@ -165,8 +176,8 @@ void publish(Runtime& rt) {
           "cudaMemsetAsync (device-barrier flags)");
     check(cudaMemsetAsync(base + kCollOffset, 0, kCollEnd - kCollOffset, st),
           "cudaMemsetAsync (collective workspace)");
-    check(cudaMemsetAsync(base + kCollLLOffset, 0, kCollChunkEnd - kCollLLOffset, st),
-          "cudaMemsetAsync (collectives' LL area and chunk flags)");
+    check(cudaMemsetAsync(base + kCollLLOffset, 0, kCollStagedEnd - kCollLLOffset, st),
+          "cudaMemsetAsync (collectives' LL area, chunk flags and staged buffers)");
     // Peers' heaps sit at fixed slots of the reservation: the table never changes after this.
     const auto& bases = rt.heap->peer_bases();
     check(cudaMemcpyAsync(r.d_peer_bases, bases.data(), sizeof(char*) * static_cast<size_t>(rt.n_pes),

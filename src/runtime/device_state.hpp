@@ -24,6 +24,9 @@
 //                     kLLBufBytes per slot, written by peers
 //   kCollChunkOffset: right after the LL area (device code finds it there): the two-shot broadcast's chunk flags
 //                     [kMaxTeams] of coll::kBcastFlagBytes, written by the root of each call
+//   kCollStagedOffset: coll::kStagedFromLL past the LL area: the staged buffers of mid-sized collectives, two of
+//                     coll::kStagedBufBytes per predefined slot below coll::kStagedSlots (flags, then sections),
+//                     written by peers
 // Zeroed per slot when a split (re)uses the slot, before the split's closing parent barrier (TeamTable::reset_slot
 // in team/team.cpp); fresh heaps start zeroed (host memfd; GPU PEs zero it at the first publish). The rest of the
 // internal area, up to kHeapInternalBytes, is free.
@@ -54,6 +57,13 @@ inline constexpr std::size_t kCollLLOffset = 128 * 1024;
 inline constexpr std::size_t kCollLLEnd = kCollLLOffset + coll::kLLAreaBytes;
 inline constexpr std::size_t kCollChunkOffset = kCollLLEnd;
 inline constexpr std::size_t kCollChunkEnd = kCollChunkOffset + coll::kBcastFlagBytes * kMaxTeams;
+inline constexpr std::size_t kCollStagedOffset = kCollLLOffset + coll::kStagedFromLL;
+inline constexpr std::size_t kCollStagedEnd = kCollStagedOffset + coll::kStagedAreaBytes;
+static_assert(kCollChunkEnd <= kCollStagedOffset, "the staged buffers overlap the two-shot broadcast's chunk flags");
+static_assert(kCollStagedEnd <= kHeapInternalBytes, "the collectives' staged buffers outgrew kHeapInternalBytes");
+static_assert(coll::kStagedSlots <= GSHMEM_TEAMS_MIN, "staged buffers only for predefined slots (never reset)");
+static_assert(coll::kStagedFromLL >= coll::kLLAreaBytes + coll::kBcastFlagBytes * kMaxTeams,
+              "coll::kStagedFromLL must lie past the LL area and the chunk flags");
 static_assert(kCollChunkEnd <= kHeapInternalBytes, "the two-shot broadcast's chunk flags outgrew kHeapInternalBytes");
 static_assert(kCollEnd <= kCollLLOffset, "collective workspace overlaps the LL area");
 static_assert(kCollLLEnd <= kHeapInternalBytes, "the collectives' LL area outgrew kHeapInternalBytes");
@@ -82,6 +92,10 @@ void reset(Runtime& rt) noexcept;
 // GSHMEM_COLL_LL_BYTES resolved: -1 (unset) is 128 KiB on GPU PEs and 0 on CPU PEs (whose host collectives keep the
 // entry sync, where members' calls are compared); checked (0 to kLLBufBytes / 2). Throws Error naming `call`.
 std::size_t coll_ll_limit(bool gpu_pe, const char* call);
+
+// GSHMEM_COLL_STAGED_BYTES resolved: -1 (unset) is coll::kStagedDefaultBytes on GPU PEs and 0 on CPU PEs (as LL);
+// checked (0 to coll::kStagedDefaultBytes). Throws Error naming `call`.
+std::size_t coll_staged_limit(bool gpu_pe, const char* call);
 
 // The state last published (version 0 if none, or on CPU PEs).
 gshmem_device_state_t current();

@@ -27,9 +27,9 @@ struct gshmem::coll::TwoShotScope<gshmem::gpu::CollCta> {
 namespace gshmem::gpu {
 namespace {
 
-// What a launch of coll_kernel runs: the whole collective (one CTA, or the grid's parts of an LL call), or the
-// grid's share of one data phase.
-enum class CollPhase : int { Whole, Data, BroadcastTwoShot };
+// What a launch of coll_kernel runs: the whole collective (one CTA, or the grid's parts of an LL call), the grid's
+// parts of a staged call, or the grid's share of one data phase.
+enum class CollPhase : int { Whole, Staged, Data, BroadcastTwoShot };
 
 // The whole collective (one CTA, or part b of an LL call), or block b of the grid's share of one of its data phases.
 __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_t h, TeamValue t, int slot, int kind,
@@ -54,6 +54,11 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
                      : kind == static_cast<int>(CollKind::Fcollect) ? "gshmem fcollect (stream kernel)"
                      : kind == static_cast<int>(CollKind::Alltoall) ? "gshmem alltoall (stream kernel)"
                                                                     : "gshmem alltoalls (stream kernel)";
+  if (phase == CollPhase::Staged) {  // the launching host code picked it (coll::use_staged)
+    if (bcast) coll::broadcast_staged<CollCta>(env, t, slot, dest, src, bytes, root, call, part);
+    else coll::exchange_staged<CollCta>(env, t, slot, dest, src, x, call, part);
+    return;
+  }
   if (phase != CollPhase::Whole) return run_split(env, t, slot, syncs, call, data);
   if (gridDim.x > 1) {  // LL over several CTAs (collective_on_stream launches a grid whole for nothing else)
     if (bcast) coll::broadcast_ll<CollCta>(env, t, slot, dest, src, bytes, root, call, part);
@@ -100,6 +105,15 @@ unsigned ll_ctas(std::size_t data_bytes) {
   return static_cast<unsigned>(coll::ll_parts(data_bytes, config::get().coll_ll_cta_bytes));
 }
 
+std::size_t staged_limit() {
+  const long long v = config::get().coll_staged_bytes;  // checked at init (device_state::coll_staged_limit)
+  return v < 0 ? coll::kStagedDefaultBytes : static_cast<std::size_t>(v);
+}
+
+unsigned staged_ctas(std::size_t data_bytes) {
+  return static_cast<unsigned>(coll::staged_parts(data_bytes, config::get().coll_staged_cta_bytes));
+}
+
 void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
                           void* dest, const void* src, const coll::Exchange& x, int root, gshmem_stream_t s,
                           const char* call, void* ce_peer_dest) {
@@ -120,13 +134,22 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   // GSHMEM_COLL_LL_CTA_BYTES of the lines' data (coll::ll_parts).
   const std::size_t ll = static_cast<std::size_t>(h.coll_ll_bytes);
   const bool by_ll = bcast ? coll::use_ll(t.size, block, ll) : coll::exchange_uses_ll(t.size, x, ll);
+  // Staged (mid-sized calls, one flight through the receivers' buffers): every member the same number of CTAs, from
+  // the data a receiver takes (a broadcast's block, otherwise every member's block) and settings equal everywhere.
+  const std::size_t staged = staged_limit();
+  const bool by_staged = !by_ll && (bcast ? coll::use_staged(slot, t.size, block, 1, staged)
+                                          : coll::exchange_uses_staged(slot, t.size, x, staged));
   const unsigned most_parts = static_cast<unsigned>(coll::kBcastParts);
   const unsigned two_shot_ctas = bcast_two_shot ? coll_ctas(block) : 0u;
   const unsigned ctas = by_ll            ? ll_ctas(coll::ll_lines(block) * 8 * members)
+                        : by_staged      ? staged_ctas(bcast ? block : block * members)
                         : bcast_two_shot ? (two_shot_ctas < most_parts ? two_shot_ctas : most_parts)
                                          : coll_ctas(work);
   cudaError_t e;
-  if (ce_peer_dest && bcast && root_here && !by_ll && !bcast_two_shot) {
+  if (by_staged) {
+    e = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
+                           root, CollPhase::Staged, SplitSyncs::None, bcast_two_shot_bytes, abort_flag);
+  } else if (ce_peer_dest && bcast && root_here && !by_ll && !bcast_two_shot) {
     // The root of a team of 2 copies by the copy engines between the two syncs (GSHMEM_COLL_BCAST_CE_BYTES): the
     // member's copy on `st`, its own beside it. The other member runs its usual two syncs; only their number and
     // order have to match.

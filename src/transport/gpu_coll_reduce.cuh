@@ -30,11 +30,16 @@ constexpr std::size_t kCollMinSplit = 4;
 unsigned coll_ctas(std::size_t work_bytes);
 // CTAs of an LL call where this PE receives `data_bytes` in all: coll::ll_parts with GSHMEM_COLL_LL_CTA_BYTES.
 unsigned ll_ctas(std::size_t data_bytes);
+// GSHMEM_COLL_STAGED_BYTES as resolved on a GPU PE, and the CTAs of a staged call where this PE receives
+// `data_bytes` in all (coll::staged_parts with GSHMEM_COLL_STAGED_CTA_BYTES).
+std::size_t staged_limit();
+unsigned staged_ctas(std::size_t data_bytes);
 
-// What one launch of reduce_kernel does: the whole reduction (one CTA, or an LL call's parts over the grid), or
-// one data phase split over the grid's CTAs (coll::Part; its syncs inside, gpu_coll_split.cuh, or sync kernels
-// around it): one-shot's, or two-shot's first (reduce the owned block) or second (push it to the other members).
-enum class ReducePhase : int { Whole, OneShotData, OwnedReduce, OwnedGather };
+// What one launch of reduce_kernel does: the whole reduction (one CTA, or an LL call's parts over the grid), a
+// staged call's parts over the grid, or one data phase split over the grid's CTAs (coll::Part; its syncs inside,
+// gpu_coll_split.cuh, or sync kernels around it): one-shot's, or two-shot's first (reduce the owned block) or
+// second (push it to the other members).
+enum class ReducePhase : int { Whole, Staged, OneShotData, OwnedReduce, OwnedGather };
 
 // Launches reduce_kernel<op, T>: reducescatter and small reduces one-shot, reduce from `two_shot_bytes` of data
 // and in place two-shot (coll::use_two_shot); one CTA, or (ctas > 1) each data phase over ctas CTAs, the syncs
@@ -76,6 +81,8 @@ __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_stat
     }
   };
   const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
+  if (phase == ReducePhase::Staged)  // launch_reduce picked it (coll::reduce_uses_staged)
+    return coll::reduce_staged<ReduceCta, Op>(env, t, slot, dest, src, nelems, scatter, call, part);
   if (phase != ReducePhase::Whole) return run_split(env, t, slot, syncs, call, data);
   if constexpr (sizeof(T) <= 8) {  // small: LL, as the device forms choose it (launch_reduce: one CTA or ll_ctas)
     if (coll::reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
@@ -95,8 +102,13 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
   const T* s = static_cast<const T*>(src);
   const bool two_shot = !scatter && coll::use_two_shot(t.size, nelems * sizeof(T), dest == src, two_shot_bytes);
   const bool by_ll = coll::reduce_uses_ll<T>(t.size, nelems, static_cast<std::size_t>(h.coll_ll_bytes));
+  const bool by_staged = !by_ll && coll::reduce_uses_staged(slot, t.size, nelems * sizeof(T), staged_limit());
   if (by_ll) ctas = ll_ctas(coll::ll_lines(nelems * sizeof(T)) * 8 * static_cast<std::size_t>(t.size));
+  if (by_staged) ctas = staged_ctas(nelems * sizeof(T) * static_cast<std::size_t>(t.size));
   auto go = [&](auto k) {
+    if (by_staged)
+      return launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems,
+                                ReducePhase::Staged, SplitSyncs::None, two_shot, abort_flag);
     if (ctas <= 1 || by_ll)  // whole: one CTA, or LL's parts in one kernel
       return launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems,
                                 ReducePhase::Whole, SplitSyncs::None, two_shot, abort_flag);

@@ -230,6 +230,7 @@ GSHMEM_HD constexpr bool reduce_uses_ll(int size, size_t nelems, size_t limit) {
 struct LLCall {
   uint32_t flag;    // in every word of this call's lines: never 0 (fresh buffers), different from the last 2^32 - 2
   unsigned parity;  // the buffer of this call
+  uint64_t number;  // the call's number on the slot (1, 2, ...): a staged call's flag value (below)
 };
 // The lines a thread of the group takes: first, first + step, ... (Parts, above).
 struct LLLanes {
@@ -249,7 +250,7 @@ GSHMEM_COLL_FN LLCall ll_begin(Env& env, int slot, const Part& part) {
   const uint64_t n = *sp + 1;
   Scope::sync();  // every thread read the count before rank 0 advances it
   if (part.count == 1 && Scope::rank() == 0) *sp = n;  // several parts: the last to finish does (ll_end)
-  return LLCall{static_cast<uint32_t>(n % 0xFFFFFFFFull) + 1u, static_cast<unsigned>(n & 1)};
+  return LLCall{static_cast<uint32_t>(n % 0xFFFFFFFFull) + 1u, static_cast<unsigned>(n & 1), n};
 }
 template <class Env, class = void>
 struct HasLLPartDone {
@@ -352,6 +353,136 @@ GSHMEM_COLL_FN void ll_receive(Env& env, const uint64_t* buf, int size, int skip
     ll_store_data(dest + m * stride + 8 * l, data, bytes - 8 * l);
   }
   if (bad != nullptr) env.ll_fail(bad, call);
+}
+
+// ---- Staged: mid-sized collectives in one flight ----
+// From LL's limit up to Env::staged_limit() bytes (GSHMEM_COLL_STAGED_BYTES: 2 MiB on GPU PEs, off on CPU PEs),
+// broadcast, fcollect, alltoall, reduce and reducescatter run LL's protocol with bulk data: each sender copies its
+// block straight into a buffer in each receiver's heap (section `its index`; a broadcast's data in section 0), then
+// stores the call's number into one flag per (sender, part) at a fixed place of that buffer; the receiver waits for
+// the flags, then copies or reduces out of its own buffer. No team sync and no reads from peers: the split path's
+// two syncs cost ~5 us at 2 PEs against 0.5-1 us of data at 256 KiB (bench/NOTES.md entries 50-51).
+// Buffers: two per staged slot (parity: LL's, since staged and LL calls share the slot's call count), each
+// kStagedFlagBytes of flags [kStagedMaxMembers][kStagedMaxParts] uint64 then kStagedDataBytes of sections.
+// Flags sit at fixed places whatever a call's size, and each buffer's flags only grow (the numbers of the calls
+// that used it), so a flag never shows a value left over from a call of another size. The two-buffer argument is
+// LL's (above): every staged call has every member hear from every other (data flags, or a broadcast's bare ones),
+// and a member's next call on a slot starts after its previous one finished reading.
+// Parts: a stream kernel runs a staged call over P CTAs (staged_parts: every member the same P, from the call's size
+// and GSHMEM_COLL_STAGED_CTA_BYTES, equal on every PE). CTA p of a sender copies part p of its block (Part::range)
+// to every receiver, fences and stores flag [sender][p] there; CTA p of a receiver waits for flag [m][p] of each
+// sender m and takes part p of each section: pairs of CTAs pass their part without hearing from the others. Each
+// CTA fences once, the CTAs side by side.
+// Where: the host forms of CPU PEs (StagedScope) and the library's stream kernels (which GPU PEs' host forms run):
+// their members pick it by the same rule (use_staged, after use_ll). The device API's scopes keep their paths, so
+// in the staged range the members of one call must use one family of forms (host / stream, or device scope), as
+// they do in practice.
+// Only the predefined slots below kStagedSlots (world, shared, node) have buffers: 2 x 2 MiB a slot.
+inline constexpr int kStagedSlots = 3;
+inline constexpr int kStagedMaxMembers = 64;
+inline constexpr int kStagedMaxParts = 32;
+inline constexpr size_t kStagedFlagBytes = sizeof(uint64_t) * kStagedMaxMembers * kStagedMaxParts;  // 16 KiB
+inline constexpr size_t kStagedDefaultBytes = size_t(2) << 20;  // GSHMEM_COLL_STAGED_BYTES unset, and its most
+// A section per member, each padded to 16 bytes plus 16 for alignment (staged_stride): room for the limit's data.
+inline constexpr size_t kStagedDataBytes = kStagedDefaultBytes + 32 * kStagedMaxMembers;
+inline constexpr size_t kStagedBufBytes = kStagedFlagBytes + kStagedDataBytes;
+inline constexpr size_t kStagedAreaBytes = 2 * kStagedBufBytes * kStagedSlots;
+// The staged area's heap offset from the LL area's (after the LL area and the two-shot broadcast's chunk flags,
+// rounded to 64 KiB); runtime/device_state.hpp places them.
+inline constexpr size_t kStagedFromLL =
+    (kLLAreaBytes + 16 * 32 * sizeof(uint64_t) * GSHMEM_DEVICE_MAX_TEAMS + 0xFFFF) / 0x10000 * 0x10000;
+// Bytes between sections: a block padded to 16, plus 16 (a section starts at the block's own address modulo 16).
+GSHMEM_HD constexpr size_t staged_stride(size_t bytes) { return (bytes + 15) / 16 * 16 + 16; }
+// Whether a call on slot `slot` whose receiver takes `sections` blocks of `block` bytes (the team's size; a
+// broadcast: 1) goes staged: a staged slot, 2 to kStagedMaxMembers members, data up to `limit` in all that fits a
+// buffer. Callers ask use_ll first.
+GSHMEM_HD constexpr bool use_staged(int slot, int size, size_t block, size_t sections, size_t limit) {
+  return slot >= 0 && slot < kStagedSlots && size > 1 && size <= kStagedMaxMembers && block > 0 &&
+         block * sections <= limit && staged_stride(block) * sections <= kStagedDataBytes;
+}
+// Reductions, staged: any element type, a block of `bytes` from each member.
+GSHMEM_HD constexpr bool reduce_uses_staged(int slot, int size, size_t bytes, size_t limit) {
+  return use_staged(slot, size, bytes, static_cast<size_t>(size), limit);
+}
+// Parts (CTAs) of a staged call whose receiver takes `data_bytes` in all: one per `cta_bytes`, 1 to kStagedMaxParts.
+GSHMEM_HD constexpr int staged_parts(size_t data_bytes, size_t cta_bytes) {
+  const size_t per = cta_bytes > 0 ? cta_bytes : 1, n = (data_bytes + per - 1) / per;
+  return n < 1 ? 1 : n > static_cast<size_t>(kStagedMaxParts) ? kStagedMaxParts : static_cast<int>(n);
+}
+// Which scopes run staged calls themselves (their dispatchers below ask use_staged): the host's one thread. The
+// stream kernels run them when the launching host code picked them (src/transport/gpu_coll.cu), the device API's
+// scopes never.
+template <class Scope>
+struct StagedScope {
+  static constexpr bool value = false;
+};
+#if !defined(__CUDACC_RTC__)
+template <>
+struct StagedScope<HostThread> {
+  static constexpr bool value = true;
+};
+#endif
+// Flag [member][part] and section `section` (at byte `off` modulo 16) of a staged buffer.
+GSHMEM_COLL_FN uint64_t* staged_flag(uint64_t* buf, int member, int part) {
+  return buf + static_cast<size_t>(member) * kStagedMaxParts + static_cast<size_t>(part);
+}
+GSHMEM_COLL_FN char* staged_section(uint64_t* buf, size_t section, size_t stride, size_t off) {
+  return reinterpret_cast<char*>(buf) + kStagedFlagBytes + section * stride + off;
+}
+// A block's place modulo 16: its section starts there too, so copies into and out of sections keep the 16-byte
+// vectors where the block's own addresses allow them (symmetric addresses: the same on every member).
+GSHMEM_COLL_FN size_t staged_offset(const void* p) { return reinterpret_cast<uintptr_t>(p) & 15; }
+// After the group's copies of part `part`: one fence, then this member's flag [my index][part] in the buffer of
+// every member `to(r)` selects.
+template <class Scope, class Env, class To>
+GSHMEM_COLL_FN void staged_signal(Env& env, const TeamValue& t, int slot, const LLCall& c, int part, To to) {
+  Scope::sync();  // the group's copies precede the fence of the thread that signals
+  if (Scope::rank() != 0) return;
+  env.release_fence();
+  for (int k = 1; k < t.size; ++k) {
+    const int r = member_after(t, t.my_rank, k);
+    if (to(r)) env.store_relaxed(staged_flag(env.staged_buf(team_world_pe(t, r), slot, c.parity), t.my_rank, part),
+                                 c.number);
+  }
+}
+// Waits (the group's threads side by side) for flag [m][part] of every member m that `from(m)` selects in this
+// member's buffer, then syncs the group: their data is visible to all of it.
+template <class Scope, class Env, class From>
+GSHMEM_COLL_FN void staged_wait(Env& env, const TeamValue& t, uint64_t* buf, const LLCall& c, int part, From from,
+                                const char* call) {
+  for (int m = Scope::rank(); m < t.size; m += Scope::size())
+    if (m != t.my_rank && from(m)) env.wait_flag(staged_flag(buf, m, part), c.number, call);
+  Scope::sync();
+}
+// broadcast, staged: the root copies its part of src into section 0 of every other member's buffer and signals
+// them; every non-root signals every other member with part 0's flag alone (the two-buffer argument needs every
+// call to hear from every member, as broadcast_ll's flag lines). Non-roots wait for the root's flag of their part
+// (and, in part 0, the other non-roots'), then copy their part out; the root waits in part 0 for the non-roots'.
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_OUTLINE_FN void broadcast_staged(Env env, TeamValue t, int slot, void* dest, const void* src,
+                                             size_t bytes, int root, const char* call, Part part) {
+  const LLCall c = ll_begin<Scope>(env, slot, part);
+  const size_t stride = staged_stride(bytes), off = staged_offset(dest);
+  size_t lo, hi;
+  part.range(bytes, kPartAlign, lo, hi);
+  const bool is_root = t.my_rank == root;
+  if (is_root) {
+    for (int k = 1; k < t.size; ++k) {  // part b starts b members further on: the links busy together
+      const int r = member_after(t, root, 1 + (part.index + k - 1) % (t.size - 1));
+      if (hi > lo)
+        env.template copy<Scope>(staged_section(env.staged_buf(team_world_pe(t, r), slot, c.parity), 0, stride, off) +
+                                     lo, static_cast<const char*>(src) + lo, hi - lo);
+    }
+    if (hi > lo && dest != src)
+      env.template copy<Scope>(static_cast<char*>(dest) + lo, static_cast<const char*>(src) + lo, hi - lo);
+  }
+  if (is_root || part.index == 0) staged_signal<Scope>(env, t, slot, c, part.index, [](int) { return true; });
+  uint64_t* buf = env.staged_buf(team_world_pe(t, t.my_rank), slot, c.parity);
+  staged_wait<Scope>(env, t, buf, c, part.index,
+                     [&](int m) { return is_root ? part.index == 0 : m == root || part.index == 0; }, call);
+  if (!is_root && hi > lo) env.template copy<Scope>(static_cast<char*>(dest) + lo,
+                                                     staged_section(buf, 0, stride, off) + lo, hi - lo);
+  ll_end<Scope>(env, slot, part);
 }
 
 // broadcast by LL: the root pushes to every other member's section `root`; each copies it out. Every non-root also
@@ -539,6 +670,10 @@ GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest
                               int root, const char* call, size_t two_shot_bytes = kBroadcastTwoShotBytes) {
   if (use_ll(t.size, bytes, env.ll_limit()))
     return broadcast_ll<Scope>(env, t, slot, dest, src, bytes, root, call, Part::whole());
+  if constexpr (StagedScope<Scope>::value) {
+    if (use_staged(slot, t.size, bytes, 1, env.staged_limit()))
+      return broadcast_staged<Scope>(env, t, slot, dest, src, bytes, root, call, Part::whole());
+  }
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
   if constexpr (TwoShotScope<Scope>::value) {
@@ -635,11 +770,51 @@ GSHMEM_COLL_OUTLINE_FN void exchange_ll(Env env, TeamValue t, int slot, void* de
 GSHMEM_HD constexpr bool exchange_uses_ll(int size, const Exchange& x, size_t limit) {
   return x.dst == 1 && x.sst == 1 && use_ll(size, x.elem * x.nelems, limit);
 }
+// fcollect and alltoall, staged (contiguous blocks; "Staged" above): each member copies its part of its block(s)
+// into section `its index` of every other member's buffer and signals them, copies its own block locally, then
+// waits for the others' flags of its part and copies their parts out of its buffer. A section starts at its
+// block's source address modulo 16 (fcollect: src; alltoall: src + receiver's index * block), which the receiver
+// computes from its own (symmetric) src.
+GSHMEM_HD constexpr bool exchange_uses_staged(int slot, int size, const Exchange& x, size_t limit) {
+  return x.dst == 1 && x.sst == 1 && use_staged(slot, size, x.elem * x.nelems, static_cast<size_t>(size), limit);
+}
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_OUTLINE_FN void exchange_staged(Env env, TeamValue t, int slot, void* dest, const void* src, Exchange x,
+                                            const char* call, Part part) {
+  const LLCall c = ll_begin<Scope>(env, slot, part);
+  const size_t bytes = x.elem * x.nelems, me = static_cast<size_t>(t.my_rank), stride = staged_stride(bytes);
+  const char* s = static_cast<const char*>(src);
+  char* d = static_cast<char*>(dest);
+  auto block = [&](int r) { return s + (x.per_member ? static_cast<size_t>(r) * bytes : 0); };  // for member r
+  size_t lo, hi;
+  part.range(bytes, kPartAlign, lo, hi);
+  for (int k = 1; k < t.size && hi > lo; ++k) {  // part b starts b members further on: the links busy together
+    const int r = member_after(t, t.my_rank, 1 + (part.index + k - 1) % (t.size - 1));
+    const char* from = block(r);
+    env.template copy<Scope>(
+        staged_section(env.staged_buf(team_world_pe(t, r), slot, c.parity), me, stride, staged_offset(from)) + lo,
+        from + lo, hi - lo);
+  }
+  staged_signal<Scope>(env, t, slot, c, part.index, [](int) { return true; });
+  if (hi > lo) env.template copy<Scope>(d + me * bytes + lo, block(t.my_rank) + lo, hi - lo);
+  uint64_t* buf = env.staged_buf(team_world_pe(t, t.my_rank), slot, c.parity);
+  staged_wait<Scope>(env, t, buf, c, part.index, [](int) { return true; }, call);
+  const size_t off = staged_offset(block(t.my_rank));  // where each sender's block for this member started
+  for (int k = 1; k < t.size && hi > lo; ++k) {
+    const size_t r = static_cast<size_t>(member_after(t, t.my_rank, k));
+    env.template copy<Scope>(d + r * bytes + lo, staged_section(buf, r, stride, off) + lo, hi - lo);
+  }
+  ll_end<Scope>(env, slot, part);
+}
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void exchange(Env& env, const TeamValue& t, int slot, void* dest, const void* src, const Exchange& x,
                              const char* call) {
   if (exchange_uses_ll(t.size, x, env.ll_limit()))
     return exchange_ll<Scope>(env, t, slot, dest, src, x, call, Part::whole());
+  if constexpr (StagedScope<Scope>::value) {
+    if (exchange_uses_staged(slot, t.size, x, env.staged_limit()))
+      return exchange_staged<Scope>(env, t, slot, dest, src, x, call, Part::whole());
+  }
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
   exchange_data<Scope>(env, t, dest, src, x, Part::whole());
@@ -1051,6 +1226,52 @@ GSHMEM_COLL_OUTLINE_FN void reduce_ll(Env env, TeamValue t, int slot, T* dest, c
   ll_end<Scope>(env, slot, part);
 }
 
+// The staged buffer as reduce_data's environment: peer(p, pe) is where member pe's copy of p lies for this call
+// (own: this member's block as is; p - own bytes into the section member pe's block landed in); the rest is env's.
+template <class Env>
+struct StagedView {
+  Env& env;
+  const TeamValue& t;
+  const char* own;
+  uint64_t* buf;
+  size_t stride;
+  size_t off;
+  template <class T>
+  GSHMEM_COLL_FN T* peer(T* p, int pe) const {
+    const int r = team_rank_of(t, pe);
+    if (r == t.my_rank) return p;
+    char* at = staged_section(buf, static_cast<size_t>(r), stride, off) + (reinterpret_cast<const char*>(p) - own);
+    return reinterpret_cast<T*>(at);
+  }
+};
+// reduce (scatter false) and reducescatter (true), staged ("Staged" above): each member copies its part of its
+// source (reducescatter: of block r) into section `its index` of every other member r's buffer and signals; then
+// waits for the others' flags of its part and combines its part (reduce_data, the one-shot path's code: the same
+// team-index order, so the same bits) from its own block and the sections. In place (reduce) is safe: a part's
+// elements are pushed before the group writes them, and each part writes only its own elements.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_OUTLINE_FN void reduce_staged(Env env, TeamValue t, int slot, T* dest, const T* src, size_t nelems,
+                                          bool scatter, const char* call, Part part) {
+  const LLCall c = ll_begin<Scope>(env, slot, part);
+  const size_t me = static_cast<size_t>(t.my_rank), stride = staged_stride(nelems * sizeof(T));
+  size_t lo, hi;  // elements, as reduce_data splits them
+  part.range(nelems, kPartAlign, lo, hi);
+  for (int k = 1; k < t.size && hi > lo; ++k) {
+    const int r = member_after(t, t.my_rank, 1 + (part.index + k - 1) % (t.size - 1));
+    const T* from = src + (scatter ? static_cast<size_t>(r) * nelems : 0);
+    env.template copy<Scope>(
+        staged_section(env.staged_buf(team_world_pe(t, r), slot, c.parity), me, stride, staged_offset(from)) +
+            lo * sizeof(T), from + lo, (hi - lo) * sizeof(T));
+  }
+  staged_signal<Scope>(env, t, slot, c, part.index, [](int) { return true; });
+  uint64_t* buf = env.staged_buf(team_world_pe(t, t.my_rank), slot, c.parity);
+  staged_wait<Scope>(env, t, buf, c, part.index, [](int) { return true; }, call);
+  const T* mine = src + (scatter ? me * nelems : 0);
+  StagedView<Env> view{env, t, reinterpret_cast<const char*>(mine), buf, stride, staged_offset(mine)};
+  reduce_data<Scope, Op>(view, t, dest, mine, 0, nelems, part);
+  ll_end<Scope>(env, slot, part);
+}
+
 // reduce (allreduce): dest[i] = op over members 0..size-1 of source[i], i < nelems, on every member. dest ==
 // source allowed; otherwise they must not overlap. Two-shot from `two_shot_bytes` of data and in place where the
 // scope has it (ReducePass::kTwoShot); otherwise one-shot, and in place pass by pass.
@@ -1060,6 +1281,10 @@ GSHMEM_COLL_FN void reduce(Env& env, const TeamValue& t, int slot, T* dest, cons
   if constexpr (sizeof(T) <= 8) {
     if (reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
       return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, false, call, Part::whole());
+  }
+  if constexpr (StagedScope<Scope>::value) {
+    if (reduce_uses_staged(slot, t.size, nelems * sizeof(T), env.staged_limit()))
+      return reduce_staged<Scope, Op>(env, t, slot, dest, src, nelems, false, call, Part::whole());
   }
   const bool in_place = static_cast<const T*>(dest) == src;
   if constexpr (ReducePass<Scope>::kTwoShot) {
@@ -1082,6 +1307,10 @@ GSHMEM_COLL_FN void reducescatter(Env& env, const TeamValue& t, int slot, T* des
   if constexpr (sizeof(T) <= 8) {
     if (reduce_uses_ll<T>(t.size, nelems, env.ll_limit()))
       return reduce_ll<Scope, Op>(env, t, slot, dest, src, nelems, true, call, Part::whole());
+  }
+  if constexpr (StagedScope<Scope>::value) {
+    if (reduce_uses_staged(slot, t.size, nelems * sizeof(T), env.staged_limit()))
+      return reduce_staged<Scope, Op>(env, t, slot, dest, src, nelems, true, call, Part::whole());
   }
   reduce_one_shot<Scope, Op>(env, t, slot, dest, src, static_cast<size_t>(t.my_rank) * nelems, nelems, call);
 }

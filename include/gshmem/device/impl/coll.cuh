@@ -137,6 +137,11 @@ struct CollEnv {
     return reinterpret_cast<uint64_t*>(peer_base(h, pe) + h.coll_ll_offset + coll::kLLAreaBytes +
                                        coll::kBcastFlagBytes * static_cast<size_t>(slot));
   }
+  // The staged buffers (coll::kStagedFromLL past the LL area; the stream kernels' staged calls).
+  __device__ __forceinline__ uint64_t* staged_buf(int pe, int slot, unsigned parity) const {
+    return reinterpret_cast<uint64_t*>(peer_base(h, pe) + h.coll_ll_offset + coll::kStagedFromLL +
+                                       coll::kStagedBufBytes * (2 * static_cast<size_t>(slot) + parity));
+  }
   __device__ __forceinline__ void ll_store(uint64_t* line, uint64_t w0, uint64_t w1) const {
     asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(line), "l"(w0), "l"(w1) : "memory");
   }
