@@ -32,6 +32,10 @@ struct HostPeerEnv {
   void copy(void* d, const void* s, std::size_t bytes) const {
     std::memcpy(d, s, bytes);
   }
+  template <typename Scope>  // data peers wrote during the call (the staged collectives' buffers): a plain copy here
+  void copy_landed(void* d, const void* s, std::size_t bytes) const {
+    std::memcpy(d, s, bytes);
+  }
 };
 
 }  // namespace host

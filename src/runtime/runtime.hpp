@@ -95,6 +95,6 @@ std::uint64_t now_ns();
 namespace gshmem {
 // Bytes at the start of every symmetric heap kept for the library's device-side flags (stream barriers etc.).
 // 128 KiB of flags and epochs, then the collectives' LL area (32 MiB + 4 KiB), the two-shot broadcast's chunk
-// flags (256 KiB) and the staged buffers (12.2 MiB, from 32.4 MiB; runtime/device_state.hpp).
+// flags (256 KiB) and the staged buffers (12.1 MiB, from 32.4 MiB; runtime/device_state.hpp).
 inline constexpr std::size_t kHeapInternalBytes = 45 * 1024 * 1024;
 }  // namespace gshmem

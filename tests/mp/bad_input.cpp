@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
     gshmem_free(small);
     return r;
   }
-  if (c == "heap_full") {  // with GSHMEM_MAX_HEAP_SIZE=48M (33 MiB the library's): 1 MiB objects until it is full
+  if (c == "heap_full") {  // with GSHMEM_MAX_HEAP_SIZE=60M (45 MiB the library's): 1 MiB objects until it is full
     say("calling gshmem_malloc(1 MiB) until the heap is full");
     for (int i = 0; i < 64; ++i)
       if (gshmem_malloc(std::size_t{1} << 20) == nullptr) return null_result(c);

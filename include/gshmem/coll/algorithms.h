@@ -16,6 +16,8 @@
 //                                         (acquire loads until >= epoch, bounded by GSHMEM_WAIT_TIMEOUT)
 //   T* peer(T* p, int pe)                 PE pe's copy of symmetric address p
 //   copy<Scope>(void* d, const void* s, size_t bytes)   the group copies (d and s do not overlap)
+//   copy_landed<Scope>(d, s, bytes)       the same, from memory peers wrote during this call (staged buffers: on
+//                                         the GPU loads through L2 only, never the read-only path)
 //   optional: void entered(const TeamValue&, int slot, const char* call)   called after the entry sync (below)
 //   uint64_t* chunk_flags(int pe, int slot)   the two-shot broadcast's chunk flags [kBcastChunks][kBcastParts] of
 //                                         the slot in world PE pe's heap (host and stream forms only)
@@ -432,17 +434,16 @@ GSHMEM_COLL_FN char* staged_section(uint64_t* buf, size_t section, size_t stride
 // A block's place modulo 16: its section starts there too, so copies into and out of sections keep the 16-byte
 // vectors where the block's own addresses allow them (symmetric addresses: the same on every member).
 GSHMEM_COLL_FN size_t staged_offset(const void* p) { return reinterpret_cast<uintptr_t>(p) & 15; }
-// After the group's copies of part `part`: one fence, then this member's flag [my index][part] in the buffer of
-// every member `to(r)` selects.
-template <class Scope, class Env, class To>
-GSHMEM_COLL_FN void staged_signal(Env& env, const TeamValue& t, int slot, const LLCall& c, int part, To to) {
+// After the group's copies of part `part`: one fence, then this member's flag [my index][part] in every other
+// member's buffer.
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void staged_signal(Env& env, const TeamValue& t, int slot, const LLCall& c, int part) {
   Scope::sync();  // the group's copies precede the fence of the thread that signals
   if (Scope::rank() != 0) return;
   env.release_fence();
   for (int k = 1; k < t.size; ++k) {
     const int r = member_after(t, t.my_rank, k);
-    if (to(r)) env.store_relaxed(staged_flag(env.staged_buf(team_world_pe(t, r), slot, c.parity), t.my_rank, part),
-                                 c.number);
+    env.store_relaxed(staged_flag(env.staged_buf(team_world_pe(t, r), slot, c.parity), t.my_rank, part), c.number);
   }
 }
 // Waits (the group's threads side by side) for flag [m][part] of every member m that `from(m)` selects in this
@@ -476,12 +477,12 @@ GSHMEM_COLL_OUTLINE_FN void broadcast_staged(Env env, TeamValue t, int slot, voi
     if (hi > lo && dest != src)
       env.template copy<Scope>(static_cast<char*>(dest) + lo, static_cast<const char*>(src) + lo, hi - lo);
   }
-  if (is_root || part.index == 0) staged_signal<Scope>(env, t, slot, c, part.index, [](int) { return true; });
+  if (is_root || part.index == 0) staged_signal<Scope>(env, t, slot, c, part.index);
   uint64_t* buf = env.staged_buf(team_world_pe(t, t.my_rank), slot, c.parity);
   staged_wait<Scope>(env, t, buf, c, part.index,
                      [&](int m) { return is_root ? part.index == 0 : m == root || part.index == 0; }, call);
-  if (!is_root && hi > lo) env.template copy<Scope>(static_cast<char*>(dest) + lo,
-                                                     staged_section(buf, 0, stride, off) + lo, hi - lo);
+  if (!is_root && hi > lo) env.template copy_landed<Scope>(static_cast<char*>(dest) + lo,
+                                                            staged_section(buf, 0, stride, off) + lo, hi - lo);
   ll_end<Scope>(env, slot, part);
 }
 
@@ -772,9 +773,9 @@ GSHMEM_HD constexpr bool exchange_uses_ll(int size, const Exchange& x, size_t li
 }
 // fcollect and alltoall, staged (contiguous blocks; "Staged" above): each member copies its part of its block(s)
 // into section `its index` of every other member's buffer and signals them, copies its own block locally, then
-// waits for the others' flags of its part and copies their parts out of its buffer. A section starts at its
-// block's source address modulo 16 (fcollect: src; alltoall: src + receiver's index * block), which the receiver
-// computes from its own (symmetric) src.
+// waits for the others' flags of its part and copies their parts out of its buffer. Section m starts at the
+// address modulo 16 of block m of dest (symmetric, so sender and receiver compute the same; the source need not
+// be symmetric, nor at the same place on every member).
 GSHMEM_HD constexpr bool exchange_uses_staged(int slot, int size, const Exchange& x, size_t limit) {
   return x.dst == 1 && x.sst == 1 && use_staged(slot, size, x.elem * x.nelems, static_cast<size_t>(size), limit);
 }
@@ -790,19 +791,18 @@ GSHMEM_COLL_OUTLINE_FN void exchange_staged(Env env, TeamValue t, int slot, void
   part.range(bytes, kPartAlign, lo, hi);
   for (int k = 1; k < t.size && hi > lo; ++k) {  // part b starts b members further on: the links busy together
     const int r = member_after(t, t.my_rank, 1 + (part.index + k - 1) % (t.size - 1));
-    const char* from = block(r);
     env.template copy<Scope>(
-        staged_section(env.staged_buf(team_world_pe(t, r), slot, c.parity), me, stride, staged_offset(from)) + lo,
-        from + lo, hi - lo);
+        staged_section(env.staged_buf(team_world_pe(t, r), slot, c.parity), me, stride, staged_offset(d + me * bytes)) +
+            lo, block(r) + lo, hi - lo);
   }
-  staged_signal<Scope>(env, t, slot, c, part.index, [](int) { return true; });
+  staged_signal<Scope>(env, t, slot, c, part.index);
   if (hi > lo) env.template copy<Scope>(d + me * bytes + lo, block(t.my_rank) + lo, hi - lo);
   uint64_t* buf = env.staged_buf(team_world_pe(t, t.my_rank), slot, c.parity);
   staged_wait<Scope>(env, t, buf, c, part.index, [](int) { return true; }, call);
-  const size_t off = staged_offset(block(t.my_rank));  // where each sender's block for this member started
   for (int k = 1; k < t.size && hi > lo; ++k) {
     const size_t r = static_cast<size_t>(member_after(t, t.my_rank, k));
-    env.template copy<Scope>(d + r * bytes + lo, staged_section(buf, r, stride, off) + lo, hi - lo);
+    char* to = d + r * bytes;
+    env.template copy_landed<Scope>(to + lo, staged_section(buf, r, stride, staged_offset(to)) + lo, hi - lo);
   }
   ll_end<Scope>(env, slot, part);
 }
@@ -1263,7 +1263,7 @@ GSHMEM_COLL_OUTLINE_FN void reduce_staged(Env env, TeamValue t, int slot, T* des
         staged_section(env.staged_buf(team_world_pe(t, r), slot, c.parity), me, stride, staged_offset(from)) +
             lo * sizeof(T), from + lo, (hi - lo) * sizeof(T));
   }
-  staged_signal<Scope>(env, t, slot, c, part.index, [](int) { return true; });
+  staged_signal<Scope>(env, t, slot, c, part.index);
   uint64_t* buf = env.staged_buf(team_world_pe(t, t.my_rank), slot, c.parity);
   staged_wait<Scope>(env, t, buf, c, part.index, [](int) { return true; }, call);
   const T* mine = src + (scatter ? me * nelems : 0);

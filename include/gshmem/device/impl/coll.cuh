@@ -161,6 +161,10 @@ struct CollEnv {
   __device__ __forceinline__ void copy(void* d, const void* s, size_t bytes) const {
     detail::copy<Coop>(d, s, bytes);
   }
+  template <typename Coop>
+  __device__ __forceinline__ void copy_landed(void* d, const void* s, size_t bytes) const {
+    detail::copy_landed<Coop>(d, s, bytes);
+  }
 };
 
 }  // namespace detail

@@ -161,15 +161,31 @@ __device__ __forceinline__ T load_acquire(const T* p) {
   }
 }
 
-// Copies n elements of V by `size` cooperating threads (this one is `rank`), U loads in flight per thread.
-template <typename V, int U>
+// s[i] through L2 only (ld.global.cg): for data that peers write while the kernel reading it runs (the staged
+// collectives' buffers), which a read-only-path load (ld.global.nc, which nvcc may pick for a const __restrict__
+// source) or an L1 line another CTA of the SM filled earlier could serve stale.
+template <typename V>
+__device__ __forceinline__ V load_l2(const V* p) {
+  if constexpr (sizeof(V) == 8) {
+    const unsigned long long v = __ldcg(reinterpret_cast<const unsigned long long*>(p));
+    V r;
+    memcpy(&r, &v, 8);
+    return r;
+  } else {
+    return __ldcg(p);
+  }
+}
+// Copies n elements of V by `size` cooperating threads (this one is `rank`), U loads in flight per thread; L2: the
+// loads by load_l2.
+template <typename V, int U, bool L2 = false>
 __device__ __forceinline__ void copy_elems(V* __restrict__ d, const V* __restrict__ s, size_t n, int rank, int size) {
+  auto at = [s](size_t k) { if constexpr (L2) return load_l2(s + k); else return s[k]; };
   size_t i = static_cast<size_t>(rank);
   const size_t stride = static_cast<size_t>(size);
   for (; i + (U - 1) * stride < n; i += U * stride) {
     V r[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) r[u] = s[i + u * stride];
+    for (int u = 0; u < U; ++u) r[u] = at(i + u * stride);
 #pragma unroll
     for (int u = 0; u < U; ++u) d[i + u * stride] = r[u];
   }
@@ -178,46 +194,47 @@ __device__ __forceinline__ void copy_elems(V* __restrict__ d, const V* __restric
   // Only here: a batched tail for every width spilled in 1024-thread kernels (entry 8).
   if constexpr (sizeof(V) == 16) {
     if (i + stride < n) {
-      const V a = s[i], b = s[i + stride];
+      const V a = at(i), b = at(i + stride);
       d[i] = a;
       d[i + stride] = b;
       i += 2 * stride;
     }
   }
-  for (; i < n; i += stride) d[i] = s[i];
+  for (; i < n; i += stride) d[i] = at(i);
 }
 
 // Everything but the one-element-per-thread cases of copy(): the 16-byte loop when both pointers and the size
 // allow it, else the widest vectors first and what is left (fewer than 16 bytes) in the next widths the alignment
-// allows, so a small remainder is one or two stores by rank 0 rather than a byte per thread.
+// allows, so a small remainder is one or two stores by rank 0 rather than a byte per thread. L2: loads by load_l2.
+template <bool L2 = false>
 __device__ __forceinline__ void copy_general(char* d, const char* s, size_t bytes, int rank, int size) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
   if ((a & 15) == 0 && (bytes & 15) == 0) {
-    copy_elems<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), bytes / 16, rank, size);
+    copy_elems<uint4, 4, L2>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), bytes / 16, rank, size);
     return;
   }
   if ((a & 15) == 0) {
     const size_t n = bytes / 16;
-    copy_elems<uint4, 4>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
+    copy_elems<uint4, 4, L2>(reinterpret_cast<uint4*>(d), reinterpret_cast<const uint4*>(s), n, rank, size);
     d += n * 16;
     s += n * 16;
     bytes -= n * 16;
   }
   if ((a & 7) == 0) {
     const size_t n = bytes / 8;
-    copy_elems<uint64_t, 8>(reinterpret_cast<uint64_t*>(d), reinterpret_cast<const uint64_t*>(s), n, rank, size);
+    copy_elems<uint64_t, 8, L2>(reinterpret_cast<uint64_t*>(d), reinterpret_cast<const uint64_t*>(s), n, rank, size);
     d += n * 8;
     s += n * 8;
     bytes -= n * 8;
   }
   if ((a & 3) == 0) {
     const size_t n = bytes / 4;
-    copy_elems<uint32_t, 8>(reinterpret_cast<uint32_t*>(d), reinterpret_cast<const uint32_t*>(s), n, rank, size);
+    copy_elems<uint32_t, 8, L2>(reinterpret_cast<uint32_t*>(d), reinterpret_cast<const uint32_t*>(s), n, rank, size);
     d += n * 4;
     s += n * 4;
     bytes -= n * 4;
   }
-  copy_elems<unsigned char, 8>(reinterpret_cast<unsigned char*>(d), reinterpret_cast<const unsigned char*>(s),
+  copy_elems<unsigned char, 8, L2>(reinterpret_cast<unsigned char*>(d), reinterpret_cast<const unsigned char*>(s),
                                bytes, rank, size);
 }
 // The same as a call: what warp and block copies use for more than one element per thread (below), up to sm_90.
@@ -266,6 +283,16 @@ __device__ __forceinline__ void copy(void* dst, const void* src, size_t bytes) {
     copy_general(d, s, bytes, rank, size);
   else
     copy_general_call(d, s, bytes, rank, size);
+}
+
+// The cooperative copy of data that peers wrote during this kernel (load_l2): the staged collectives' copies out
+// of their buffers (library stream kernels only; out of line).
+__device__ __noinline__ inline void copy_landed_call(char* d, const char* s, size_t bytes, int rank, int size) {
+  copy_general<true>(d, s, bytes, rank, size);
+}
+template <typename Coop>
+__device__ __forceinline__ void copy_landed(void* dst, const void* src, size_t bytes) {
+  copy_landed_call(static_cast<char*>(dst), static_cast<const char*>(src), bytes, Coop::rank(), Coop::size());
 }
 
 }  // namespace detail
