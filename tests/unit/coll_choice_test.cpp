@@ -128,3 +128,54 @@ TEST(BroadcastTwoShot, RangesCoverTheDataOnce) {
 }
 
 }  // namespace
+
+// Staged: which calls take it (slot, team size, data against the limit and the buffer), the part count, and that
+// every member's sections with their 16-byte offsets fit one buffer's data region at the limit, for every team size
+// it allows.
+TEST(Staged, Choice) {
+  const std::size_t lim = coll::kStagedDefaultBytes;
+  EXPECT_TRUE(coll::use_staged(0, 2, lim / 2, 2, lim));
+  EXPECT_FALSE(coll::use_staged(0, 2, lim / 2 + 1, 2, lim)) << "over the limit";
+  EXPECT_TRUE(coll::use_staged(0, 2, lim, 1, lim)) << "a broadcast: the block alone";
+  EXPECT_FALSE(coll::use_staged(0, 2, 64, 2, 0)) << "limit 0: off";
+  EXPECT_FALSE(coll::use_staged(0, 1, 64, 1, lim)) << "a team of one";
+  EXPECT_FALSE(coll::use_staged(0, 2, 0, 2, lim)) << "no data";
+  for (int slot : {0, 1, 2}) EXPECT_TRUE(coll::use_staged(slot, 4, 1000, 4, lim)) << "slot " << slot;
+  for (int slot : {-1, 3, 6, 63}) EXPECT_FALSE(coll::use_staged(slot, 4, 1000, 4, lim)) << "slot " << slot;
+  EXPECT_TRUE(coll::use_staged(0, coll::kStagedMaxMembers, 16, coll::kStagedMaxMembers, lim));
+  EXPECT_FALSE(coll::use_staged(0, coll::kStagedMaxMembers + 1, 16, coll::kStagedMaxMembers + 1, lim));
+  // At the limit the padded sections still fit, for every team size and block size up to it.
+  for (int size = 2; size <= coll::kStagedMaxMembers; ++size) {
+    const std::size_t block = lim / static_cast<std::size_t>(size);
+    ASSERT_TRUE(coll::use_staged(0, size, block, static_cast<std::size_t>(size), lim)) << size;
+    EXPECT_LE(coll::staged_stride(block) * static_cast<std::size_t>(size), coll::kStagedDataBytes);
+    EXPECT_GE(coll::staged_stride(block), block + 16) << "room for a 15-byte offset";
+    EXPECT_EQ(coll::staged_stride(block) % 16, 0u);
+  }
+  EXPECT_EQ(coll::kStagedBufBytes % 16, 0u);
+  EXPECT_TRUE(coll::reduce_uses_staged(0, 2, 1000, lim));
+  EXPECT_FALSE(coll::exchange_uses_staged(0, 2, coll::Exchange{4, 100, 2, 1, true}, lim)) << "strided: not staged";
+  EXPECT_TRUE(coll::exchange_uses_staged(0, 2, coll::Exchange{4, 100, 1, 1, true}, lim));
+}
+
+TEST(Staged, Parts) {
+  EXPECT_EQ(coll::staged_parts(1, 16384), 1);
+  EXPECT_EQ(coll::staged_parts(16384, 16384), 1);
+  EXPECT_EQ(coll::staged_parts(16385, 16384), 2);
+  EXPECT_EQ(coll::staged_parts(std::size_t(2) << 20, 16384), coll::kStagedMaxParts);
+  EXPECT_EQ(coll::staged_parts(100, 0), coll::kStagedMaxParts) << "0 bytes a part: as 1";
+  // Sender and receiver split a block with the same Part::range: together the parts cover it once.
+  for (std::size_t bytes : {std::size_t(1), std::size_t(255), std::size_t(4097), std::size_t(1) << 20}) {
+    for (int count : {1, 3, 32}) {
+      std::size_t next = 0;
+      for (int p = 0; p < count; ++p) {
+        std::size_t lo, hi;
+        coll::Part{p, count}.range(bytes, coll::kPartAlign, lo, hi);
+        EXPECT_EQ(lo, next) << bytes << " bytes, part " << p << " of " << count;
+        EXPECT_LE(lo, hi);
+        next = hi;
+      }
+      EXPECT_EQ(next, bytes);
+    }
+  }
+}
