@@ -324,6 +324,27 @@ MPT_CASE(reduce_in_place) {
   destroy(teams);
 }
 
+// The predefined teams that have staged buffers besides the world's (GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE; slots 1
+// and 2), as DeepEP and NVSHMEM's examples use the node team: every kind and op at the small sizes, and calls big
+// enough to go staged by default on GPU PEs (96 KiB + 3 blocks, 40000 floats: above LL's 128 KiB at 2 PEs).
+MPT_CASE(predefined_teams) {
+  for (gshmem_team_t h : {GSHMEM_TEAM_SHARED, GSHMEMX_TEAM_NODE}) {
+    const int size = gshmem_team_n_pes(h);
+    mpt::require(size >= 1, "gshmem_team_n_pes of a predefined team");
+    const int start = gshmem_team_translate_pe(h, 0, GSHMEM_TEAM_WORLD);
+    const int stride = size > 1 ? gshmem_team_translate_pe(h, 1, GSHMEM_TEAM_WORLD) - start : 1;
+    const TeamShape t{h == GSHMEM_TEAM_SHARED ? "shared" : "node", h, start, stride, size};
+    all_kinds<int>(t, 70 + h);
+    all_ops<float>(t, false, 72 + h);
+    const std::size_t big = (std::size_t(96) << 10) + 3;
+    run<unsigned char>(Kind::Fcollect, t, big, 0, true, false, 74 + h);
+    run<unsigned char>(Kind::Alltoall, t, big, 0, true, false, 76 + h);
+    run<unsigned char>(Kind::Broadcast, t, 2 * big, size - 1, true, false, 78 + h);
+    for (bool scatter : {false, true}) run_red<float>(Op::Sum, scatter, t, 40000, false, 80 + h);
+    run_red<float>(Op::Sum, false, t, 40001, true, 82 + h);
+  }
+}
+
 // 64K elements per member (reducescatter: per block).
 MPT_CASE(reduce_large) {
   const TeamShape world{"world", GSHMEM_TEAM_WORLD, 0, 1, mpt::npes()};
