@@ -33,6 +33,13 @@ final=${OUT:-$root/gpu-all-out}
 mkdir -p "$final"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export PATH=/usr/local/cuda/bin:$PATH
+# The commit the scripts below record: GSHMEM_COMMIT, else the one `gpu-prebuilt.sh pack` wrote beside the carried
+# build (the device's tree has no .git, and git there once answered another commit). Pass GSHMEM_COMMIT=<hash> in
+# the command when the tree changed after the pack.
+if [ -z "${GSHMEM_COMMIT:-}" ] && [ -s "$root/.gpu-prebuilt/commit.txt" ]; then
+  GSHMEM_COMMIT=$(cat "$root/.gpu-prebuilt/commit.txt")
+  export GSHMEM_COMMIT
+fi
 work=$(mktemp -d /tmp/gshmem-gpu-all.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 steps=${STEPS:-check compat bench}

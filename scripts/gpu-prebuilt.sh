@@ -67,6 +67,10 @@ case ${1:-} in
       echo "dirty=$(git -C "$root" status --porcelain -- "${sources[@]}" | wc -l)"
       echo "made=$(date -u +%FT%TZ)"; } >"$stage/build-gpu/prebuilt.txt"
     mkdir -p "$dir"
+    # the tree's commit for the device's scripts (gpu-all.sh exports it as GSHMEM_COMMIT unless set): the device's
+    # tree has no .git, and git there answered 1af3f53 for a tree at d3e51c0 (session 26)
+    { git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown; } | tr -d '\n' >"$dir/commit.txt"
+    [ -z "$(git -C "$root" status --porcelain 2>/dev/null)" ] || printf -- '-dirty' >>"$dir/commit.txt"
     tar czf "$tarball" -C "$stage" build-gpu
     echo "gpu-prebuilt.sh: $tarball ($(du -h "$tarball" | cut -f1)); $(tr '\n' ' ' <"$stage/build-gpu/prebuilt.txt")"
     echo "bundled: $(ls "$stage/build-gpu/prebuilt-lib" | tr '\n' ' ')"
