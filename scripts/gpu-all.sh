@@ -9,7 +9,8 @@
 #   torchrun and mpi4py included, PYTHON_TIMEOUT default 500, PYTEST_K: pytest's -k expression; "pybench":
 #   bench/python side by side with nvshmem4py and torch.distributed, scripts/python-bench-gpu.sh, PYBENCH_TIMEOUT
 #   default 560; carry build/wheels for nvshmem4py; "peervm": bench/experiments/peer_vm_probe, whether the CUDA
-#   driver keeps address space after a peer mapping;
+#   driver keeps address space after a peer mapping; "bidir": bench/experiments/bidir_probe, NVLink both ways at once
+#   (SM stores / loads / copy engine, allreduce shapes), BIDIR_MIB sizes;
 #   "collsweep": scripts/coll-sweep-gpu.sh, the collectives' CTA split settings side by side, SWEEP_TIMEOUT 560;
 #   "collbisect": scripts/coll-bisect-gpu.sh, mp_collectives_gpu case by case at 2 PEs with hang probes,
 #   BISECT_TIMEOUT 560; "moe": scripts/moe-gpu.sh, MoE dispatch / combine on GPU PEs: build, ctest -R moe, the Python
@@ -98,6 +99,9 @@ for step in $steps; do
           ${COLL_KINDS:+--coll-kinds "$COLL_KINDS"} ${COLL_SIZES:+--sizes "$COLL_SIZES"} || { echo "=== status $?"; q=1; }
       done >"$work/collquick/console.txt" 2>&1
       [ $q -eq 0 ] ;;
+    bidir)
+      nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/bidir/bidir_probe" "$root/bench/experiments/bidir_probe.cu" \
+        >"$work/bidir/build.txt" 2>&1 && timeout 200 "$work/bidir/bidir_probe" ${BIDIR_MIB:-} >"$work/bidir/probe.txt" 2>&1 ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \
         >"$work/peervm/build.txt" 2>&1 && timeout 60 "$work/peervm/peer_vm_probe" >"$work/peervm/probe.txt" 2>&1 ;;
@@ -120,6 +124,7 @@ for step in $steps; do
     pipeline) tail -3 "$work/pipeline/install.txt"; cat "$work/pipeline/out/table.md" 2>/dev/null ||
                 tail -20 "$work/pipeline/console.txt" ;;
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
+    bidir) cat "$work/bidir/build.txt" "$work/bidir/probe.txt" 2>/dev/null ;;
     peervm) cat "$work/peervm/build.txt" "$work/peervm/probe.txt" 2>/dev/null ;;
     collquick) grep -vE '/busbw' "$work/collquick/console.txt" | head -150 ;;
     collbisect) cat "$work/collbisect/bisect.md" 2>/dev/null || tail -30 "$work/collbisect/console.txt" ;;

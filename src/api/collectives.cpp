@@ -276,6 +276,13 @@ void run(Runtime& r, Coll kind, const Checked& c, void* dest, const void* src, i
     if (kind == Coll::Broadcast && c.team.size == 2 && c.team.my_rank == root && ce_bytes > 0 && bytes >= ce_bytes &&
         r.heap->contains(src, bytes))
       ce_peer_dest = r.peer(dest, team_world_pe(c.team, 1 - root));
+    // fcollect and alltoall on a team of 2, from GSHMEM_COLL_EXCHANGE_CE_BYTES of dest: each member's copies go by
+    // the copy engines, where its source is in the heap (as above).
+    const std::size_t x_ce_bytes = config::get().coll_exchange_ce_bytes, src_bytes = kind == Coll::Alltoall ? 2 * bytes
+                                                                                                            : bytes;
+    if ((kind == Coll::Fcollect || kind == Coll::Alltoall) && c.team.size == 2 && x_ce_bytes > 0 &&
+        2 * bytes >= x_ce_bytes && r.heap->contains(src, src_bytes))
+      ce_peer_dest = r.peer(dest, team_world_pe(c.team, 1 - c.team.my_rank));
     gpu::collective_on_stream(r.gpu, static_cast<gpu::CollKind>(kind), device_state::current(), c.team, c.slot,
                               dest, src, c.x, root, s, call, ce_peer_dest);
     return;
@@ -419,8 +426,14 @@ void run_reduction(Runtime& r, ReduceOp op, ReduceType type, bool scatter, const
                    const void* src, gshmem_stream_t s, bool on_stream, const char* call) {
   if (r.mode == Mode::Gpu) {
     if (!on_stream) gpu::quiet(r.gpu);
+    // reduce on a team of 2 from GSHMEM_COLL_REDUCE_CE_BYTES: two-shot with its gather by the copy engine, into the
+    // other member's dest (symmetric: checked).
+    const std::size_t ce_bytes = config::get().coll_reduce_ce_bytes;
+    void* ce_peer_dest = nullptr;
+    if (!scatter && c.team.size == 2 && ce_bytes > 0 && c.nelems * elem_size(type) >= ce_bytes)
+      ce_peer_dest = r.peer(dest, team_world_pe(c.team, 1 - c.team.my_rank));
     gpu::reduction_on_stream(r.gpu, static_cast<coll::ReduceOp>(op), static_cast<gpu::ReduceType>(type), scatter,
-                             device_state::current(), c.team, c.slot, dest, src, c.nelems, s, call);
+                             device_state::current(), c.team, c.slot, dest, src, c.nelems, s, call, ce_peer_dest);
     return;
   }
   auto go = [&](auto tag) {

@@ -227,7 +227,8 @@ struct Context {
     cudaEvent_t fork = nullptr, join = nullptr;
   };
   std::unordered_map<cudaStream_t, Side> sides;
-  bool ce_said = false;  // the INFO line of copy_engine_broadcast's first use is written
+  bool ce_said = false;           // the INFO line of copy_engine_broadcast's first use is written
+  bool ce_exchange_said = false;  // and copy_engine_exchange's
   // Driver entry points of the CUDA 12.0 ABI for p and SET signals without a kernel (setup_memops), or all null:
   // kernels instead. A write-value: 8-byte p and SET signals; one-element memsets: p of 1, 2 and 4 bytes.
   CUresult (*write64)(CUstream, CUdeviceptr, cuuint64_t, unsigned) = nullptr;
@@ -520,9 +521,10 @@ bool overlap_launch(Context* c) { return c && c->overlap_launch; }
 gshmem_stream_t internal_stream(Context* c) { return reinterpret_cast<gshmem_stream_t>(c->stream); }
 
 namespace {
-// copy_engine_broadcast's two copies at once: the local one on the second stream of `st`, the peer's on `st`.
-cudaError_t fork_copies(Context* c, cudaStream_t st, void* peer_dest, void* dest, const void* src,
-                        std::size_t bytes) {
+// Two copies by the copy engines at once: the local one (src -> dest) on the second stream of `st`, the peer's
+// (peer_src -> peer_dest) on `st`.
+cudaError_t fork_copies(Context* c, cudaStream_t st, void* peer_dest, const void* peer_src, void* dest,
+                        const void* src, std::size_t bytes) {
   Context::Side& side = c->sides[st];
   cudaError_t e = cudaSuccess;
   if (!side.stream || !side.fork || !side.join) {
@@ -541,7 +543,7 @@ cudaError_t fork_copies(Context* c, cudaStream_t st, void* peer_dest, void* dest
   if (e == cudaSuccess) e = cudaEventRecord(side.fork, st);
   if (e == cudaSuccess) e = cudaStreamWaitEvent(side.stream, side.fork, 0);
   if (e == cudaSuccess) e = cudaMemcpyAsync(dest, src, bytes, cudaMemcpyDefault, side.stream);
-  if (e == cudaSuccess) e = cudaMemcpyAsync(peer_dest, src, bytes, cudaMemcpyDefault, st);
+  if (e == cudaSuccess) e = cudaMemcpyAsync(peer_dest, peer_src, bytes, cudaMemcpyDefault, st);
   if (e == cudaSuccess) e = cudaEventRecord(side.join, side.stream);
   if (e == cudaSuccess) e = cudaStreamWaitEvent(st, side.join, 0);
   return e;
@@ -556,11 +558,22 @@ int copy_engine_broadcast(Context* c, gshmem_stream_t s, void* peer_dest, void* 
   if (dest == src) {
     e = cudaMemcpyAsync(peer_dest, src, bytes, cudaMemcpyDefault, st);
   } else {
-    e = fork_copies(c, st, peer_dest, dest, src, bytes);
+    e = fork_copies(c, st, peer_dest, src, dest, src, bytes);
   }
   if (e == cudaSuccess && !c->ce_said) {
     c->ce_said = true;
     log::info("broadcast: the root copies by the copy engines (GSHMEM_COLL_BCAST_CE_BYTES)");
+  }
+  return e;
+}
+
+int copy_engine_exchange(Context* c, gshmem_stream_t s, void* peer_dest, const void* peer_src, void* dest,
+                         const void* src, std::size_t bytes) {
+  GSHMEM_BIND(c);
+  const cudaError_t e = fork_copies(c, reinterpret_cast<cudaStream_t>(s), peer_dest, peer_src, dest, src, bytes);
+  if (e == cudaSuccess && !c->ce_exchange_said) {
+    c->ce_exchange_said = true;
+    log::info("fcollect / alltoall: the blocks go by the copy engines (GSHMEM_COLL_EXCHANGE_CE_BYTES)");
   }
   return e;
 }

@@ -55,6 +55,10 @@ gshmem_stream_t internal_stream(Context* ctx);
 // streams stay independent). Returns the first CUDA error (a cudaError_t).
 int copy_engine_broadcast(Context* ctx, gshmem_stream_t s, void* peer_dest, void* dest, const void* src,
                           std::size_t bytes);
+// fcollect's and alltoall's copies on a team of 2 by the copy engines (collective_on_stream's ce_peer_dest): `bytes`
+// from peer_src to peer_dest on `s` and from src to dest on the second stream, the same way.
+int copy_engine_exchange(Context* ctx, gshmem_stream_t s, void* peer_dest, const void* peer_src, void* dest,
+                         const void* src, std::size_t bytes);
 // cudaDeviceSynchronize with a checked result naming `call`: waits for the program's stream work as well.
 void synchronize_device(Context* ctx, const char* call);
 // A team slot is being (re)used by a new team: zero this PE's stream-barrier flags and epoch for it.
@@ -111,18 +115,21 @@ enum class CollKind : int { Broadcast, Fcollect, Alltoall, Alltoalls };
 // state `h` (its peer translation and collective workspace): coll::broadcast of x.elem * x.nelems bytes from team
 // index `root`, or coll::exchange of `x` (the others). `s` null: on the context's internal stream, waited for (the
 // blocking host forms). Bounded by GSHMEM_WAIT_TIMEOUT; stops when a peer died. `ce_peer_dest` (broadcast on a
-// team of 2, root only, else null): the other member's dest; the root then copies by the copy engines between the
-// two syncs (GSHMEM_COLL_BCAST_CE_BYTES) instead of by its kernel.
+// team of 2, root only; fcollect and alltoall on a team of 2; else null): the other member's dest; this member then
+// copies by the copy engines between the two syncs (GSHMEM_COLL_BCAST_CE_BYTES, GSHMEM_COLL_EXCHANGE_CE_BYTES)
+// instead of by its kernel (above the LL and staged limits).
 void collective_on_stream(Context* ctx, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
                           void* dest, const void* src, const coll::Exchange& x, int root, gshmem_stream_t s,
                           const char* call, void* ce_peer_dest = nullptr);
 // Element types of the reductions (the order of gshmem::host::ReduceType).
 enum class ReduceType : int { Int8, Int16, Int32, Int64, Uint8, Uint16, Uint32, Uint64, Float, Double, Half, Bfloat16 };
 // The same for coll::reduce (scatter false) / coll::reducescatter (true) of `op` over `nelems` elements of `type`
-// (and/or/xor on a floating type: not called; the host layer's type lists exclude it).
+// (and/or/xor on a floating type: not called; the host layer's type lists exclude it). `ce_peer_dest` (reduce on a
+// team of 2 from GSHMEM_COLL_REDUCE_CE_BYTES, else null): the other member's dest; the reduce then runs two-shot
+// with its gather by the copy engine (launch_reduce).
 void reduction_on_stream(Context* ctx, coll::ReduceOp op, ReduceType type, bool scatter,
                          const gshmem_device_state_t& h, const TeamValue& t, int slot, void* dest, const void* src,
-                         std::size_t nelems, gshmem_stream_t s, const char* call);
+                         std::size_t nelems, gshmem_stream_t s, const char* call, void* ce_peer_dest = nullptr);
 }  // namespace gshmem::gpu
 
 // ==== MoE dispatch / combine (gshmem/moe/device.cuh) on GPU PEs: gpu_moe.cu; gpu_stream_nocuda.cpp in CPU-only

@@ -4,11 +4,13 @@
 // share every line of the algorithm.
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <type_traits>
 
 #include "gshmem/device/impl/coll.cuh"
 #include "runtime/config.hpp"
 #include "runtime/error.hpp"
+#include "runtime/log.hpp"
 #include "transport/cuda_driver.hpp"
 #include "transport/gpu.hpp"
 #include "transport/gpu_coll_reduce.cuh"
@@ -114,6 +116,11 @@ unsigned staged_ctas(std::size_t data_bytes) {
   return static_cast<unsigned>(coll::staged_parts(data_bytes, config::get().coll_staged_cta_bytes));
 }
 
+void note_reduce_ce() {
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true)) log::info("reduce: two-shot, the gather by the copy engine (GSHMEM_COLL_REDUCE_CE_BYTES)");
+}
+
 void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t& h, const TeamValue& t, int slot,
                           void* dest, const void* src, const coll::Exchange& x, int root, gshmem_stream_t s,
                           const char* call, void* ce_peer_dest) {
@@ -159,6 +166,19 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
       e = static_cast<cudaError_t>(
           copy_engine_broadcast(c, reinterpret_cast<gshmem_stream_t>(st), ce_peer_dest, dest, src, block));
     if (e == cudaSuccess) e = launch_coll_sync(false, st, h, t, slot, abort_flag);
+  } else if (ce_peer_dest && !bcast && !by_ll) {
+    // fcollect / alltoall on a team of 2 (GSHMEM_COLL_EXCHANGE_CE_BYTES): this member's block for the other member
+    // (alltoall: block `other` of src) into block `mine` of its dest by the copy engine on `st`, its own block
+    // locally on the second stream, between the two syncs. Only this member's way of copying changes.
+    const std::size_t mine = static_cast<std::size_t>(t.my_rank), other = 1 - mine;
+    const char* s8 = static_cast<const char*>(src);
+    char* d8 = static_cast<char*>(dest);
+    e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
+    if (e == cudaSuccess)
+      e = static_cast<cudaError_t>(copy_engine_exchange(
+          c, reinterpret_cast<gshmem_stream_t>(st), static_cast<char*>(ce_peer_dest) + mine * block,
+          x.per_member ? s8 + other * block : s8, d8 + mine * block, x.per_member ? s8 + mine * block : s8, block));
+    if (e == cudaSuccess) e = launch_coll_sync(false, st, h, t, slot, abort_flag);
   } else if (ctas == 1 || by_ll) {
     e = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
                            root, CollPhase::Whole, SplitSyncs::None, bcast_two_shot_bytes, abort_flag);
@@ -181,7 +201,7 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
 
 void reduction_on_stream(Context* c, coll::ReduceOp op, ReduceType type, bool scatter, const gshmem_device_state_t& h,
                          const TeamValue& t, int slot, void* dest, const void* src, std::size_t nelems,
-                         gshmem_stream_t s, const char* call) {
+                         gshmem_stream_t s, const char* call, void* ce_peer_dest) {
   const cuda::DeviceScope bind(device_of(c));
   cudaStream_t st = s ? reinterpret_cast<cudaStream_t>(s) : reinterpret_cast<cudaStream_t>(internal_stream(c));
   const bool ov = overlap_launch(c);
@@ -190,11 +210,12 @@ void reduction_on_stream(Context* c, coll::ReduceOp op, ReduceType type, bool sc
     using T = decltype(zero);
     // This PE's reads: every member's copy of its output elements (one-shot), or of its block (two-shot: about
     // nelems in all, per phase).
+    // The copy-engine gather (ce_peer_dest) runs two-shot's first phase.
     const std::size_t bytes = nelems * sizeof(T), threshold = config::get().coll_two_shot_bytes;
-    const bool two_shot = !scatter && coll::use_two_shot(t.size, bytes, dest == src, threshold);
+    const bool two_shot = !scatter && (ce_peer_dest || coll::use_two_shot(t.size, bytes, dest == src, threshold));
     const unsigned ctas = coll_ctas(two_shot ? bytes : bytes * static_cast<std::size_t>(t.size));
     return launch_reduce<T>(ov, op, st, h, t, slot, scatter, dest, src, nelems, ctas, threshold,
-                            config::get().coll_split_syncs, abort_flag);
+                            config::get().coll_split_syncs, abort_flag, ce_peer_dest);
   };
   cudaError_t e = cudaErrorInvalidValue;
   // Signed integers: only max and min differ from the unsigned type of the same width. Sum and prod wrap through

@@ -34,6 +34,8 @@ unsigned ll_ctas(std::size_t data_bytes);
 // `data_bytes` in all (coll::staged_parts with GSHMEM_COLL_STAGED_CTA_BYTES).
 std::size_t staged_limit();
 unsigned staged_ctas(std::size_t data_bytes);
+// Writes the INFO line that says a reduce took the copy-engine gather (once a process; the GPU tests look for it).
+void note_reduce_ce();
 
 // What one launch of reduce_kernel does: the whole reduction (one CTA, or an LL call's parts over the grid), a
 // staged call's parts over the grid, or one data phase split over the grid's CTAs (coll::Part; its syncs inside,
@@ -44,12 +46,18 @@ enum class ReducePhase : int { Whole, Staged, OneShotData, OwnedReduce, OwnedGat
 // Launches reduce_kernel<op, T>: reducescatter and small reduces one-shot, reduce from `two_shot_bytes` of data
 // and in place two-shot (coll::use_two_shot); one CTA, or (ctas > 1) each data phase over ctas CTAs, the syncs
 // inside (`split_syncs`: GSHMEM_COLL_SPLIT_SYNCS) or as sync kernels between; LL calls in one kernel of ll_ctas
-// CTAs. cudaErrorInvalidValue for a bitwise op on a floating type (the host layer never asks for one).
+// CTAs. `ce_peer_dest` (a reduce on a team of 2 above the LL and staged limits; else null): two-shot with the
+// gather by the copy engine: one kernel runs the entry sync and reduces this member's block over `ctas` CTAs, then
+// cudaMemcpyAsync copies that block into the other member's dest (ce_peer_dest), then a sync kernel. No sync between
+// the phases: each member writes only its own block of its dest and the same block of the other's, which nobody
+// reads during the call (in place too: a member's block of a source is read by that member alone, before its copy),
+// and the exit sync follows each member's copy in its stream. cudaErrorInvalidValue for a bitwise op on a floating
+// type (the host layer never asks for one).
 template <typename T>
 cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, const gshmem_device_state_t& h,
                           const TeamValue& t, int slot, bool scatter, void* dest, const void* src,
                           std::size_t nelems, unsigned ctas, std::size_t two_shot_bytes, bool split_syncs,
-                          const volatile int* abort_flag);
+                          const volatile int* abort_flag, void* ce_peer_dest);
 
 #if defined(GSHMEM_COLL_REDUCE_DEFINE)
 // The reduction kernels' cooperation scope: a block, with the wide form of the data passes (two members' 16-byte
@@ -96,7 +104,7 @@ template <typename T>
 cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, const gshmem_device_state_t& h,
                           const TeamValue& t, int slot, bool scatter, void* dest, const void* src,
                           std::size_t nelems, unsigned ctas, std::size_t two_shot_bytes, bool split_syncs,
-                          const volatile int* abort_flag) {
+                          const volatile int* abort_flag, void* ce_peer_dest) {
   using coll::ReduceOp;
   T* d = static_cast<T*>(dest);
   const T* s = static_cast<const T*>(src);
@@ -105,7 +113,19 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
   const bool by_staged = !by_ll && coll::reduce_uses_staged(slot, t.size, nelems * sizeof(T), staged_limit());
   if (by_ll) ctas = ll_ctas(coll::ll_lines(nelems * sizeof(T)) * 8 * static_cast<std::size_t>(t.size));
   if (by_staged) ctas = staged_ctas(nelems * sizeof(T) * static_cast<std::size_t>(t.size));
+  const bool by_ce = ce_peer_dest != nullptr && !scatter && t.size == 2 && !by_ll && !by_staged;
   auto go = [&](auto k) {
+    if (by_ce) {
+      cudaError_t e = launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems,
+                                         ReducePhase::OwnedReduce, SplitSyncs::Entry, true, abort_flag);
+      std::size_t lo, hi;  // this member's block, as coll::reduce_owned_data takes it
+      coll::Part{t.my_rank, t.size}.range(nelems, coll::kPartAlign, lo, hi);
+      if (e == cudaSuccess && hi > lo)
+        e = cudaMemcpyAsync(static_cast<T*>(ce_peer_dest) + lo, d + lo, (hi - lo) * sizeof(T), cudaMemcpyDefault, st);
+      if (e != cudaSuccess) return e;
+      note_reduce_ce();
+      return launch_coll_sync(false, st, h, t, slot, abort_flag);  // plainly: it follows a copy, not a kernel
+    }
     if (by_staged)
       return launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems,
                                 ReducePhase::Staged, SplitSyncs::None, two_shot, abort_flag);
@@ -152,7 +172,7 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
 #define GSHMEM_INSTANTIATE_LAUNCH_REDUCE(T)                                                                       \
   template cudaError_t launch_reduce<T>(bool, coll::ReduceOp, cudaStream_t, const gshmem_device_state_t&,         \
                                         const TeamValue&, int, bool, void*, const void*, std::size_t, unsigned,   \
-                                        std::size_t, bool, const volatile int*);
+                                        std::size_t, bool, const volatile int*, void*);
 #endif  // GSHMEM_COLL_REDUCE_DEFINE
 
 }  // namespace gshmem::gpu

@@ -14,8 +14,9 @@
 namespace gshmem::gpu {
 
 // Which team syncs a split kernel runs itself: none (it runs between one-CTA sync kernels: GSHMEM_COLL_SPLIT_SYNCS
-// off), only the exit sync (a phase right after another split phase, whose exit sync is its entry), or both.
-enum class SplitSyncs : int { None, Exit, Both };
+// off), only the exit sync (a phase right after another split phase, whose exit sync is its entry), both, or only
+// the entry sync (a phase that copies follow on the stream before a sync kernel: reduce's copy-engine gather).
+enum class SplitSyncs : int { None, Exit, Both, Entry };
 // The words are this PE's own and touched only by its GPU: GPU-scope atomics.
 using SplitWord = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
 
@@ -38,10 +39,12 @@ __device__ __noinline__ inline void wait_opened(const dev::detail::CollEnv& env,
 // Runs `data()` (the calling CTA's part of the phase) in every CTA of the grid, between the team's usual syncs
 // (coll::team_sync, so the other members' kernels, whichever form they take, see the same sync count); `call`
 // names the collective in timeout and peer-failure messages:
-//  - Both: the first CTA to start runs the entry sync and then opens the phase; the others wait for the opening.
+//  - Both and Entry: the first CTA to start runs the entry sync and then opens the phase; the others wait for the
+//    opening.
 //    "First to start" is a ticket, not block 0: a CTA holding a ticket is resident, so nobody waits for a CTA the
 //    GPU has not started (no co-residency is assumed; the grid may be larger than the GPU holds at once).
-//  - Exit and Both: the last CTA to finish runs the exit sync, with every CTA's stores ordered before it.
+//  - Exit and Both: the last CTA to finish runs the exit sync, with every CTA's stores ordered before it. (Entry: the
+//    last CTA to finish only clears the words.)
 // Ordering: inside this GPU by GPU-scope release and acquire (the opening flag; the finished CTAs' count, an acq_rel
 // add after the CTA's barrier), towards the peers by the syncs' own system-scope fences. Causality order is
 // transitive, so a peer that sees the exit sync's flag sees every CTA's stores, and every CTA's loads from peers
@@ -58,7 +61,7 @@ __device__ __forceinline__ void run_split(const dev::detail::CollEnv& env, const
   auto* w = reinterpret_cast<unsigned long long*>(env.h.heap_base + env.h.coll_ll_offset + coll::kSplitOffset) +
             coll::kSplitWords * static_cast<size_t>(slot);
   __shared__ unsigned long long ticket;
-  if (syncs == SplitSyncs::Both) {
+  if (syncs == SplitSyncs::Both || syncs == SplitSyncs::Entry) {
     if (threadIdx.x == 0) ticket = SplitWord(w[0]).fetch_add(1, ::cuda::memory_order_relaxed);
     __syncthreads();
     if (ticket == 0) {
@@ -80,7 +83,7 @@ __device__ __forceinline__ void run_split(const dev::detail::CollEnv& env, const
     SplitWord(w[1]).store(0, ::cuda::memory_order_relaxed);
     SplitWord(w[2]).store(0, ::cuda::memory_order_relaxed);
   }
-  coll::team_sync<dev::Block>(env, t, slot, call);
+  if (syncs != SplitSyncs::Entry) coll::team_sync<dev::Block>(env, t, slot, call);
 }
 
 }  // namespace gshmem::gpu

@@ -29,7 +29,7 @@ void collective_on_stream(Context*, CollKind, const gshmem_device_state_t&, cons
   unavailable(call);
 }
 void reduction_on_stream(Context*, coll::ReduceOp, ReduceType, bool, const gshmem_device_state_t&, const TeamValue&,
-                         int, void*, const void*, std::size_t, gshmem_stream_t, const char* call) {
+                         int, void*, const void*, std::size_t, gshmem_stream_t, const char* call, void*) {
   unavailable(call);
 }
 

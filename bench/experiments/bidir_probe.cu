@@ -1,0 +1,175 @@
+// bidir_probe: two GPUs of one process, no library. How fast data crosses NVLink when both GPUs send at once (as
+// in an allreduce or all-gather at 2 PEs), by SM stores, SM loads and the copy engine, against one direction alone;
+// and the two shapes a 2-PE allreduce could take: one-shot (each GPU loads the peer's whole source and adds its own)
+// and two-shot with a copy-engine gather (each GPU reduces its half from the peer's source by loads, then the copy
+// engine writes that half into the peer's destination). Every variant's result is checked.
+// Build: nvcc -O3 -arch=sm_90 -std=c++17 -o bidir_probe bench/experiments/bidir_probe.cu
+// Run: ./bidir_probe [MiB ...] (default 16 256). Prints median µs over 10 runs and GB/s per direction.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                              \
+  do {                                                                                     \
+    cudaError_t e_ = (x);                                                                  \
+    if (e_ != cudaSuccess) {                                                               \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+__global__ void copy16(int4* __restrict__ d, const int4* __restrict__ s, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) d[i] = s[i];
+}
+// d[i] = a[i] + b[i] over floats, 4 chunks a thread in flight
+__global__ void add16(float4* __restrict__ d, const float4* __restrict__ a, const float4* __restrict__ b, size_t n) {
+  const size_t step = size_t(gridDim.x) * blockDim.x;
+  for (size_t base = blockIdx.x * size_t(blockDim.x) + threadIdx.x; base < n; base += 4 * step) {
+    float4 va[4], vb[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (base + k * step < n) { va[k] = a[base + k * step]; vb[k] = b[base + k * step]; }
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (base + k * step < n)
+        d[base + k * step] = make_float4(va[k].x + vb[k].x, va[k].y + vb[k].y, va[k].z + vb[k].z, va[k].w + vb[k].w);
+  }
+}
+__global__ void fill(float* p, size_t n, float base) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = base + float(i % 1000);
+}
+
+struct Gpu {
+  int dev;
+  cudaStream_t st;
+  cudaEvent_t a, b;
+  float *src, *dst;
+};
+
+int main(int argc, char** argv) {
+  int n = 0;
+  CK(cudaGetDeviceCount(&n));
+  if (n < 2) { std::printf("bidir_probe: needs 2 GPUs, found %d\n", n); return 0; }
+  std::vector<size_t> mibs;
+  for (int i = 1; i < argc; ++i) mibs.push_back(std::strtoull(argv[i], nullptr, 10));
+  if (mibs.empty()) mibs = {16, 256};
+  const size_t maxb = *std::max_element(mibs.begin(), mibs.end()) << 20;
+  Gpu g[2];
+  for (int i = 0; i < 2; ++i) {
+    g[i].dev = i;
+    CK(cudaSetDevice(i));
+    CK(cudaDeviceEnablePeerAccess(1 - i, 0));
+    CK(cudaStreamCreateWithFlags(&g[i].st, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&g[i].a));
+    CK(cudaEventCreate(&g[i].b));
+    CK(cudaMalloc(&g[i].src, maxb));
+    CK(cudaMalloc(&g[i].dst, maxb));
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("bidir_probe: %s x2, %d SMs\n", prop.name, prop.multiProcessorCount);
+  for (size_t mib : mibs) {
+    const size_t bytes = mib << 20, nf = bytes / 4, n16 = bytes / 16;
+    for (int i = 0; i < 2; ++i) {
+      CK(cudaSetDevice(i));
+      fill<<<264, 512>>>(g[i].src, nf, float(i + 1));
+      CK(cudaDeviceSynchronize());
+    }
+    // `op(i)` enqueues GPU i's part on its stream; `who` 1: GPU 0 only, 2: both. Median over 10 of the slower GPU's
+    // event time.
+    auto run = [&](const char* name, int who, double moved, const std::function<void(int)>& op,
+                   const std::function<bool()>& check) {
+      std::vector<float> t;
+      for (int rep = 0; rep < 13; ++rep) {
+        for (int i = 0; i < who; ++i) {
+          CK(cudaSetDevice(i));
+          CK(cudaEventRecord(g[i].a, g[i].st));
+          op(i);
+          CK(cudaEventRecord(g[i].b, g[i].st));
+        }
+        float worst = 0;
+        for (int i = 0; i < who; ++i) {
+          CK(cudaSetDevice(i));
+          CK(cudaEventSynchronize(g[i].b));
+          float ms;
+          CK(cudaEventElapsedTime(&ms, g[i].a, g[i].b));
+          worst = std::max(worst, ms);
+        }
+        if (rep >= 3) t.push_back(worst);
+      }
+      std::sort(t.begin(), t.end());
+      const double us = 1000.0 * t[t.size() / 2];
+      const bool ok = check();
+      std::printf("%-44s %5zu MiB %s %10.1f us %7.1f GB/s per direction%s\n", name, mib, who == 2 ? "both" : "one ",
+                  us, moved / us / 1000.0, ok ? "" : "  WRONG RESULT");
+    };
+    auto clear = [&] {
+      for (int i = 0; i < 2; ++i) {
+        CK(cudaSetDevice(i));
+        CK(cudaMemset(g[i].dst, 0xff, bytes));
+        CK(cudaDeviceSynchronize());
+      }
+    };
+    // dst of GPU j holds src of GPU `from(j)` in [lo, hi) floats
+    auto holds = [&](int j, int from, size_t lo, size_t hi, bool sum) {
+      std::vector<float> h(hi - lo);
+      CK(cudaSetDevice(j));
+      CK(cudaMemcpy(h.data(), g[j].dst + lo, (hi - lo) * 4, cudaMemcpyDeviceToHost));
+      for (size_t k = 0; k < hi - lo; k += 4099) {
+        const float v = float((lo + k) % 1000);
+        const float want = sum ? 3.0f + 2 * v : float(from + 1) + v;
+        if (h[k] != want) return false;
+      }
+      return true;
+    };
+    for (int who = 1; who <= 2; ++who) {
+      for (int ctas : {32, 132}) {
+        clear();
+        run(("SM stores, " + std::to_string(ctas) + " CTAs").c_str(), who, bytes, [&](int i) {
+          copy16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<int4*>(g[1 - i].dst), reinterpret_cast<int4*>(g[i].src), n16);
+        }, [&] { return holds(1, 0, 0, nf, false) && (who == 1 || holds(0, 1, 0, nf, false)); });
+        clear();
+        run(("SM loads, " + std::to_string(ctas) + " CTAs").c_str(), who, bytes, [&](int i) {
+          copy16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<int4*>(g[i].dst), reinterpret_cast<int4*>(g[1 - i].src), n16);
+        }, [&] { return holds(0, 1, 0, nf, false) && (who == 1 || holds(1, 0, 0, nf, false)); });
+      }
+      clear();
+      run("copy engine (cudaMemcpyAsync into the peer)", who, bytes, [&](int i) {
+        CK(cudaMemcpyAsync(g[1 - i].dst, g[i].src, bytes, cudaMemcpyDeviceToDevice, g[i].st));
+      }, [&] { return holds(1, 0, 0, nf, false) && (who == 1 || holds(0, 1, 0, nf, false)); });
+    }
+    // allreduce shapes, both GPUs (dst = src0 + src1 on both)
+    for (int ctas : {32, 132}) {
+      clear();
+      run(("allreduce one-shot loads, " + std::to_string(ctas) + " CTAs").c_str(), 2, bytes, [&](int i) {
+        add16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst), reinterpret_cast<float4*>(g[i].src),
+                                         reinterpret_cast<float4*>(g[1 - i].src), n16);
+      }, [&] { return holds(0, 0, 0, nf, true) && holds(1, 0, 0, nf, true); });
+      clear();
+      run(("allreduce two-shot, loads + CE gather, " + std::to_string(ctas)).c_str(), 2, bytes, [&](int i) {
+        const size_t h = n16 / 2, lo = i == 0 ? 0 : h, cnt = i == 0 ? h : n16 - h;
+        add16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst) + lo,
+                                         reinterpret_cast<float4*>(g[i].src) + lo,
+                                         reinterpret_cast<float4*>(g[1 - i].src) + lo, cnt);
+        CK(cudaMemcpyAsync(reinterpret_cast<float4*>(g[1 - i].dst) + lo, reinterpret_cast<float4*>(g[i].dst) + lo,
+                           cnt * 16, cudaMemcpyDeviceToDevice, g[i].st));
+      }, [&] { return holds(0, 0, 0, nf, true) && holds(1, 0, 0, nf, true); });
+      clear();
+      run(("allreduce two-shot, loads + SM-store gather, " + std::to_string(ctas)).c_str(), 2, bytes, [&](int i) {
+        const size_t h = n16 / 2, lo = i == 0 ? 0 : h, cnt = i == 0 ? h : n16 - h;
+        add16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst) + lo,
+                                         reinterpret_cast<float4*>(g[i].src) + lo,
+                                         reinterpret_cast<float4*>(g[1 - i].src) + lo, cnt);
+        copy16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<int4*>(g[1 - i].dst) + lo,
+                                          reinterpret_cast<int4*>(g[i].dst) + lo, cnt);
+      }, [&] { return holds(0, 0, 0, nf, true) && holds(1, 0, 0, nf, true); });
+    }
+  }
+  return 0;
+}
