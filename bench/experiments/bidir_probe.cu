@@ -40,6 +40,12 @@ __global__ void add16(float4* __restrict__ d, const float4* __restrict__ a, cons
         d[base + k * step] = make_float4(va[k].x + vb[k].x, va[k].y + vb[k].y, va[k].z + vb[k].z, va[k].w + vb[k].w);
   }
 }
+// Holds the stream until the host releases every GPU at once (flag >= epoch), so that "both" rows time the two
+// GPUs' work from one moment, not from two launches some microseconds apart.
+__global__ void gate(const volatile unsigned* flag, unsigned epoch) {
+  while (*flag < epoch) {
+  }
+}
 __global__ void fill(float* p, size_t n, float base) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     p[i] = base + float(i % 1000);
@@ -71,6 +77,10 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&g[i].src, maxb));
     CK(cudaMalloc(&g[i].dst, maxb));
   }
+  unsigned* flag = nullptr;  // mapped pinned memory that both GPUs' gate kernels read
+  CK(cudaHostAlloc(&flag, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable));
+  *flag = 0;
+  unsigned epoch = 0;
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("bidir_probe: %s x2, %d SMs\n", prop.name, prop.multiProcessorCount);
@@ -81,18 +91,23 @@ int main(int argc, char** argv) {
       fill<<<264, 512>>>(g[i].src, nf, float(i + 1));
       CK(cudaDeviceSynchronize());
     }
-    // `op(i)` enqueues GPU i's part on its stream; `who` 1: GPU 0 only, 2: both. Median over 10 of the slower GPU's
-    // event time.
+    // `op(i)` enqueues GPU i's part on its stream behind a gate that the host opens for every GPU at once; `who` 1:
+    // GPU 0 only, 2: both. Median over 10 of the slower GPU's time from the gate's opening to its end.
     auto run = [&](const char* name, int who, double moved, const std::function<void(int)>& op,
                    const std::function<bool()>& check) {
       std::vector<float> t;
       for (int rep = 0; rep < 13; ++rep) {
+        ++epoch;
         for (int i = 0; i < who; ++i) {
           CK(cudaSetDevice(i));
+          unsigned* dflag = nullptr;
+          CK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dflag), flag, 0));
+          gate<<<1, 1, 0, g[i].st>>>(dflag, epoch);
           CK(cudaEventRecord(g[i].a, g[i].st));
           op(i);
           CK(cudaEventRecord(g[i].b, g[i].st));
         }
+        reinterpret_cast<volatile unsigned*>(flag)[0] = epoch;  // both GPUs start now
         float worst = 0;
         for (int i = 0; i < who; ++i) {
           CK(cudaSetDevice(i));
