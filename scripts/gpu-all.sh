@@ -100,7 +100,7 @@ for step in $steps; do
       done >"$work/collquick/console.txt" 2>&1
       [ $q -eq 0 ] ;;
     bidir)
-      nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/bidir/bidir_probe" "$root/bench/experiments/bidir_probe.cu" \
+      nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/bidir/bidir_probe" "$root/bench/experiments/bidir_probe.cu" -lcuda \
         >"$work/bidir/build.txt" 2>&1 && timeout 200 "$work/bidir/bidir_probe" ${BIDIR_MIB:-} >"$work/bidir/probe.txt" 2>&1 ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \

@@ -3,8 +3,11 @@
 // and the two shapes a 2-PE allreduce could take: one-shot (each GPU loads the peer's whole source and adds its own)
 // and two-shot with a copy-engine gather (each GPU reduces its half from the peer's source by loads, then the copy
 // engine writes that half into the peer's destination). Every variant's result is checked.
-// Build: nvcc -O3 -arch=sm_90 -std=c++17 -o bidir_probe bench/experiments/bidir_probe.cu
+// And the copy engine cut into chunks, each followed by cuStreamWriteValue64 of a flag into the peer (what a
+// sync-free push through scratch would issue, bench/NOTES.md entry 56), against one copy.
+// Build: nvcc -O3 -arch=sm_90 -std=c++17 -o bidir_probe bench/experiments/bidir_probe.cu -lcuda
 // Run: ./bidir_probe [MiB ...] (default 16 256). Prints median µs over 10 runs and GB/s per direction.
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -56,7 +59,9 @@ struct Gpu {
   cudaStream_t st;
   cudaEvent_t a, b;
   float *src, *dst;
+  unsigned long long* flags;  // chunk flags the peer's stream writes (kMaxChunks)
 };
+constexpr int kMaxChunks = 64;
 
 int main(int argc, char** argv) {
   int n = 0;
@@ -76,7 +81,10 @@ int main(int argc, char** argv) {
     CK(cudaEventCreate(&g[i].b));
     CK(cudaMalloc(&g[i].src, maxb));
     CK(cudaMalloc(&g[i].dst, maxb));
+    CK(cudaMalloc(&g[i].flags, kMaxChunks * sizeof(unsigned long long)));
+    CK(cudaMemset(g[i].flags, 0, kMaxChunks * sizeof(unsigned long long)));
   }
+  unsigned long long seq = 0;  // the value the chunked copies' flags carry, one per run
   unsigned* flag = nullptr;  // mapped pinned memory that both GPUs' gate kernels read
   CK(cudaHostAlloc(&flag, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable));
   *flag = 0;
@@ -158,6 +166,32 @@ int main(int argc, char** argv) {
       run("copy engine (cudaMemcpyAsync into the peer)", who, bytes, [&](int i) {
         CK(cudaMemcpyAsync(g[1 - i].dst, g[i].src, bytes, cudaMemcpyDeviceToDevice, g[i].st));
       }, [&] { return holds(1, 0, 0, nf, false) && (who == 1 || holds(0, 1, 0, nf, false)); });
+    }
+    // Chunked copy-engine pushes, both GPUs, each chunk's flag written into the peer after it (stream order).
+    for (int chunks : {4, 16, 64}) {
+      clear();
+      const size_t cb = bytes / chunks;
+      run(("copy engine, " + std::to_string(chunks) + " chunks + a flag each").c_str(), 2, bytes, [&](int i) {
+        if (i == 0) ++seq;
+        for (int c = 0; c < chunks; ++c) {
+          CK(cudaMemcpyAsync(reinterpret_cast<char*>(g[1 - i].dst) + c * cb, reinterpret_cast<char*>(g[i].src) + c * cb,
+                             cb, cudaMemcpyDeviceToDevice, g[i].st));
+          if (cuStreamWriteValue64(reinterpret_cast<CUstream>(g[i].st),
+                                   reinterpret_cast<CUdeviceptr>(g[1 - i].flags + c), seq, 0) != CUDA_SUCCESS) {
+            std::fprintf(stderr, "cuStreamWriteValue64 into the peer failed\n");
+            std::exit(1);
+          }
+        }
+      }, [&] {
+        for (int j = 0; j < 2; ++j) {
+          unsigned long long f[kMaxChunks];
+          CK(cudaSetDevice(j));
+          CK(cudaMemcpy(f, g[j].flags, sizeof(f), cudaMemcpyDeviceToHost));
+          for (int c = 0; c < chunks; ++c)
+            if (f[c] != seq) return false;
+        }
+        return holds(0, 1, 0, nf, false) && holds(1, 0, 0, nf, false);
+      });
     }
     // allreduce shapes, both GPUs (dst = src0 + src1 on both)
     for (int ctas : {32, 132}) {
