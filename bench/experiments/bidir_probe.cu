@@ -193,31 +193,38 @@ int main(int argc, char** argv) {
         return holds(0, 1, 0, nf, false) && holds(1, 0, 0, nf, false);
       });
     }
-    // allreduce shapes, both GPUs (dst = src0 + src1 on both)
+    // allreduce shapes, both GPUs (dst = src0 + src1 on both). Two-shot: GPU i reduces its half [lo, lo + cnt) of
+    // the float4s by loads from the peer, then one of the gathers below writes that half into the peer's dst.
+    auto both_sums = [&] { return holds(0, 0, 0, nf, true) && holds(1, 0, 0, nf, true); };
+    auto half = [&](int i, size_t& lo, size_t& cnt) {
+      lo = i == 0 ? 0 : n16 / 2;
+      cnt = i == 0 ? n16 / 2 : n16 - n16 / 2;
+    };
+    auto reduce_half = [&](int i, int ctas, size_t lo, size_t cnt) {
+      add16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst) + lo,
+                                       reinterpret_cast<float4*>(g[i].src) + lo,
+                                       reinterpret_cast<float4*>(g[1 - i].src) + lo, cnt);
+    };
     for (int ctas : {32, 132}) {
       clear();
-      run(("allreduce one-shot loads, " + std::to_string(ctas) + " CTAs").c_str(), 2, bytes, [&](int i) {
-        add16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst), reinterpret_cast<float4*>(g[i].src),
-                                         reinterpret_cast<float4*>(g[1 - i].src), n16);
-      }, [&] { return holds(0, 0, 0, nf, true) && holds(1, 0, 0, nf, true); });
+      run(("allreduce one-shot loads, " + std::to_string(ctas) + " CTAs").c_str(), 2, bytes,
+          [&](int i) { reduce_half(i, ctas, 0, n16); }, both_sums);
       clear();
       run(("allreduce two-shot, loads + CE gather, " + std::to_string(ctas)).c_str(), 2, bytes, [&](int i) {
-        const size_t h = n16 / 2, lo = i == 0 ? 0 : h, cnt = i == 0 ? h : n16 - h;
-        add16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst) + lo,
-                                         reinterpret_cast<float4*>(g[i].src) + lo,
-                                         reinterpret_cast<float4*>(g[1 - i].src) + lo, cnt);
+        size_t lo, cnt;
+        half(i, lo, cnt);
+        reduce_half(i, ctas, lo, cnt);
         CK(cudaMemcpyAsync(reinterpret_cast<float4*>(g[1 - i].dst) + lo, reinterpret_cast<float4*>(g[i].dst) + lo,
                            cnt * 16, cudaMemcpyDeviceToDevice, g[i].st));
-      }, [&] { return holds(0, 0, 0, nf, true) && holds(1, 0, 0, nf, true); });
+      }, both_sums);
       clear();
       run(("allreduce two-shot, loads + SM-store gather, " + std::to_string(ctas)).c_str(), 2, bytes, [&](int i) {
-        const size_t h = n16 / 2, lo = i == 0 ? 0 : h, cnt = i == 0 ? h : n16 - h;
-        add16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst) + lo,
-                                         reinterpret_cast<float4*>(g[i].src) + lo,
-                                         reinterpret_cast<float4*>(g[1 - i].src) + lo, cnt);
+        size_t lo, cnt;
+        half(i, lo, cnt);
+        reduce_half(i, ctas, lo, cnt);
         copy16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<int4*>(g[1 - i].dst) + lo,
                                           reinterpret_cast<int4*>(g[i].dst) + lo, cnt);
-      }, [&] { return holds(0, 0, 0, nf, true) && holds(1, 0, 0, nf, true); });
+      }, both_sums);
     }
   }
   return 0;
