@@ -1,0 +1,56 @@
+// The NVSHMEM exports of libnvshmem_host.so.3 that no trampoline can give (gen_trampolines.py): their gshmem
+// function is inline in the headers, or NVSHMEM's has no gshmem function of its own. Each is a real function here.
+#include <gshmem/nvshmem/nvshmem_host.h>  // gshmem.h, and the NVSHMEM version numbers gshmem's compat headers report
+
+// The compat headers define the NVSHMEM names as macros over gshmem's, so each function here is declared under a
+// name of its own and exported under NVSHMEM's by an asm label (a string: no macro reaches it).
+#define GSHMEM_ABI(decl, name) extern "C" __attribute__((visibility("default"))) decl __asm__(name); decl
+
+// NVSHMEM's host library starts the PEs without its device library (nvshmem4py, JAX, Mojo): gshmem needs none.
+GSHMEM_ABI(int abi_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t* attr), "nvshmemx_hostlib_init_attr") {
+  return gshmemxi_hostlib_init_attr(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
+}
+// The OpenSHMEM version NVSHMEM reports (NVSHMEM_MAJOR_VERSION / NVSHMEM_MINOR_VERSION).
+GSHMEM_ABI(void abi_info_get_version(int* major, int* minor), "nvshmem_info_get_version") {
+  if (major) *major = NVSHMEM_MAJOR_VERSION;
+  if (minor) *minor = NVSHMEM_MINOR_VERSION;
+}
+// The NVSHMEM API level gshmem matches (NVSHMEM_VENDOR_*_VERSION): what programs that check NVSHMEM's version
+// before using it compare against (nvshmem4py does).
+GSHMEM_ABI(void abi_vendor_get_version_info(int* major, int* minor, int* patch), "nvshmemx_vendor_get_version_info") {
+  if (major) *major = NVSHMEM_VENDOR_MAJOR_VERSION;
+  if (minor) *minor = NVSHMEM_VENDOR_MINOR_VERSION;
+  if (patch) *patch = NVSHMEM_VENDOR_PATCH_VERSION;
+}
+
+// Reductions of half and bfloat16 (combined in float, rounded after each step, as gshmem's CUDA-header forms):
+// nvshmem_<T>_<op>_reduce / _reducescatter, blocking and nvshmemx_..._on_stream. `call` in errors: NVSHMEM's name.
+#define GSHMEM_ABI_REDUCE(T, TYPE, OP, OPCODE)                                                                     \
+  GSHMEM_ABI(int abi_##T##_##OP##_reduce(gshmem_team_t team, void* dest, const void* source, size_t n),            \
+             "nvshmem_" #T "_" #OP "_reduce") {                                                                    \
+    return gshmemi_reduction(OPCODE, TYPE, 0, team, dest, source, n, 0, nullptr, "nvshmem_" #T "_" #OP "_reduce"); \
+  }                                                                                                                \
+  GSHMEM_ABI(int abi_##T##_##OP##_reducescatter(gshmem_team_t team, void* dest, const void* source, size_t n),     \
+             "nvshmem_" #T "_" #OP "_reducescatter") {                                                             \
+    return gshmemi_reduction(OPCODE, TYPE, 1, team, dest, source, n, 0, nullptr,                                   \
+                             "nvshmem_" #T "_" #OP "_reducescatter");                                              \
+  }                                                                                                                \
+  GSHMEM_ABI(int abi_##T##_##OP##_reduce_on_stream(gshmem_team_t team, void* dest, const void* source, size_t n,   \
+                                                   gshmem_stream_t stream),                                        \
+             "nvshmemx_" #T "_" #OP "_reduce_on_stream") {                                                         \
+    return gshmemi_reduction(OPCODE, TYPE, 0, team, dest, source, n, 1, stream,                                    \
+                             "nvshmemx_" #T "_" #OP "_reduce_on_stream");                                          \
+  }                                                                                                                \
+  GSHMEM_ABI(int abi_##T##_##OP##_reducescatter_on_stream(gshmem_team_t team, void* dest, const void* source,      \
+                                                          size_t n, gshmem_stream_t stream),                       \
+             "nvshmemx_" #T "_" #OP "_reducescatter_on_stream") {                                                  \
+    return gshmemi_reduction(OPCODE, TYPE, 1, team, dest, source, n, 1, stream,                                    \
+                             "nvshmemx_" #T "_" #OP "_reducescatter_on_stream");                                   \
+  }
+#define GSHMEM_ABI_REDUCE_OPS(T, TYPE)                \
+  GSHMEM_ABI_REDUCE(T, TYPE, max, GSHMEMI_REDUCE_MAX) \
+  GSHMEM_ABI_REDUCE(T, TYPE, min, GSHMEMI_REDUCE_MIN) \
+  GSHMEM_ABI_REDUCE(T, TYPE, sum, GSHMEMI_REDUCE_SUM) \
+  GSHMEM_ABI_REDUCE(T, TYPE, prod, GSHMEMI_REDUCE_PROD)
+GSHMEM_ABI_REDUCE_OPS(half, GSHMEMI_REDUCE_HALF)
+GSHMEM_ABI_REDUCE_OPS(bfloat16, GSHMEMI_REDUCE_BFLOAT16)

@@ -1,0 +1,295 @@
+/* nvshmem_dlsym: a program that finds NVSHMEM at run time, the way JAX's Mosaic GPU, NVIDIA Warp, Mojo's bindings,
+ * nvshmem4py's generated bindings and CUDA-hook libraries do: no NVSHMEM header and no link to it, but
+ * dlopen("libnvshmem_host.so.3") and dlsym of each function, with the program's own declarations of NVSHMEM's
+ * types (the layouts of NVSHMEM 3.x's headers, written out here).
+ *
+ * Covered: open by soname, then again with RTLD_NOLOAD (Warp: "is NVSHMEM loaded?") and RTLD_GLOBAL followed by
+ * dlsym(RTLD_DEFAULT, ...) (hook libraries); the version queries; init status before and after; start through
+ * nvshmemx_hostlib_init_attr (flags 0: the launcher's bootstrap; DLSYM_INIT=uid: a unique ID broadcast over MPI,
+ * nvshmem4py's way); my_pe / n_pes / team queries; malloc, ptr, int64_p + quiet + barrier_all (PE 0's seed to
+ * all), putmem to the right and getmem from the left on fresh random data with poisoned targets; int sum reduce;
+ * half and bfloat16 p / g and sum reduce (2-byte values passed as a struct, as CUDA's types are); a strided team
+ * split, used and destroyed; free and hostlib_finalize. Exact comparison; exit 1 with a message on any mismatch.
+ *
+ * Run with the library's folder on the library path: LD_LIBRARY_PATH=<build>/lib/nvshmem_abi (gshmem's), or
+ * NVIDIA's lib folder (the same program against NVIDIA NVSHMEM). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if DLSYM_WITH_MPI
+#include <mpi.h>
+#endif
+
+/* NVSHMEM 3.x's layouts, as binding generators write them */
+typedef struct {
+  int32_t version;
+  char internal[124];
+} uid_t_;
+typedef struct {
+  int32_t version;
+  uid_t_ *id;
+  int32_t myrank;
+  int32_t nranks;
+} uid_args_t;
+typedef struct {
+  int32_t version;
+  uid_args_t uid_args;
+  char content[96];
+} init_args_t;
+typedef struct {
+  int32_t version;
+  void *mpi_comm;
+  init_args_t args;
+} init_attr_t;
+typedef struct {
+  uint16_t bits;
+} f16_t; /* CUDA's __half and __nv_bfloat16: a struct of one unsigned short */
+enum { INIT_WITH_UNIQUEID = 1 << 3, TEAM_WORLD = 0, TEAM_INVALID = -1 };
+enum { STATUS_NOT_INITIALIZED = 0, STATUS_IS_INITIALIZED = 2 };
+
+static const char *kLib = "libnvshmem_host.so.3";
+static void *lib;
+static int me = -1;
+
+static void fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "[PE %d] nvshmem_dlsym: FAIL: ", me);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  exit(1);
+}
+static void *need(const char *name) {
+  dlerror();
+  void *p = dlsym(lib, name);
+  if (p == NULL) fail("dlsym(%s, \"%s\") found nothing: %s", kLib, name, dlerror());
+  return p;
+}
+#define SYM(ret, name, args) ret(*name) args = (ret(*) args)need(#name)
+
+/* splitmix64: the value of element i of PE pe's data for this run's seed */
+static uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+static uint64_t value(uint64_t seed, int pe, size_t i) { return mix(seed ^ mix(((uint64_t)pe << 32) + i)); }
+/* binary16 and bfloat16 bits of a small non-negative integer k (exact: k < 256) */
+static uint16_t half_of(unsigned k) {
+  if (k == 0) return 0;
+  int e = 0;
+  while ((k >> (e + 1)) != 0) ++e;
+  return (uint16_t)(((unsigned)(e + 15) << 10) | ((k << (10 - e)) & 0x3ffu));
+}
+static uint16_t bf16_of(unsigned k) {
+  float f = (float)k;
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return (uint16_t)(u >> 16);
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  const char *mode = getenv("DLSYM_INIT") ? getenv("DLSYM_INIT") : "attr";
+  lib = dlopen(kLib, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL)
+    fail("dlopen(\"%s\"): %s. Fix: put the folder that holds it on LD_LIBRARY_PATH (gshmem's: <build>/lib/nvshmem_abi)",
+         kLib, dlerror());
+  void *again = dlopen(kLib, RTLD_NOW | RTLD_NOLOAD);
+  if (again != lib) fail("dlopen(\"%s\", RTLD_NOLOAD) gave %p, not the loaded library %p", kLib, again, lib);
+  dlclose(again);
+
+  SYM(int, nvshmemx_init_status, (void));
+  SYM(void, nvshmem_info_get_version, (int *, int *));
+  SYM(void, nvshmemx_vendor_get_version_info, (int *, int *, int *));
+  SYM(int, nvshmemx_hostlib_init_attr, (unsigned, init_attr_t *));
+  SYM(void, nvshmemx_hostlib_finalize, (void));
+  SYM(int, nvshmem_my_pe, (void));
+  SYM(int, nvshmem_n_pes, (void));
+  SYM(int, nvshmem_team_my_pe, (int));
+  SYM(int, nvshmem_team_n_pes, (int));
+  SYM(void *, nvshmem_malloc, (size_t));
+  SYM(void, nvshmem_free, (void *));
+  SYM(void *, nvshmem_ptr, (const void *, int));
+  SYM(void, nvshmem_int64_p, (int64_t *, int64_t, int));
+  SYM(void, nvshmem_quiet, (void));
+  SYM(void, nvshmem_barrier_all, (void));
+  SYM(void, nvshmem_putmem, (void *, const void *, size_t, int));
+  SYM(void, nvshmem_getmem, (void *, const void *, size_t, int));
+  SYM(int, nvshmem_int_sum_reduce, (int, int *, const int *, size_t));
+  SYM(int, nvshmem_half_sum_reduce, (int, f16_t *, const f16_t *, size_t));
+  SYM(int, nvshmem_bfloat16_sum_reduce, (int, f16_t *, const f16_t *, size_t));
+  SYM(void, nvshmem_half_p, (f16_t *, f16_t, int));
+  SYM(f16_t, nvshmem_bfloat16_g, (const f16_t *, int));
+  SYM(int, nvshmem_team_split_strided, (int, int, int, int, const void *, long, int *));
+  SYM(void, nvshmem_team_destroy, (int));
+
+  int major = -1, minor = -1, patch = -1;
+  nvshmemx_vendor_get_version_info(&major, &minor, &patch);
+  if (major != 3 || minor < 0 || patch < 0) fail("nvshmemx_vendor_get_version_info gave %d.%d.%d", major, minor, patch);
+  nvshmem_info_get_version(&major, &minor);
+  if (major != 1 || minor < 0) fail("nvshmem_info_get_version gave %d.%d (OpenSHMEM 1.x expected)", major, minor);
+  if (nvshmemx_init_status() != STATUS_NOT_INITIALIZED)
+    fail("nvshmemx_init_status before init gave %d", nvshmemx_init_status());
+
+  init_attr_t attr;
+  memset(&attr, 0, sizeof attr);
+  attr.version = (1 << 16) + (int32_t)sizeof(init_attr_t);
+  attr.args.version = (1 << 16) + (int32_t)sizeof(init_args_t);
+  attr.args.uid_args.version = (1 << 16) + (int32_t)sizeof(uid_args_t);
+  unsigned flags = 0;
+  if (strcmp(mode, "uid") == 0) {
+#if DLSYM_WITH_MPI
+    SYM(int, nvshmemx_get_uniqueid, (uid_t_ *));
+    SYM(int, nvshmemx_set_attr_uniqueid_args, (int, int, const uid_t_ *, init_attr_t *));
+    MPI_Init(NULL, NULL);
+    int rank = 0, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    static uid_t_ uid;
+    memset(&uid, 0, sizeof uid);
+    uid.version = (1 << 16) + (int32_t)sizeof(uid_t_);
+    if (rank == 0 && nvshmemx_get_uniqueid(&uid) != 0) fail("nvshmemx_get_uniqueid failed");
+    MPI_Bcast(&uid, (int)sizeof uid, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (nvshmemx_set_attr_uniqueid_args(rank, size, &uid, &attr) != 0) fail("nvshmemx_set_attr_uniqueid_args failed");
+    flags = INIT_WITH_UNIQUEID;
+#else
+    fail("DLSYM_INIT=uid needs the MPI build of this program");
+#endif
+  } else if (strcmp(mode, "attr") != 0) {
+    fail("DLSYM_INIT=%s: expected attr or uid", mode);
+  }
+  int rc = nvshmemx_hostlib_init_attr(flags, &attr);
+  if (rc != 0) fail("nvshmemx_hostlib_init_attr(%u) returned %d", flags, rc);
+  if (nvshmemx_init_status() != STATUS_IS_INITIALIZED)
+    fail("nvshmemx_init_status after init gave %d, not %d", nvshmemx_init_status(), STATUS_IS_INITIALIZED);
+  me = nvshmem_my_pe();
+  const int n = nvshmem_n_pes();
+  if (n < 1 || me < 0 || me >= n) fail("my_pe %d of n_pes %d", me, n);
+  if (nvshmem_team_my_pe(TEAM_WORLD) != me || nvshmem_team_n_pes(TEAM_WORLD) != n)
+    fail("team_my_pe / team_n_pes of TEAM_WORLD gave %d / %d, not %d / %d", nvshmem_team_my_pe(TEAM_WORLD),
+         nvshmem_team_n_pes(TEAM_WORLD), me, n);
+
+  /* the hook libraries' lookup: the library made global, then found by name in the default scope */
+  void *global = dlopen(kLib, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+  if (global != lib) fail("dlopen(RTLD_NOLOAD | RTLD_GLOBAL) gave %p, not %p", global, lib);
+  void *hook = dlsym(RTLD_DEFAULT, "nvshmemx_cumodule_init");
+  if (hook == NULL || hook != need("nvshmemx_cumodule_init"))
+    fail("dlsym(RTLD_DEFAULT, \"nvshmemx_cumodule_init\") gave %p, the library's is %p", hook,
+         need("nvshmemx_cumodule_init"));
+  dlclose(global);
+
+  /* PE 0's seed to every PE by int64_p + quiet + barrier_all */
+  enum { N = 1000 };
+  int64_t *seedbuf = (int64_t *)nvshmem_malloc(sizeof(int64_t));
+  int *src = (int *)nvshmem_malloc(N * sizeof(int));
+  int *dst = (int *)nvshmem_malloc(N * sizeof(int));
+  f16_t *h = (f16_t *)nvshmem_malloc(2 * N * sizeof(f16_t));
+  f16_t *hr = (f16_t *)nvshmem_malloc(2 * N * sizeof(f16_t));
+  if (!seedbuf || !src || !dst || !h || !hr) fail("nvshmem_malloc gave NULL");
+  if (nvshmem_ptr(src, me) != src) fail("nvshmem_ptr(p, my_pe) gave %p, not %p", nvshmem_ptr(src, me), (void *)src);
+  if (me == 0) {
+    int64_t seed = (int64_t)(mix((uint64_t)time(NULL)) ^ mix((uint64_t)getpid()));
+    for (int pe = 0; pe < n; ++pe) nvshmem_int64_p(seedbuf, seed, pe);
+    nvshmem_quiet();
+  }
+  nvshmem_barrier_all();
+  const uint64_t seed = (uint64_t)*seedbuf;
+  const int right = (me + 1) % n, left = (me + n - 1) % n;
+
+  /* putmem to the right, getmem from the left */
+  for (size_t i = 0; i < N; ++i) {
+    src[i] = (int)value(seed, me, i);
+    dst[i] = (int)0xdeadbeef;
+  }
+  nvshmem_barrier_all();
+  nvshmem_putmem(dst, src, N * sizeof(int), right);
+  nvshmem_barrier_all();
+  for (size_t i = 0; i < N; ++i)
+    if (dst[i] != (int)value(seed, left, i)) fail("putmem: element %zu from PE %d is %d, not %d", i, left, dst[i], (int)value(seed, left, i));
+  int got[N];
+  memset(got, 0xa5, sizeof got);
+  nvshmem_getmem(got, src, N * sizeof(int), left);
+  for (size_t i = 0; i < N; ++i)
+    if (got[i] != (int)value(seed, left, i)) fail("getmem: element %zu of PE %d is %d", i, left, got[i]);
+  nvshmem_barrier_all();
+
+  /* int sum reduce on TEAM_WORLD */
+  for (size_t i = 0; i < N; ++i) dst[i] = (int)0xdeadbeef;
+  if ((rc = nvshmem_int_sum_reduce(TEAM_WORLD, dst, src, N)) != 0) fail("nvshmem_int_sum_reduce returned %d", rc);
+  for (size_t i = 0; i < N; ++i) {
+    uint32_t want = 0;
+    for (int pe = 0; pe < n; ++pe) want += (uint32_t)(int)value(seed, pe, i);
+    if ((uint32_t)dst[i] != want) fail("int_sum_reduce: element %zu is %d, not %d", i, dst[i], (int)want);
+  }
+
+  /* half and bfloat16: small integers (exact), summed; then half_p to the right and bfloat16_g from the left */
+  for (size_t i = 0; i < N; ++i) {
+    const unsigned k = (unsigned)(value(seed, me, i) % 8);
+    h[i].bits = half_of(k);
+    h[N + i].bits = bf16_of(k);
+    hr[i].bits = hr[N + i].bits = 0x7e00; /* NaN */
+  }
+  if ((rc = nvshmem_half_sum_reduce(TEAM_WORLD, hr, h, N)) != 0) fail("nvshmem_half_sum_reduce returned %d", rc);
+  if ((rc = nvshmem_bfloat16_sum_reduce(TEAM_WORLD, hr + N, h + N, N)) != 0)
+    fail("nvshmem_bfloat16_sum_reduce returned %d", rc);
+  for (size_t i = 0; i < N; ++i) {
+    unsigned want = 0;
+    for (int pe = 0; pe < n; ++pe) want += (unsigned)(value(seed, pe, i) % 8);
+    if (hr[i].bits != half_of(want)) fail("half_sum_reduce: element %zu is 0x%04x, not 0x%04x", i, hr[i].bits, half_of(want));
+    if (hr[N + i].bits != bf16_of(want))
+      fail("bfloat16_sum_reduce: element %zu is 0x%04x, not 0x%04x", i, hr[N + i].bits, bf16_of(want));
+  }
+  nvshmem_barrier_all();
+  for (size_t i = 0; i < 16; ++i) nvshmem_half_p(&hr[i], h[i], right);
+  nvshmem_barrier_all();
+  for (size_t i = 0; i < 16; ++i) {
+    if (hr[i].bits != half_of((unsigned)(value(seed, left, i) % 8)))
+      fail("half_p: element %zu from PE %d is 0x%04x", i, left, hr[i].bits);
+    const f16_t g = nvshmem_bfloat16_g(&h[N + i], left);
+    if (g.bits != bf16_of((unsigned)(value(seed, left, i) % 8)))
+      fail("bfloat16_g: element %zu of PE %d is 0x%04x", i, left, g.bits);
+  }
+  nvshmem_barrier_all();
+
+  /* the even PEs as a team: split, queried, used for a reduce, destroyed */
+  int team = TEAM_INVALID;
+  const int evens = (n + 1) / 2;
+  if ((rc = nvshmem_team_split_strided(TEAM_WORLD, 0, 2, evens, NULL, 0, &team)) != 0)
+    fail("nvshmem_team_split_strided returned %d", rc);
+  if ((me % 2 == 0) != (team != TEAM_INVALID)) fail("team_split_strided gave team %d to PE %d", team, me);
+  if (team != TEAM_INVALID) {
+    if (nvshmem_team_my_pe(team) != me / 2 || nvshmem_team_n_pes(team) != evens)
+      fail("even team: team_my_pe %d, team_n_pes %d", nvshmem_team_my_pe(team), nvshmem_team_n_pes(team));
+    if ((rc = nvshmem_int_sum_reduce(team, dst, src, N)) != 0) fail("int_sum_reduce on the even team returned %d", rc);
+    for (size_t i = 0; i < N; ++i) {
+      uint32_t want = 0;
+      for (int pe = 0; pe < n; pe += 2) want += (uint32_t)(int)value(seed, pe, i);
+      if ((uint32_t)dst[i] != want) fail("even team's sum: element %zu is %d, not %d", i, dst[i], (int)want);
+    }
+    nvshmem_team_destroy(team);
+  }
+  nvshmem_barrier_all();
+  nvshmem_free(hr);
+  nvshmem_free(h);
+  nvshmem_free(dst);
+  nvshmem_free(src);
+  nvshmem_free(seedbuf);
+  printf("[PE %d] nvshmem_dlsym: PASS (%d PEs, init %s)\n", me, n, mode);
+  fflush(stdout);
+  nvshmemx_hostlib_finalize();
+#if DLSYM_WITH_MPI
+  if (strcmp(mode, "uid") == 0) MPI_Finalize();
+#endif
+  dlclose(lib);
+  return 0;
+}
