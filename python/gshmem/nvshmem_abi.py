@@ -1,0 +1,50 @@
+"""libnvshmem_host.so.3 over gshmem (src/nvshmem_abi), for code that finds NVSHMEM at run time: JAX's Mosaic GPU,
+NVIDIA Warp, Mojo, CUDA-hook libraries, ctypes. It comes with the package; it shares the libgshmem that gshmem.core
+loads, so both see one runtime (one init, one heap).
+
+    LD_LIBRARY_PATH=$(python -m gshmem.nvshmem_abi):$LD_LIBRARY_PATH program    # found by dlopen("libnvshmem_host.so.3")
+    gshmem.nvshmem_abi.load()        # in a Python process: loaded now, visible to dlopen(..., RTLD_NOLOAD) and
+                                     # dlsym(RTLD_DEFAULT, "nvshmem...") from then on (Warp, hook libraries)
+
+Started by either side (gshmem.core.init, or the library's nvshmemx_hostlib_init_attr), the runtime is one; but
+gshmem.core's own calls (arrays, tensors) need gshmem.core.init. It does not run code built against NVIDIA's
+headers and device library (docs/migration.md).
+"""
+import ctypes
+import os
+import sys
+from pathlib import Path
+
+SONAME = "libnvshmem_host.so.3"
+_DIR = Path(__file__).resolve().parent / "nvshmem_abi"
+
+
+def lib_dir():
+    """The folder holding libnvshmem_host.so.3 (put it on LD_LIBRARY_PATH)."""
+    if not (_DIR / SONAME).is_file():
+        raise FileNotFoundError(f"gshmem.nvshmem_abi: {_DIR} has no {SONAME}. Fix: install the package with pip "
+                                "(pip install .) on Linux x86-64 or aarch64, which builds it")
+    return str(_DIR)
+
+
+def path():
+    """The path of libnvshmem_host.so.3."""
+    return str(Path(lib_dir()) / SONAME)
+
+
+_loaded = None
+
+
+def load():
+    """Loads libnvshmem_host.so.3 with RTLD_GLOBAL (once) and returns its ctypes.CDLL: from then on
+    dlopen("libnvshmem_host.so.3", RTLD_NOLOAD) finds it and its nvshmem* names resolve in the default scope."""
+    global _loaded
+    if _loaded is None:
+        from gshmem import _gshmem  # noqa: F401  (libgshmem first, by the extension's path: the library reuses it)
+        _loaded = ctypes.CDLL(path(), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+    return _loaded
+
+
+if __name__ == "__main__":
+    print(lib_dir())
+    sys.exit(0)
