@@ -11,6 +11,8 @@
 #   default 560; carry build/wheels for nvshmem4py; "peervm": bench/experiments/peer_vm_probe, whether the CUDA
 #   driver keeps address space after a peer mapping; "bidir": bench/experiments/bidir_probe, NVLink both ways at once
 #   (SM stores / loads / copy engine, allreduce shapes), BIDIR_MIB sizes;
+#   "abi": scripts/nvshmem-abi-gpu.sh, libnvshmem_host.so.3 over gshmem: its tests, the same C program on NVIDIA's
+#   library, nvshmem4py over it (carry build/wheels), ABI_TIMEOUT default 480 (PREBUILT: build-gpu);
 #   "collsweep": scripts/coll-sweep-gpu.sh, the collectives' CTA split settings side by side, SWEEP_TIMEOUT 560;
 #   "collbisect": scripts/coll-bisect-gpu.sh, mp_collectives_gpu case by case at 2 PEs with hang probes,
 #   BISECT_TIMEOUT 560; "moe": scripts/moe-gpu.sh, MoE dispatch / combine on GPU PEs: build, ctest -R moe, the Python
@@ -102,6 +104,8 @@ for step in $steps; do
     bidir)
       nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/bidir/bidir_probe" "$root/bench/experiments/bidir_probe.cu" -lcuda \
         >"$work/bidir/build.txt" 2>&1 && timeout 200 "$work/bidir/bidir_probe" ${BIDIR_MIB:-} >"$work/bidir/probe.txt" 2>&1 ;;
+    abi) BUILD=$gbuild OUT=$work/abi timeout "${ABI_TIMEOUT:-480}" "$root/scripts/nvshmem-abi-gpu.sh" \
+           >"$work/abi/console.txt" 2>&1 ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \
         >"$work/peervm/build.txt" 2>&1 && timeout 60 "$work/peervm/peer_vm_probe" >"$work/peervm/probe.txt" 2>&1 ;;
@@ -125,6 +129,7 @@ for step in $steps; do
                 tail -20 "$work/pipeline/console.txt" ;;
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
     bidir) cat "$work/bidir/build.txt" "$work/bidir/probe.txt" 2>/dev/null ;;
+    abi) cat "$work/abi/abi.md" 2>/dev/null || tail -20 "$work/abi/console.txt" ;;
     peervm) cat "$work/peervm/build.txt" "$work/peervm/probe.txt" 2>/dev/null ;;
     collquick) grep -vE '/busbw' "$work/collquick/console.txt" | head -150 ;;
     collbisect) cat "$work/collbisect/bisect.md" 2>/dev/null || tail -30 "$work/collbisect/console.txt" ;;

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# libnvshmem_host.so.3 over gshmem (src/nvshmem_abi) on the GPU machine, from the carried build (PREBUILT=1 of
+# gpu-all.sh; BUILD=<dir>, default build-gpu): 1. ctest -R 'nvshmem_dlsym|nvshmem_abi' (CPU and GPU PEs);
+# 2. the same C program (tests/compat/nvshmem_dlsym.c) against NVIDIA NVSHMEM 3.4.5's libnvshmem_host.so.3
+# (nvidia-nvshmem-cu13 in the machine's Python), a unique ID over MPI, one GPU per rank: what NVIDIA's library answers
+# where ours is checked; 3. NVIDIA nvshmem4py 0.4.1 (the wheel in build/wheels) running bench/python/core_bench.py
+# over gshmem's library (LD_PRELOAD: cuda.pathfinder then finds it loaded), beside the same over NVIDIA's.
+# Writes $OUT/abi.md and logs. Never uses NVLink multicast.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$root/build-gpu}
+out=${OUT:-$root/abi-out}
+mkdir -p "$out/logs"
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+py=${PYTHON:-python3}
+shim=$build/lib/nvshmem_abi/libnvshmem_host.so.3
+rc=0
+note() { echo "$*" | tee -a "$out/abi.md"; }
+note "# nvshmem-abi-gpu.sh: $(date -u +%FT%TZ) commit ${GSHMEM_COMMIT:-unknown}; $(nvidia-smi -L 2>/dev/null | wc -l) GPU(s)"
+
+note "## 1. ctest -R 'nvshmem_dlsym|nvshmem_abi'"
+(cd "$build" && ctest -R 'nvshmem_dlsym|nvshmem_abi' --output-on-failure --timeout 120) >"$out/logs/ctest.txt" 2>&1 || rc=1
+grep -E 'tests passed|Failed|\*\*\*' "$out/logs/ctest.txt" | tee -a "$out/abi.md"
+
+note "## 2. the same program against NVIDIA's libnvshmem_host.so.3"
+nvlib=$("$py" -c 'import nvidia.nvshmem as m, os; print(os.path.join(m.__path__[0], "lib"))' 2>/dev/null)
+if [[ -n $nvlib && -f $nvlib/libnvshmem_host.so.3 ]]; then
+  # one GPU per rank (the program makes no CUDA call: NVSHMEM takes the current device, 0)
+  wrap='CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"'
+  LD_LIBRARY_PATH=$nvlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} DLSYM_INIT=uid timeout 90 mpirun --allow-run-as-root \
+    -np 2 -x LD_LIBRARY_PATH -x DLSYM_INIT -x NVSHMEM_DISABLE_NVLS sh -c "$wrap" \
+    "$build/tests/compat/compat_nvshmem_dlsym_mpi" >"$out/logs/nvidia_uid.txt" 2>&1
+  s=$?
+  note "NVIDIA NVSHMEM ($nvlib), DLSYM_INIT=uid, mpirun -np 2: status $s"
+  grep -E 'PASS|FAIL' "$out/logs/nvidia_uid.txt" | head -6 | tee -a "$out/abi.md"
+else
+  note "no nvidia.nvshmem in $py: step 2 skipped"
+fi
+
+note "## 3. nvshmem4py 0.4.1 over gshmem's library (LD_PRELOAD) and over NVIDIA's"
+pytag=$("$py" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
+wheel=$(compgen -G "$root/build/wheels/nvshmem4py_cu13-0.4.1-$pytag-*.whl" | head -1)
+n4p=$(mktemp -d /tmp/gshmem-n4p.XXXXXX)
+trap 'rm -rf "$n4p"' EXIT
+if [[ -z $wheel ]] || ! "$py" -m pip install -q --disable-pip-version-check --no-deps --no-index --target "$n4p" "$wheel"; then
+  note "no nvshmem4py wheel for $pytag in build/wheels: step 3 skipped"
+else
+  for who in gshmem nvidia; do
+    pre=()
+    [[ $who == gshmem ]] && pre=(env LD_PRELOAD=$shim GSHMEM_DEBUG=INFO)
+    PYTHONPATH=$n4p timeout -k 10 150 "${pre[@]}" "$py" -m torch.distributed.run --standalone --nproc-per-node=2 \
+      "$root/bench/python/core_bench.py" --lib nvshmem --sizes 1K,64K,16M --samples 10 --json "$out/n4p_$who.json" \
+      >"$out/logs/n4p_$who.txt" 2>&1
+    s=$?
+    note "nvshmem4py over $who: status $s"
+    grep -E '^(core_bench|  )' "$out/logs/n4p_$who.txt" | head -30 | tee -a "$out/abi.md"
+    [[ $s -eq 0 ]] || { grep -E 'Error|error|rank[0-9]' "$out/logs/n4p_$who.txt" | tail -12 | tee -a "$out/abi.md"; }
+    [[ $who == gshmem ]] && { grep -m3 -E 'gshmem.*INFO' "$out/logs/n4p_$who.txt" | tee -a "$out/abi.md"; }
+  done
+fi
+exit $rc
