@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Checks libnvshmem_host.so.3 (src/nvshmem_abi) against NVIDIA NVSHMEM 3.4.5's: every public name NVIDIA's
-libnvshmem_host.so.3 exports (nvshmem-3.4.5-host-exports.txt: its dynamic function symbols less nvshmemi_*, read
-with nm -D from the nvidia-nvshmem-cu13 3.4.5 wheel) is exported here as a function of version NVSHMEM, except the
+"""Checks libnvshmem_host.so.3 (src/nvshmem_abi) against NVIDIA NVSHMEM 3.4.5's: every name NVIDIA's
+libnvshmem_host.so.3 exports (nvshmem-3.4.5-host-exports.txt: its 1479 dynamic function symbols, read with nm -D
+from the nvidia-nvshmem-cu13 3.4.5 wheel: 1476 public names and the 3 nvshmemid_* entry points of its device
+library) is exported here as a function of version NVSHMEM, except the
 ones MISSING names (each with why); those must really be missing (so the list stays true); and nothing but
 nvshmem* names is exported.
 

@@ -1,5 +1,7 @@
 // The NVSHMEM exports of libnvshmem_host.so.3 that no trampoline can give (gen_trampolines.py): their gshmem
 // function is inline in the headers, or NVSHMEM's has no gshmem function of its own. Each is a real function here.
+#include <cstdio>
+
 #include <gshmem/nvshmem/nvshmem_host.h>  // gshmem.h, and the NVSHMEM version numbers gshmem's compat headers report
 
 // The compat headers define the NVSHMEM names as macros over gshmem's, so each function here is declared under a
@@ -54,3 +56,32 @@ GSHMEM_ABI(void abi_vendor_get_version_info(int* major, int* minor, int* patch),
   GSHMEM_ABI_REDUCE(T, TYPE, prod, GSHMEMI_REDUCE_PROD)
 GSHMEM_ABI_REDUCE_OPS(half, GSHMEMI_REDUCE_HALF)
 GSHMEM_ABI_REDUCE_OPS(bfloat16, GSHMEMI_REDUCE_BFLOAT16)
+
+// NVIDIA's device library (libnvshmem_device.a / .bc, linked into a program or into a library such as PyTorch's
+// libtorch_nvshmem.so) starts and ends NVSHMEM through these three, handing over its own device state. gshmem keeps
+// none of NVIDIA's device state, so such code cannot run on this library. They are here so that a library built that
+// way still loads in a process where this one is libnvshmem_host.so.3 (Python imports resolve every symbol at load):
+// init_status says NVIDIA's device library is not started, and starting it fails with a message that says why.
+// Signatures: NVSHMEM 3.4.5's include/device_host/nvshmem_common.cuh.
+namespace {
+struct NvDeviceLibVersion {
+  int major, minor, patch;
+};
+}  // namespace
+GSHMEM_ABI(int abi_id_hostlib_init_attr(int requested, int* provided, unsigned int bootstrap_flags,
+                                        gshmemx_init_attr_t* attr, NvDeviceLibVersion version, void* callback),
+           "nvshmemid_hostlib_init_attr") {
+  (void)requested, (void)provided, (void)bootstrap_flags, (void)attr, (void)callback;
+  std::fprintf(stderr,
+               "[gshmem] ERROR: nvshmemid_hostlib_init_attr: code built with NVIDIA NVSHMEM's device library %d.%d.%d "
+               "(linked into this program or into a library it loaded, such as PyTorch's libtorch_nvshmem.so) tried "
+               "to start NVSHMEM through gshmem's libnvshmem_host.so.3, which cannot run it (that code reads NVIDIA's "
+               "device state). Fix: build that code against gshmem's headers (docs/migration.md), or take gshmem's "
+               "nvshmem_abi folder off this program's LD_LIBRARY_PATH / LD_PRELOAD\n",
+               version.major, version.minor, version.patch);
+  return GSHMEM_ERROR_NOT_SUPPORTED;
+}
+GSHMEM_ABI(void abi_id_hostlib_finalize(void* device_ctx, void* transport_device_ctx), "nvshmemid_hostlib_finalize") {
+  (void)device_ctx, (void)transport_device_ctx;  // its init never succeeds here: nothing to end
+}
+GSHMEM_ABI(int abi_id_init_status(void), "nvshmemid_init_status") { return GSHMEM_STATUS_NOT_INITIALIZED; }

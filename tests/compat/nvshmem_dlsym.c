@@ -4,10 +4,12 @@
  * types (the layouts of NVSHMEM 3.x's headers, written out here).
  *
  * Covered: open by soname, then again with RTLD_NOLOAD (Warp: "is NVSHMEM loaded?") and RTLD_GLOBAL followed by
- * dlsym(RTLD_DEFAULT, ...) (hook libraries); the version queries; init status before and after; start through
+ * dlsym(RTLD_DEFAULT, ...) (hook libraries); the version queries; init status before, after init (NVIDIA's says
+ * IS_BOOTSTRAPPED there, gshmem IS_INITIALIZED) and after the first allocation; start through
  * nvshmemx_hostlib_init_attr (flags 0: the launcher's bootstrap; DLSYM_INIT=uid: a unique ID broadcast over MPI,
  * nvshmem4py's way); my_pe / n_pes / team queries; malloc, ptr, int64_p + quiet + barrier_all (PE 0's seed to
  * all), putmem to the right and getmem from the left on fresh random data with poisoned targets; int sum reduce;
+ * symmetric memory (GPU memory on GPU PEs) only through the library: putmem / getmem to and from the PE itself;
  * half and bfloat16 p / g and sum reduce (2-byte values passed as a struct, as CUDA's types are); a strided team
  * split, used and destroyed; free and hostlib_finalize. Exact comparison; exit 1 with a message on any mismatch.
  *
@@ -51,7 +53,7 @@ typedef struct {
   uint16_t bits;
 } f16_t; /* CUDA's __half and __nv_bfloat16: a struct of one unsigned short */
 enum { INIT_WITH_UNIQUEID = 1 << 3, TEAM_WORLD = 0, TEAM_INVALID = -1 };
-enum { STATUS_NOT_INITIALIZED = 0, STATUS_IS_INITIALIZED = 2 };
+enum { STATUS_NOT_INITIALIZED = 0, STATUS_IS_BOOTSTRAPPED = 1, STATUS_IS_INITIALIZED = 2 };
 
 static const char *kLib = "libnvshmem_host.so.3";
 static void *lib;
@@ -121,6 +123,7 @@ int main(int argc, char **argv) {
   SYM(void, nvshmem_free, (void *));
   SYM(void *, nvshmem_ptr, (const void *, int));
   SYM(void, nvshmem_int64_p, (int64_t *, int64_t, int));
+  SYM(int64_t, nvshmem_int64_g, (const int64_t *, int));
   SYM(void, nvshmem_quiet, (void));
   SYM(void, nvshmem_barrier_all, (void));
   SYM(void, nvshmem_putmem, (void *, const void *, size_t, int));
@@ -133,6 +136,20 @@ int main(int argc, char **argv) {
   SYM(int, nvshmem_team_split_strided, (int, int, int, int, const void *, long, int *));
   SYM(void, nvshmem_team_destroy, (int));
 
+  if (getenv("DLSYM_NV_DEVICE_LIB")) { /* gshmem's library only: NVIDIA's device library's entry points refuse */
+    typedef struct {
+      int major, minor, patch;
+    } nv_version_t;
+    SYM(int, nvshmemid_init_status, (void));
+    SYM(int, nvshmemid_hostlib_init_attr, (int, int *, unsigned, init_attr_t *, nv_version_t, void *));
+    if (nvshmemid_init_status() != STATUS_NOT_INITIALIZED) fail("nvshmemid_init_status gave %d", nvshmemid_init_status());
+    int provided = -1;
+    const nv_version_t v = {3, 4, 5};
+    const int refused = nvshmemid_hostlib_init_attr(0, &provided, 0, NULL, v, NULL);
+    if (refused == 0) fail("nvshmemid_hostlib_init_attr returned 0 on gshmem's library");
+    printf("nvshmem_dlsym: NVIDIA's device library's init refused with %d\n", refused);
+    return 0;
+  }
   int major = -1, minor = -1, patch = -1;
   nvshmemx_vendor_get_version_info(&major, &minor, &patch);
   if (major != 3 || minor < 0 || patch < 0) fail("nvshmemx_vendor_get_version_info gave %d.%d.%d", major, minor, patch);
@@ -170,8 +187,13 @@ int main(int argc, char **argv) {
   }
   int rc = nvshmemx_hostlib_init_attr(flags, &attr);
   if (rc != 0) fail("nvshmemx_hostlib_init_attr(%u) returned %d", flags, rc);
-  if (nvshmemx_init_status() != STATUS_IS_INITIALIZED)
-    fail("nvshmemx_init_status after init gave %d, not %d", nvshmemx_init_status(), STATUS_IS_INITIALIZED);
+  /* NVIDIA's library says IS_BOOTSTRAPPED (1) here (measured, 3.4.5: its device side starts at the first use);
+   * gshmem, which has no device library to start, says IS_INITIALIZED (2). Both are "started"; after the first
+   * allocation both must say at least IS_INITIALIZED (below). */
+  const int started = nvshmemx_init_status();
+  if (started != STATUS_IS_BOOTSTRAPPED && started != STATUS_IS_INITIALIZED)
+    fail("nvshmemx_init_status after init gave %d, not %d or %d", started, STATUS_IS_BOOTSTRAPPED,
+         STATUS_IS_INITIALIZED);
   me = nvshmem_my_pe();
   const int n = nvshmem_n_pes();
   if (n < 1 || me < 0 || me >= n) fail("my_pe %d of n_pes %d", me, n);
@@ -188,7 +210,8 @@ int main(int argc, char **argv) {
          need("nvshmemx_cumodule_init"));
   dlclose(global);
 
-  /* PE 0's seed to every PE by int64_p + quiet + barrier_all */
+  /* Symmetric memory is GPU memory on GPU PEs: this program (no CUDA) touches it only through the library, host
+   * buffers in and out (putmem / getmem to and from itself included). */
   enum { N = 1000 };
   int64_t *seedbuf = (int64_t *)nvshmem_malloc(sizeof(int64_t));
   int *src = (int *)nvshmem_malloc(N * sizeof(int));
@@ -196,65 +219,81 @@ int main(int argc, char **argv) {
   f16_t *h = (f16_t *)nvshmem_malloc(2 * N * sizeof(f16_t));
   f16_t *hr = (f16_t *)nvshmem_malloc(2 * N * sizeof(f16_t));
   if (!seedbuf || !src || !dst || !h || !hr) fail("nvshmem_malloc gave NULL");
+  if (nvshmemx_init_status() < STATUS_IS_INITIALIZED)
+    fail("nvshmemx_init_status after nvshmem_malloc gave %d, not at least %d", nvshmemx_init_status(),
+         STATUS_IS_INITIALIZED);
   if (nvshmem_ptr(src, me) != src) fail("nvshmem_ptr(p, my_pe) gave %p, not %p", nvshmem_ptr(src, me), (void *)src);
+  /* PE 0's seed to every PE by int64_p + quiet + barrier_all, read with int64_g from itself */
   if (me == 0) {
     int64_t seed = (int64_t)(mix((uint64_t)time(NULL)) ^ mix((uint64_t)getpid()));
     for (int pe = 0; pe < n; ++pe) nvshmem_int64_p(seedbuf, seed, pe);
     nvshmem_quiet();
   }
   nvshmem_barrier_all();
-  const uint64_t seed = (uint64_t)*seedbuf;
+  const uint64_t seed = (uint64_t)nvshmem_int64_g(seedbuf, me);
   const int right = (me + 1) % n, left = (me + n - 1) % n;
 
-  /* putmem to the right, getmem from the left */
+  /* src = this PE's values, dst poisoned (each through putmem to itself); putmem of a host buffer to the right's
+   * dst; getmem of the left's src into a host buffer */
+  static int mine[N], poison[N], got[N];
   for (size_t i = 0; i < N; ++i) {
-    src[i] = (int)value(seed, me, i);
-    dst[i] = (int)0xdeadbeef;
+    mine[i] = (int)value(seed, me, i);
+    poison[i] = (int)0xdeadbeef;
   }
+  nvshmem_putmem(src, mine, sizeof mine, me);
+  nvshmem_putmem(dst, poison, sizeof poison, me);
   nvshmem_barrier_all();
-  nvshmem_putmem(dst, src, N * sizeof(int), right);
+  nvshmem_putmem(dst, mine, sizeof mine, right);
   nvshmem_barrier_all();
+  nvshmem_getmem(got, dst, sizeof got, me);
   for (size_t i = 0; i < N; ++i)
-    if (dst[i] != (int)value(seed, left, i)) fail("putmem: element %zu from PE %d is %d, not %d", i, left, dst[i], (int)value(seed, left, i));
-  int got[N];
+    if (got[i] != (int)value(seed, left, i))
+      fail("putmem: element %zu from PE %d is %d, not %d", i, left, got[i], (int)value(seed, left, i));
   memset(got, 0xa5, sizeof got);
-  nvshmem_getmem(got, src, N * sizeof(int), left);
+  nvshmem_getmem(got, src, sizeof got, left);
   for (size_t i = 0; i < N; ++i)
     if (got[i] != (int)value(seed, left, i)) fail("getmem: element %zu of PE %d is %d", i, left, got[i]);
   nvshmem_barrier_all();
 
   /* int sum reduce on TEAM_WORLD */
-  for (size_t i = 0; i < N; ++i) dst[i] = (int)0xdeadbeef;
+  nvshmem_putmem(dst, poison, sizeof poison, me);
   if ((rc = nvshmem_int_sum_reduce(TEAM_WORLD, dst, src, N)) != 0) fail("nvshmem_int_sum_reduce returned %d", rc);
+  nvshmem_getmem(got, dst, sizeof got, me);
   for (size_t i = 0; i < N; ++i) {
     uint32_t want = 0;
     for (int pe = 0; pe < n; ++pe) want += (uint32_t)(int)value(seed, pe, i);
-    if ((uint32_t)dst[i] != want) fail("int_sum_reduce: element %zu is %d, not %d", i, dst[i], (int)want);
+    if ((uint32_t)got[i] != want) fail("int_sum_reduce: element %zu is %d, not %d", i, got[i], (int)want);
   }
 
   /* half and bfloat16: small integers (exact), summed; then half_p to the right and bfloat16_g from the left */
+  static f16_t hv[2 * N], hnan[2 * N], hgot[2 * N];
   for (size_t i = 0; i < N; ++i) {
     const unsigned k = (unsigned)(value(seed, me, i) % 8);
-    h[i].bits = half_of(k);
-    h[N + i].bits = bf16_of(k);
-    hr[i].bits = hr[N + i].bits = 0x7e00; /* NaN */
+    hv[i].bits = half_of(k);
+    hv[N + i].bits = bf16_of(k);
+    hnan[i].bits = hnan[N + i].bits = 0x7e00; /* NaN */
   }
+  nvshmem_putmem(h, hv, sizeof hv, me);
+  nvshmem_putmem(hr, hnan, sizeof hnan, me);
   if ((rc = nvshmem_half_sum_reduce(TEAM_WORLD, hr, h, N)) != 0) fail("nvshmem_half_sum_reduce returned %d", rc);
   if ((rc = nvshmem_bfloat16_sum_reduce(TEAM_WORLD, hr + N, h + N, N)) != 0)
     fail("nvshmem_bfloat16_sum_reduce returned %d", rc);
+  nvshmem_getmem(hgot, hr, sizeof hgot, me);
   for (size_t i = 0; i < N; ++i) {
     unsigned want = 0;
     for (int pe = 0; pe < n; ++pe) want += (unsigned)(value(seed, pe, i) % 8);
-    if (hr[i].bits != half_of(want)) fail("half_sum_reduce: element %zu is 0x%04x, not 0x%04x", i, hr[i].bits, half_of(want));
-    if (hr[N + i].bits != bf16_of(want))
-      fail("bfloat16_sum_reduce: element %zu is 0x%04x, not 0x%04x", i, hr[N + i].bits, bf16_of(want));
+    if (hgot[i].bits != half_of(want))
+      fail("half_sum_reduce: element %zu is 0x%04x, not 0x%04x", i, hgot[i].bits, half_of(want));
+    if (hgot[N + i].bits != bf16_of(want))
+      fail("bfloat16_sum_reduce: element %zu is 0x%04x, not 0x%04x", i, hgot[N + i].bits, bf16_of(want));
   }
   nvshmem_barrier_all();
-  for (size_t i = 0; i < 16; ++i) nvshmem_half_p(&hr[i], h[i], right);
+  for (size_t i = 0; i < 16; ++i) nvshmem_half_p(&hr[i], hv[i], right);
   nvshmem_barrier_all();
+  nvshmem_getmem(hgot, hr, 16 * sizeof(f16_t), me);
   for (size_t i = 0; i < 16; ++i) {
-    if (hr[i].bits != half_of((unsigned)(value(seed, left, i) % 8)))
-      fail("half_p: element %zu from PE %d is 0x%04x", i, left, hr[i].bits);
+    if (hgot[i].bits != half_of((unsigned)(value(seed, left, i) % 8)))
+      fail("half_p: element %zu from PE %d is 0x%04x", i, left, hgot[i].bits);
     const f16_t g = nvshmem_bfloat16_g(&h[N + i], left);
     if (g.bits != bf16_of((unsigned)(value(seed, left, i) % 8)))
       fail("bfloat16_g: element %zu of PE %d is 0x%04x", i, left, g.bits);
@@ -270,11 +309,13 @@ int main(int argc, char **argv) {
   if (team != TEAM_INVALID) {
     if (nvshmem_team_my_pe(team) != me / 2 || nvshmem_team_n_pes(team) != evens)
       fail("even team: team_my_pe %d, team_n_pes %d", nvshmem_team_my_pe(team), nvshmem_team_n_pes(team));
+    nvshmem_putmem(dst, poison, sizeof poison, me);
     if ((rc = nvshmem_int_sum_reduce(team, dst, src, N)) != 0) fail("int_sum_reduce on the even team returned %d", rc);
+    nvshmem_getmem(got, dst, sizeof got, me);
     for (size_t i = 0; i < N; ++i) {
       uint32_t want = 0;
       for (int pe = 0; pe < n; pe += 2) want += (uint32_t)(int)value(seed, pe, i);
-      if ((uint32_t)dst[i] != want) fail("even team's sum: element %zu is %d, not %d", i, dst[i], (int)want);
+      if ((uint32_t)got[i] != want) fail("even team's sum: element %zu is %d, not %d", i, got[i], (int)want);
     }
     nvshmem_team_destroy(team);
   }
