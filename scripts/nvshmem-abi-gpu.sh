@@ -25,10 +25,10 @@ grep -E 'tests passed|Failed|\*\*\*' "$out/logs/ctest.txt" | tee -a "$out/abi.md
 note "## 2. the same program against NVIDIA's libnvshmem_host.so.3"
 nvlib=$("$py" -c 'import nvidia.nvshmem as m, os; print(os.path.join(m.__path__[0], "lib"))' 2>/dev/null)
 if [[ -n $nvlib && -f $nvlib/libnvshmem_host.so.3 ]]; then
-  # one GPU per rank (the program makes no CUDA call: NVSHMEM takes the current device, 0)
+  # one GPU per rank, its context current before init (DLSYM_CUDA: NVIDIA's library needs one)
   wrap='CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$0" "$@"'
-  LD_LIBRARY_PATH=$nvlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} DLSYM_INIT=uid timeout 90 mpirun --allow-run-as-root \
-    -np 2 -x LD_LIBRARY_PATH -x DLSYM_INIT -x NVSHMEM_DISABLE_NVLS sh -c "$wrap" \
+  LD_LIBRARY_PATH=$nvlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} DLSYM_INIT=uid DLSYM_CUDA=1 timeout 90 mpirun \
+    --allow-run-as-root -np 2 -x LD_LIBRARY_PATH -x DLSYM_INIT -x DLSYM_CUDA -x NVSHMEM_DISABLE_NVLS sh -c "$wrap" \
     "$build/tests/compat/compat_nvshmem_dlsym_mpi" >"$out/logs/nvidia_uid.txt" 2>&1
   s=$?
   note "NVIDIA NVSHMEM ($nvlib), DLSYM_INIT=uid, mpirun -np 2: status $s"

@@ -9,7 +9,10 @@
 #define GSHMEM_ABI(decl, name) extern "C" __attribute__((visibility("default"))) decl __asm__(name); decl
 
 // NVSHMEM's host library starts the PEs without its device library (nvshmem4py, JAX, Mojo): gshmem needs none.
+// Stamps the layout versions first, as NVSHMEM's init does (nvshmem4py hands over a struct whose versions it never
+// set: measured, its two ranks' attr->version read 182980 and 170819).
 GSHMEM_ABI(int abi_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t* attr), "nvshmemx_hostlib_init_attr") {
+  if (attr) gshmemx_init_init_attr_ver_only(*attr);
   return gshmemxi_hostlib_init_attr(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
 }
 // The OpenSHMEM version NVSHMEM reports (NVSHMEM_MAJOR_VERSION / NVSHMEM_MINOR_VERSION).

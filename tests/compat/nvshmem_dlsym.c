@@ -13,6 +13,7 @@
  * half and bfloat16 p / g and sum reduce (2-byte values passed as a struct, as CUDA's types are); a strided team
  * split, used and destroyed; free and hostlib_finalize. Exact comparison; exit 1 with a message on any mismatch.
  *
+ * DLSYM_CUDA=1: device 0's primary context made current first (the driver API, found at run time).
  * Run with the library's folder on the library path: LD_LIBRARY_PATH=<build>/lib/nvshmem_abi (gshmem's), or
  * NVIDIA's lib folder (the same program against NVIDIA NVSHMEM). */
 #define _GNU_SOURCE
@@ -102,6 +103,20 @@ int main(int argc, char **argv) {
   (void)argc;
   (void)argv;
   const char *mode = getenv("DLSYM_INIT") ? getenv("DLSYM_INIT") : "attr";
+  if (getenv("DLSYM_CUDA")) { /* a CUDA context current first, as the frameworks that host such code have: NVIDIA's
+                                 library needs one (gshmem picks its GPU itself); the driver API, found at run time */
+    void *cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (cu == NULL) fail("DLSYM_CUDA: dlopen(\"libcuda.so.1\"): %s", dlerror());
+    int (*cu_init)(unsigned) = (int (*)(unsigned))dlsym(cu, "cuInit");
+    int (*cu_device_get)(int *, int) = (int (*)(int *, int))dlsym(cu, "cuDeviceGet");
+    int (*cu_retain)(void **, int) = (int (*)(void **, int))dlsym(cu, "cuDevicePrimaryCtxRetain");
+    int (*cu_set)(void *) = (int (*)(void *))dlsym(cu, "cuCtxSetCurrent");
+    int dev = -1;
+    void *ctx = NULL;
+    if (!cu_init || !cu_device_get || !cu_retain || !cu_set || cu_init(0) != 0 || cu_device_get(&dev, 0) != 0 ||
+        cu_retain(&ctx, dev) != 0 || cu_set(ctx) != 0)
+      fail("DLSYM_CUDA: could not make device 0's primary context current");
+  }
   lib = dlopen(kLib, RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL)
     fail("dlopen(\"%s\"): %s. Fix: put the folder that holds it on LD_LIBRARY_PATH (gshmem's: <build>/lib/nvshmem_abi)",
@@ -158,11 +173,9 @@ int main(int argc, char **argv) {
   if (nvshmemx_init_status() != STATUS_NOT_INITIALIZED)
     fail("nvshmemx_init_status before init gave %d", nvshmemx_init_status());
 
+  /* never initialised, versions included, as nvshmem4py hands it over (measured: its ranks' versions differed) */
   init_attr_t attr;
-  memset(&attr, 0, sizeof attr);
-  attr.version = (1 << 16) + (int32_t)sizeof(init_attr_t);
-  attr.args.version = (1 << 16) + (int32_t)sizeof(init_args_t);
-  attr.args.uid_args.version = (1 << 16) + (int32_t)sizeof(uid_args_t);
+  memset(&attr, 0x5a, sizeof attr);
   unsigned flags = 0;
   if (strcmp(mode, "uid") == 0) {
 #if DLSYM_WITH_MPI
