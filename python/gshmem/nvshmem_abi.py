@@ -6,6 +6,10 @@ loads, so both see one runtime (one init, one heap).
     gshmem.nvshmem_abi.load()        # in a Python process: loaded now, visible to dlopen(..., RTLD_NOLOAD) and
                                      # dlsym(RTLD_DEFAULT, "nvshmem...") from then on (Warp, hook libraries)
 
+NVIDIA's nvshmem4py runs over it when it is loaded before nvshmem4py looks NVSHMEM up (cuda.pathfinder takes a
+library already loaded): LD_PRELOAD=$(python -m gshmem.nvshmem_abi)/libnvshmem_host.so.3, or load() before
+`import nvshmem.core` in a process where torch has not loaded NVIDIA's libnvshmem_host.so.3 already.
+
 Started by either side (gshmem.core.init, or the library's nvshmemx_hostlib_init_attr), the runtime is one; but
 gshmem.core's own calls (arrays, tensors) need gshmem.core.init. It does not run code built against NVIDIA's
 headers and device library (docs/migration.md).
