@@ -4,7 +4,8 @@
 # 2. the same C program (tests/compat/nvshmem_dlsym.c) against NVIDIA NVSHMEM 3.4.5's libnvshmem_host.so.3
 # (nvidia-nvshmem-cu13 in the machine's Python), a unique ID over MPI, one GPU per rank: what NVIDIA's library answers
 # where ours is checked; 3. NVIDIA nvshmem4py 0.4.1 (the wheel in build/wheels) running bench/python/core_bench.py
-# over gshmem's library (LD_PRELOAD: cuda.pathfinder then finds it loaded), beside the same over NVIDIA's.
+# over gshmem's library (LD_PRELOAD: cuda.pathfinder then finds it loaded), beside the same over NVIDIA's;
+# ABI_N4P_ARGS: core_bench's arguments (default "--sizes 1K,64K,16M --samples 10"), ABI_ROUNDS: alternating rounds.
 # Writes $OUT/abi.md and logs. Never uses NVLink multicast.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,17 +55,20 @@ trap 'rm -rf "$n4p"' EXIT
 if [[ -z $wheel ]] || ! "$py" -m pip install -q --disable-pip-version-check --no-deps --no-index --target "$n4p" "$wheel"; then
   note "no nvshmem4py wheel for $pytag in build/wheels: step 3 skipped"
 else
-  for who in gshmem nvidia; do
-    pre=()
-    [[ $who == gshmem ]] && pre=(env LD_PRELOAD=$shim GSHMEM_DEBUG=INFO)
-    PYTHONPATH=$n4p timeout -k 10 150 "${pre[@]}" "$py" -m torch.distributed.run --standalone --nproc-per-node=2 \
-      "$root/bench/python/core_bench.py" --lib nvshmem --sizes 1K,64K,16M --samples 10 --json "$out/n4p_$who.json" \
-      >"$out/logs/n4p_$who.txt" 2>&1
-    s=$?
-    note "nvshmem4py over $who: status $s"
-    grep -E '^(core_bench|  )' "$out/logs/n4p_$who.txt" | head -30 | tee -a "$out/abi.md"
-    [[ $s -eq 0 ]] || { grep -E 'Error|error|rank[0-9]' "$out/logs/n4p_$who.txt" | tail -12 | tee -a "$out/abi.md"; }
-    [[ $who == gshmem ]] && { grep -m3 -E 'gshmem.*INFO' "$out/logs/n4p_$who.txt" | tee -a "$out/abi.md"; }
+  read -r -a n4p_args <<<"${ABI_N4P_ARGS:---sizes 1K,64K,16M --samples 10}"
+  for ((round = 1; round <= ${ABI_ROUNDS:-1}; round++)); do
+    for who in gshmem nvidia; do
+      pre=() tag=$who$([[ ${ABI_ROUNDS:-1} -gt 1 ]] && echo "-$round")
+      [[ $who == gshmem ]] && pre=(env LD_PRELOAD=$shim GSHMEM_DEBUG=INFO)
+      PYTHONPATH=$n4p timeout -k 10 150 "${pre[@]}" "$py" -m torch.distributed.run --standalone --nproc-per-node=2 \
+        "$root/bench/python/core_bench.py" --lib nvshmem "${n4p_args[@]}" --json "$out/n4p_$tag.json" \
+        >"$out/logs/n4p_$tag.txt" 2>&1
+      s=$?
+      note "nvshmem4py over $who (round $round): status $s"
+      grep -E '^(core_bench|  )' "$out/logs/n4p_$tag.txt" | head -30 | tee -a "$out/abi.md"
+      [[ $s -eq 0 ]] || { grep -E 'Error|error|rank[0-9]' "$out/logs/n4p_$tag.txt" | tail -12 | tee -a "$out/abi.md"; }
+      [[ $who == gshmem && $round == 1 ]] && { grep -m3 -E 'gshmem.*INFO' "$out/logs/n4p_$tag.txt" | tee -a "$out/abi.md"; }
+    done
   done
 fi
 exit $rc
