@@ -12,7 +12,8 @@
 #   driver keeps address space after a peer mapping; "bidir": bench/experiments/bidir_probe, NVLink both ways at once
 #   (SM stores / loads / copy engine, allreduce shapes), BIDIR_MIB sizes;
 #   "abi": scripts/nvshmem-abi-gpu.sh, libnvshmem_host.so.3 over gshmem: its tests, the same C program on NVIDIA's
-#   library, nvshmem4py over it (carry build/wheels), ABI_TIMEOUT default 480 (PREBUILT: build-gpu);
+#   library, nvshmem4py over it (carry build/wheels), ABI_ROUNDS, ABI_TIMEOUT default 120 + 320 a round (PREBUILT:
+#   build-gpu);
 #   "collsweep": scripts/coll-sweep-gpu.sh, the collectives' CTA split settings side by side, SWEEP_TIMEOUT 560;
 #   "collbisect": scripts/coll-bisect-gpu.sh, mp_collectives_gpu case by case at 2 PEs with hang probes,
 #   BISECT_TIMEOUT 560; "moe": scripts/moe-gpu.sh, MoE dispatch / combine on GPU PEs: build, ctest -R moe, the Python
@@ -104,7 +105,7 @@ for step in $steps; do
     bidir)
       nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/bidir/bidir_probe" "$root/bench/experiments/bidir_probe.cu" -lcuda \
         >"$work/bidir/build.txt" 2>&1 && timeout 200 "$work/bidir/bidir_probe" ${BIDIR_MIB:-} >"$work/bidir/probe.txt" 2>&1 ;;
-    abi) BUILD=$gbuild OUT=$work/abi timeout "${ABI_TIMEOUT:-480}" "$root/scripts/nvshmem-abi-gpu.sh" \
+    abi) BUILD=$gbuild OUT=$work/abi timeout "${ABI_TIMEOUT:-$((120 + 320 * ${ABI_ROUNDS:-1}))}" "$root/scripts/nvshmem-abi-gpu.sh" \
            >"$work/abi/console.txt" 2>&1 ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \

@@ -1,5 +1,6 @@
-"""libnvshmem_host.so.3 over gshmem (src/nvshmem_abi), for code that finds NVSHMEM at run time: JAX's Mosaic GPU,
-NVIDIA Warp, Mojo, CUDA-hook libraries, ctypes. It comes with the package; it shares the libgshmem that gshmem.core
+"""libnvshmem_host.so.3 over gshmem (src/nvshmem_abi), for the host side of code that finds NVSHMEM at run time:
+nvshmem4py, NVIDIA Warp, Mojo, CUDA-hook libraries, ctypes (kernels built with NVIDIA's device library do not run on
+gshmem). It comes with the package; it shares the libgshmem that gshmem.core
 loads, so both see one runtime (one init, one heap).
 
     LD_LIBRARY_PATH=$(python -m gshmem.nvshmem_abi):$LD_LIBRARY_PATH program    # found by dlopen("libnvshmem_host.so.3")

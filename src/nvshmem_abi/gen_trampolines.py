@@ -5,9 +5,9 @@ function libgshmem exports, a tail jump, so each keeps its gshmem function's sig
 Inputs: the name map include/gshmem/nvshmem/nvshmem_names.h ("#define nvshmem_x gshmem_x" lines) and the
 dynamic symbols of the built libgshmem (nm -D). Names whose gshmem function is inline in the headers (not in the
 library) get no trampoline, except half and bfloat16 moves (bits16 below); NVSHMEM's other exports are written by
-hand in extra.cpp or listed as missing in the README. Also writes the list of exported names (one a line), which the tests read.
+hand in extra.cpp or listed as missing in the README.
 
-Usage: gen_trampolines.py --names nvshmem_names.h --nm nm --lib libgshmem.so --skip NAME,... --asm out.S --list out.txt
+Usage: gen_trampolines.py --names nvshmem_names.h --nm nm --lib libgshmem.so --skip NAME,... --asm out.S
 """
 import argparse
 import re
@@ -45,7 +45,6 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--skip", default="", help="NVSHMEM names extra.cpp defines (comma separated)")
     ap.add_argument("--asm", required=True)
-    ap.add_argument("--list", required=True)
     a = ap.parse_args()
 
     with open(a.names, encoding="utf-8") as f:
@@ -82,8 +81,6 @@ def main():
     lines += ['  .section .note.GNU-stack,"",%progbits', ""]
     with open(a.asm, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
-    with open(a.list, "w", encoding="utf-8") as f:
-        f.write("".join(f"{n}\n" for n in sorted([n for n, _ in chosen] + sorted(skip))))
     return 0
 
 

@@ -1,4 +1,4 @@
-/* nvshmem_dlsym: a program that finds NVSHMEM at run time, the way JAX's Mosaic GPU, NVIDIA Warp, Mojo's bindings,
+/* nvshmem_dlsym: a program that finds NVSHMEM at run time, the way the host sides of NVIDIA Warp, Mojo's bindings,
  * nvshmem4py's generated bindings and CUDA-hook libraries do: no NVSHMEM header and no link to it, but
  * dlopen("libnvshmem_host.so.3") and dlsym of each function, with the program's own declarations of NVSHMEM's
  * types (the layouts of NVSHMEM 3.x's headers, written out here).
@@ -10,7 +10,8 @@
  * nvshmem4py's way); my_pe / n_pes / team queries; malloc, ptr, int64_p + quiet + barrier_all (PE 0's seed to
  * all), putmem to the right and getmem from the left on fresh random data with poisoned targets; int sum reduce;
  * symmetric memory (GPU memory on GPU PEs) only through the library: putmem / getmem to and from the PE itself;
- * half and bfloat16 p / g and sum reduce (2-byte values passed as a struct, as CUDA's types are); a strided team
+ * half p, bfloat16 g (2-byte values passed as a struct, as CUDA's types are), half / bfloat16 sum reduce, half
+ * fcollect and bfloat16 broadcast; a strided team
  * split, used and destroyed; free and hostlib_finalize. Exact comparison; exit 1 with a message on any mismatch.
  *
  * DLSYM_CUDA=1: device 0's primary context made current first (the driver API, found at run time).
@@ -59,11 +60,12 @@ enum { STATUS_NOT_INITIALIZED = 0, STATUS_IS_BOOTSTRAPPED = 1, STATUS_IS_INITIAL
 static const char *kLib = "libnvshmem_host.so.3";
 static void *lib;
 static int me = -1;
+static uint64_t seed_used; /* the run's data seed, printed with any failure (0 until known) */
 
 static void fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "[PE %d] nvshmem_dlsym: FAIL: ", me);
+  fprintf(stderr, "[PE %d] nvshmem_dlsym (seed %llu): FAIL: ", me, (unsigned long long)seed_used);
   vfprintf(stderr, fmt, ap);
   fprintf(stderr, "\n");
   va_end(ap);
@@ -148,6 +150,8 @@ int main(int argc, char **argv) {
   SYM(int, nvshmem_bfloat16_sum_reduce, (int, f16_t *, const f16_t *, size_t));
   SYM(void, nvshmem_half_p, (f16_t *, f16_t, int));
   SYM(f16_t, nvshmem_bfloat16_g, (const f16_t *, int));
+  SYM(int, nvshmem_half_fcollect, (int, f16_t *, const f16_t *, size_t));
+  SYM(int, nvshmem_bfloat16_broadcast, (int, f16_t *, const f16_t *, size_t, int));
   SYM(int, nvshmem_team_split_strided, (int, int, int, int, const void *, long, int *));
   SYM(void, nvshmem_team_destroy, (int));
 
@@ -210,6 +214,7 @@ int main(int argc, char **argv) {
   me = nvshmem_my_pe();
   const int n = nvshmem_n_pes();
   if (n < 1 || me < 0 || me >= n) fail("my_pe %d of n_pes %d", me, n);
+  if (n > 64) fail("n_pes %d: this program's buffers hold at most 64 PEs", n);
   if (nvshmem_team_my_pe(TEAM_WORLD) != me || nvshmem_team_n_pes(TEAM_WORLD) != n)
     fail("team_my_pe / team_n_pes of TEAM_WORLD gave %d / %d, not %d / %d", nvshmem_team_my_pe(TEAM_WORLD),
          nvshmem_team_n_pes(TEAM_WORLD), me, n);
@@ -236,14 +241,23 @@ int main(int argc, char **argv) {
     fail("nvshmemx_init_status after nvshmem_malloc gave %d, not at least %d", nvshmemx_init_status(),
          STATUS_IS_INITIALIZED);
   if (nvshmem_ptr(src, me) != src) fail("nvshmem_ptr(p, my_pe) gave %p, not %p", nvshmem_ptr(src, me), (void *)src);
-  /* PE 0's seed to every PE by int64_p + quiet + barrier_all, read with int64_g from itself */
+  /* PE 0's seed to every PE by int64_p + quiet + barrier_all over a poisoned word, read with int64_g from itself
+   * and from PE 0 */
+  const int64_t seed_poison = (int64_t)0x5eed5eed5eed5eedull;
+  nvshmem_putmem(seedbuf, &seed_poison, sizeof seed_poison, me);
+  nvshmem_barrier_all();
   if (me == 0) {
     int64_t seed = (int64_t)(mix((uint64_t)time(NULL)) ^ mix((uint64_t)getpid()));
+    if (seed == seed_poison) seed = ~seed;
     for (int pe = 0; pe < n; ++pe) nvshmem_int64_p(seedbuf, seed, pe);
     nvshmem_quiet();
   }
   nvshmem_barrier_all();
   const uint64_t seed = (uint64_t)nvshmem_int64_g(seedbuf, me);
+  seed_used = seed;
+  if ((int64_t)seed == seed_poison) fail("int64_p: PE 0's seed never arrived (the word still holds its poison)");
+  if (nvshmem_int64_g(seedbuf, 0) != (int64_t)seed)
+    fail("int64_g from PE 0 gave %lld, this PE's copy %lld", (long long)nvshmem_int64_g(seedbuf, 0), (long long)seed);
   const int right = (me + 1) % n, left = (me + n - 1) % n;
 
   /* src = this PE's values, dst poisoned (each through putmem to itself); putmem of a host buffer to the right's
@@ -300,6 +314,7 @@ int main(int argc, char **argv) {
     if (hgot[N + i].bits != bf16_of(want))
       fail("bfloat16_sum_reduce: element %zu is 0x%04x, not 0x%04x", i, hgot[N + i].bits, bf16_of(want));
   }
+  nvshmem_putmem(hr, hnan, sizeof hnan, me);
   nvshmem_barrier_all();
   for (size_t i = 0; i < 16; ++i) nvshmem_half_p(&hr[i], hv[i], right);
   nvshmem_barrier_all();
@@ -312,6 +327,29 @@ int main(int argc, char **argv) {
       fail("bfloat16_g: element %zu of PE %d is 0x%04x", i, left, g.bits);
   }
   nvshmem_barrier_all();
+
+  /* 2-byte moves that go to int16's: half fcollect (every PE's first 16 values, in PE order) and bfloat16
+   * broadcast from the last PE (its first N values), into poisoned destinations */
+  f16_t *all = (f16_t *)nvshmem_malloc((size_t)n * 16 * sizeof(f16_t));
+  if (!all) fail("nvshmem_malloc gave NULL");
+  static f16_t allgot[64 * 16];
+  for (size_t i = 0; i < (size_t)n * 16; ++i) allgot[i].bits = 0x7e00;
+  nvshmem_putmem(all, allgot, (size_t)n * 16 * sizeof(f16_t), me);
+  nvshmem_putmem(hr, hnan, sizeof hnan, me);
+  if ((rc = nvshmem_half_fcollect(TEAM_WORLD, all, h, 16)) != 0) fail("nvshmem_half_fcollect returned %d", rc);
+  if ((rc = nvshmem_bfloat16_broadcast(TEAM_WORLD, hr + N, h + N, N, n - 1)) != 0)
+    fail("nvshmem_bfloat16_broadcast returned %d", rc);
+  nvshmem_getmem(allgot, all, (size_t)n * 16 * sizeof(f16_t), me);
+  nvshmem_getmem(hgot, hr, sizeof hgot, me);
+  for (int pe = 0; pe < n; ++pe)
+    for (size_t i = 0; i < 16; ++i)
+      if (allgot[pe * 16 + i].bits != half_of((unsigned)(value(seed, pe, i) % 8)))
+        fail("half_fcollect: element %zu of PE %d's block is 0x%04x", i, pe, allgot[pe * 16 + i].bits);
+  for (size_t i = 0; i < N; ++i)
+    if (hgot[N + i].bits != bf16_of((unsigned)(value(seed, n - 1, i) % 8)))
+      fail("bfloat16_broadcast: element %zu is 0x%04x", i, hgot[N + i].bits);
+  nvshmem_barrier_all();
+  nvshmem_free(all);
 
   /* the even PEs as a team: split, queried, used for a reduce, destroyed */
   int team = TEAM_INVALID;
