@@ -4,6 +4,7 @@ gshmem). It comes with the package; it shares the libgshmem that gshmem.core
 loads, so both see one runtime (one init, one heap).
 
     LD_LIBRARY_PATH=$(python -m gshmem.nvshmem_abi):$LD_LIBRARY_PATH program    # found by dlopen("libnvshmem_host.so.3")
+    python -m gshmem.nvshmem_abi torchrun --nproc-per-node=2 prog.py    # preloaded (LD_PRELOAD): nvshmem4py finds it
     gshmem.nvshmem_abi.load()        # in a Python process: loaded now, visible to dlopen(..., RTLD_NOLOAD) and
                                      # dlsym(RTLD_DEFAULT, "nvshmem...") from then on (Warp, hook libraries)
 
@@ -50,6 +51,26 @@ def load():
     return _loaded
 
 
+def _main(argv):
+    """No arguments: print the folder. A command: run it with libnvshmem_host.so.3 preloaded (LD_PRELOAD), so that
+    it and every process it starts (torchrun's workers) find gshmem as NVSHMEM."""
+    if not argv:
+        print(lib_dir())
+        return 0
+    if argv[0] in ("-h", "--help"):
+        print("usage: python -m gshmem.nvshmem_abi                 print the folder of libnvshmem_host.so.3\n"
+              "       python -m gshmem.nvshmem_abi COMMAND [ARG...]  run COMMAND with it preloaded, e.g.\n"
+              "       python -m gshmem.nvshmem_abi torchrun --nproc-per-node=2 my_nvshmem4py_program.py")
+        return 0
+    env = dict(os.environ)
+    env["LD_PRELOAD"] = path() + (" " + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
+    try:
+        os.execvpe(argv[0], argv, env)
+    except OSError as e:
+        print(f"python -m gshmem.nvshmem_abi: cannot run {argv[0]!r}: {e.strerror}. Fix: name a program on PATH",
+              file=sys.stderr)
+        return 127
+
+
 if __name__ == "__main__":
-    print(lib_dir())
-    sys.exit(0)
+    sys.exit(_main(sys.argv[1:]))
