@@ -12,20 +12,16 @@
 // Stamps the layout versions first, as NVSHMEM's init does (nvshmem4py hands over a struct whose versions it never
 // set: measured, its two ranks' attr->version read 182980 and 170819).
 GSHMEM_ABI(int abi_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t* attr), "nvshmemx_hostlib_init_attr") {
-  if (attr) gshmemx_init_init_attr_ver_only(*attr);
-  return gshmemxi_hostlib_init_attr(flags, attr, GSHMEM_VERSION_MAJOR, GSHMEM_VERSION_MINOR, GSHMEM_VERSION_PATCH);
+  return gshmemx_hostlib_init_attr(flags, attr);  // gshmem.h's inline: stamps, then starts
 }
 // The OpenSHMEM version NVSHMEM reports (NVSHMEM_MAJOR_VERSION / NVSHMEM_MINOR_VERSION).
 GSHMEM_ABI(void abi_info_get_version(int* major, int* minor), "nvshmem_info_get_version") {
-  if (major) *major = NVSHMEM_MAJOR_VERSION;
-  if (minor) *minor = NVSHMEM_MINOR_VERSION;
+  gshmemi_nvshmem_info_get_version(major, minor);  // the compat header's inline
 }
 // The NVSHMEM API level gshmem matches (NVSHMEM_VENDOR_*_VERSION): what programs that check NVSHMEM's version
 // before using it compare against (nvshmem4py does).
 GSHMEM_ABI(void abi_vendor_get_version_info(int* major, int* minor, int* patch), "nvshmemx_vendor_get_version_info") {
-  if (major) *major = NVSHMEM_VENDOR_MAJOR_VERSION;
-  if (minor) *minor = NVSHMEM_VENDOR_MINOR_VERSION;
-  if (patch) *patch = NVSHMEM_VENDOR_PATCH_VERSION;
+  gshmemi_nvshmemx_vendor_get_version_info(major, minor, patch);  // the compat header's inline
 }
 
 // Reductions of half and bfloat16 (combined in float, rounded after each step, as gshmem's CUDA-header forms):
