@@ -5,6 +5,9 @@
 // engine writes that half into the peer's destination). Every variant's result is checked.
 // And the copy engine cut into chunks, each followed by cuStreamWriteValue64 of a flag into the peer (what a
 // sync-free push through scratch would issue, bench/NOTES.md entry 56), against one copy.
+// And the one-shot push allreduce (NOTES entry 58): each GPU stores its source into the peer's scratch by SM stores in
+// K parts a CTA, a flag after each part, and reduces the peer's part c - 1 (its source + the scratch) after pushing
+// part c, so the reduce runs under the link traffic and only the last part's reduce is left after it.
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 -o bidir_probe bench/experiments/bidir_probe.cu -lcuda
 // Run: ./bidir_probe [MiB ...] (default 16 256). Prints median µs over 10 runs and GB/s per direction.
 #include <cuda.h>
@@ -49,6 +52,44 @@ __global__ void gate(const volatile unsigned* flag, unsigned epoch) {
   while (*flag < epoch) {
   }
 }
+__device__ void store_release_sys(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ unsigned long long load_acquire_sys(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+// CTA b owns float4s [lo, hi) of the buffer, cut into `parts`; flag b of each GPU counts the parts the peer's CTA b
+// has stored into this GPU's scratch (values base + 1 .. base + parts for this run).
+__global__ void push_reduce(float4* __restrict__ dst, const float4* __restrict__ src, float4* peer_scratch,
+                            const float4* scratch, unsigned long long* peer_flags, unsigned long long* flags, size_t n,
+                            int parts, unsigned long long base) {
+  const size_t per = (n + gridDim.x - 1) / gridDim.x;
+  const size_t lo = min(n, blockIdx.x * per), len = min(n, lo + per) - lo, sub = (len + parts - 1) / parts;
+  for (int c = 0; c <= parts; ++c) {
+    if (c < parts) {
+      const size_t a = lo + min(len, c * sub), b = lo + min(len, (c + 1) * sub);
+      for (size_t i = a + threadIdx.x; i < b; i += blockDim.x) peer_scratch[i] = src[i];
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        __threadfence_system();
+        store_release_sys(peer_flags + blockIdx.x, base + c + 1);
+      }
+    }
+    if (c > 0) {
+      if (threadIdx.x == 0)
+        while (load_acquire_sys(flags + blockIdx.x) < base + c) {
+        }
+      __syncthreads();
+      const size_t a = lo + min(len, (c - 1) * sub), b = lo + min(len, c * sub);
+      for (size_t i = a + threadIdx.x; i < b; i += blockDim.x) {
+        const float4 x = src[i], y = __ldcg(scratch + i);
+        dst[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+      }
+    }
+  }
+}
 __global__ void fill(float* p, size_t n, float base) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     p[i] = base + float(i % 1000);
@@ -58,10 +99,12 @@ struct Gpu {
   int dev;
   cudaStream_t st;
   cudaEvent_t a, b;
-  float *src, *dst;
+  float *src, *dst, *scratch;
   unsigned long long* flags;  // chunk flags the peer's stream writes (kMaxChunks)
+  unsigned long long* part_flags;  // push_reduce's flags, one a CTA (kMaxCtas), written by the peer's CTAs
 };
 constexpr int kMaxChunks = 64;
+constexpr int kMaxCtas = 1024;
 
 int main(int argc, char** argv) {
   int n = 0;
@@ -83,8 +126,12 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&g[i].dst, maxb));
     CK(cudaMalloc(&g[i].flags, kMaxChunks * sizeof(unsigned long long)));
     CK(cudaMemset(g[i].flags, 0, kMaxChunks * sizeof(unsigned long long)));
+    CK(cudaMalloc(&g[i].scratch, maxb));
+    CK(cudaMalloc(&g[i].part_flags, kMaxCtas * sizeof(unsigned long long)));
+    CK(cudaMemset(g[i].part_flags, 0, kMaxCtas * sizeof(unsigned long long)));
   }
   unsigned long long seq = 0;  // the value the chunked copies' flags carry, one per run
+  unsigned long long part_base = 0;  // push_reduce's flag base, advanced by `parts` each run
   unsigned* flag = nullptr;  // mapped pinned memory that both GPUs' gate kernels read
   CK(cudaHostAlloc(&flag, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable));
   *flag = 0;
@@ -225,6 +272,21 @@ int main(int argc, char** argv) {
         copy16<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<int4*>(g[1 - i].dst) + lo,
                                           reinterpret_cast<int4*>(g[i].dst) + lo, cnt);
       }, both_sums);
+    }
+    // The one-shot push: grid sizes × parts a CTA. Every flag only grows, so runs need no reset.
+    for (int ctas : {132, 264, 528}) {
+      for (int parts : {4, 8, 16, 32}) {
+        clear();
+        run(("allreduce push, " + std::to_string(ctas) + " CTAs x " + std::to_string(parts) + " parts").c_str(), 2,
+            bytes, [&](int i) {
+          if (i == 0) part_base += parts;
+          push_reduce<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst),
+                                                 reinterpret_cast<const float4*>(g[i].src),
+                                                 reinterpret_cast<float4*>(g[1 - i].scratch),
+                                                 reinterpret_cast<const float4*>(g[i].scratch), g[1 - i].part_flags,
+                                                 g[i].part_flags, n16, parts, part_base - parts);
+        }, both_sums);
+      }
     }
   }
   return 0;
