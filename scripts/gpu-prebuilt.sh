@@ -19,10 +19,13 @@ dir=$root/.gpu-prebuilt
 tarball=$dir/build-gpu.tar.gz
 sources=(src include tests cmake bench tools examples python CMakeLists.txt)  # everything the build reads
 # The files under them that travel to the device (tracked, and untracked ones git does not ignore), one a line
-# (pack: from git; unpack, where there is no .git: every file but Python's caches).
+# (from git where the tree has a .git, else every file but Python's caches).
 source_files() {
   if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
-    git -C "$root" ls-files -co --exclude-standard -- "${sources[@]}"
+    # only files that exist: the device's copy of the tree may carry a .git whose index still names files deleted
+    # since (session 29: a stale index made unpack refuse a fresh pack)
+    (cd "$root" && git ls-files -co --exclude-standard -- "${sources[@]}" | while IFS= read -r f; do
+      [ -f "$f" ] && printf '%s\n' "$f"; done)
   else
     (cd "$root" && find "${sources[@]}" -type f ! -name '*.pyc' ! -path '*/__pycache__/*')
   fi | LC_ALL=C sort

@@ -90,6 +90,47 @@ __global__ void push_reduce(float4* __restrict__ dst, const float4* __restrict__
     }
   }
 }
+// The same with warps instead of CTAs (NOTES entry 60): warp w of the grid owns its own slice, parts and flag, with
+// no barrier among the warps, so one warp's fence (a round trip under load) stalls only that warp while the others
+// keep the link busy, and warps drift apart so that some reduce while others push.
+__global__ void push_reduce_warp(float4* __restrict__ dst, const float4* __restrict__ src, float4* peer_scratch,
+                                 const float4* scratch, unsigned long long* peer_flags, unsigned long long* flags,
+                                 size_t n, int parts, unsigned long long base) {
+  const unsigned lane = threadIdx.x & 31;
+  const size_t warps = size_t(gridDim.x) * (blockDim.x / 32), w = blockIdx.x * size_t(blockDim.x / 32) + threadIdx.x / 32;
+  const size_t per = (n + warps - 1) / warps;
+  const size_t lo = min(n, w * per), len = min(n, lo + per) - lo, sub = (len + parts - 1) / parts;
+  for (int c = 0; c <= parts; ++c) {
+    if (c < parts) {
+      const size_t a = lo + min(len, c * sub), b = lo + min(len, (c + 1) * sub);
+      size_t i = a + lane;
+      for (; i + 96 < b; i += 128) {  // four float4 a lane in flight
+        const float4 x0 = src[i], x1 = src[i + 32], x2 = src[i + 64], x3 = src[i + 96];
+        peer_scratch[i] = x0;
+        peer_scratch[i + 32] = x1;
+        peer_scratch[i + 64] = x2;
+        peer_scratch[i + 96] = x3;
+      }
+      for (; i < b; i += 32) peer_scratch[i] = src[i];
+      __syncwarp();
+      if (lane == 0) {
+        __threadfence_system();
+        store_release_sys(peer_flags + w, base + c + 1);
+      }
+    }
+    if (c > 0) {
+      if (lane == 0)
+        while (load_acquire_sys(flags + w) < base + c) {
+        }
+      __syncwarp();
+      const size_t a = lo + min(len, (c - 1) * sub), b = lo + min(len, c * sub);
+      for (size_t i = a + lane; i < b; i += 32) {
+        const float4 x = src[i], y = __ldcg(scratch + i);
+        dst[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+      }
+    }
+  }
+}
 __global__ void fill(float* p, size_t n, float base) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     p[i] = base + float(i % 1000);
@@ -101,10 +142,10 @@ struct Gpu {
   cudaEvent_t a, b;
   float *src, *dst, *scratch;
   unsigned long long* flags;  // chunk flags the peer's stream writes (kMaxChunks)
-  unsigned long long* part_flags;  // push_reduce's flags, one a CTA (kMaxCtas), written by the peer's CTAs
+  unsigned long long* part_flags;  // push_reduce's flags, one a CTA or warp (kMaxCtas), written by the peer
 };
 constexpr int kMaxChunks = 64;
-constexpr int kMaxCtas = 1024;
+constexpr int kMaxCtas = 1 << 16;  // flags for push_reduce's CTAs or push_reduce_warp's warps
 
 int main(int argc, char** argv) {
   int n = 0;
@@ -273,9 +314,9 @@ int main(int argc, char** argv) {
                                           reinterpret_cast<int4*>(g[i].dst) + lo, cnt);
       }, both_sums);
     }
-    // The one-shot push: grid sizes × parts a CTA. Every flag only grows, so runs need no reset.
-    for (int ctas : {132, 264, 528}) {
-      for (int parts : {4, 8, 16, 32}) {
+    // The one-shot push: grid sizes × parts a CTA, then a warp. Every flag only grows, so runs need no reset.
+    for (int ctas : {132, 264}) {
+      for (int parts : {2, 4}) {
         clear();
         run(("allreduce push, " + std::to_string(ctas) + " CTAs x " + std::to_string(parts) + " parts").c_str(), 2,
             bytes, [&](int i) {
@@ -285,6 +326,20 @@ int main(int argc, char** argv) {
                                                  reinterpret_cast<float4*>(g[1 - i].scratch),
                                                  reinterpret_cast<const float4*>(g[i].scratch), g[1 - i].part_flags,
                                                  g[i].part_flags, n16, parts, part_base - parts);
+        }, both_sums);
+      }
+    }
+    for (int ctas : {132, 264, 528}) {
+      for (int parts : {1, 2, 4, 8}) {
+        clear();
+        run(("allreduce push by warps, " + std::to_string(ctas) + " CTAs x " + std::to_string(parts) + " parts").c_str(),
+            2, bytes, [&](int i) {
+          if (i == 0) part_base += parts;
+          push_reduce_warp<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst),
+                                                      reinterpret_cast<const float4*>(g[i].src),
+                                                      reinterpret_cast<float4*>(g[1 - i].scratch),
+                                                      reinterpret_cast<const float4*>(g[i].scratch), g[1 - i].part_flags,
+                                                      g[i].part_flags, n16, parts, part_base - parts);
         }, both_sums);
       }
     }
