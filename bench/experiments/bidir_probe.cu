@@ -90,9 +90,27 @@ __global__ void push_reduce(float4* __restrict__ dst, const float4* __restrict__
     }
   }
 }
+// A warp's lane-strided part [i, end) of float4s: into the peer's scratch, four a lane in flight; dst = src + scratch
+__device__ void push_part(float4* peer_scratch, const float4* __restrict__ src, size_t i, size_t end) {
+  for (; i + 96 < end; i += 128) {
+    const float4 x0 = src[i], x1 = src[i + 32], x2 = src[i + 64], x3 = src[i + 96];
+    peer_scratch[i] = x0;
+    peer_scratch[i + 32] = x1;
+    peer_scratch[i + 64] = x2;
+    peer_scratch[i + 96] = x3;
+  }
+  for (; i < end; i += 32) peer_scratch[i] = src[i];
+}
+__device__ void reduce_part(float4* __restrict__ dst, const float4* __restrict__ src, const float4* scratch, size_t i,
+                            size_t end) {
+  for (; i < end; i += 32) {
+    const float4 x = src[i], y = __ldcg(scratch + i);
+    dst[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  }
+}
 // The same with warps instead of CTAs (NOTES entry 60): warp w of the grid owns its own slice, parts and flag, with
-// no barrier among the warps, so one warp's fence (a round trip under load) stalls only that warp while the others
-// keep the link busy, and warps drift apart so that some reduce while others push.
+// no barrier among the warps. Each round stores part c, then reduces part c - 1 while those stores drain, and only
+// then fences and raises flag c, so the fence waits for what is left of the drain instead of all of it.
 __global__ void push_reduce_warp(float4* __restrict__ dst, const float4* __restrict__ src, float4* peer_scratch,
                                  const float4* scratch, unsigned long long* peer_flags, unsigned long long* flags,
                                  size_t n, int parts, unsigned long long base) {
@@ -103,20 +121,7 @@ __global__ void push_reduce_warp(float4* __restrict__ dst, const float4* __restr
   for (int c = 0; c <= parts; ++c) {
     if (c < parts) {
       const size_t a = lo + min(len, c * sub), b = lo + min(len, (c + 1) * sub);
-      size_t i = a + lane;
-      for (; i + 96 < b; i += 128) {  // four float4 a lane in flight
-        const float4 x0 = src[i], x1 = src[i + 32], x2 = src[i + 64], x3 = src[i + 96];
-        peer_scratch[i] = x0;
-        peer_scratch[i + 32] = x1;
-        peer_scratch[i + 64] = x2;
-        peer_scratch[i + 96] = x3;
-      }
-      for (; i < b; i += 32) peer_scratch[i] = src[i];
-      __syncwarp();
-      if (lane == 0) {
-        __threadfence_system();
-        store_release_sys(peer_flags + w, base + c + 1);
-      }
+      push_part(peer_scratch, src, a + lane, b);
     }
     if (c > 0) {
       if (lane == 0)
@@ -124,10 +129,43 @@ __global__ void push_reduce_warp(float4* __restrict__ dst, const float4* __restr
         }
       __syncwarp();
       const size_t a = lo + min(len, (c - 1) * sub), b = lo + min(len, c * sub);
-      for (size_t i = a + lane; i < b; i += 32) {
-        const float4 x = src[i], y = __ldcg(scratch + i);
-        dst[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+      reduce_part(dst, src, scratch, a + lane, b);
+    }
+    if (c < parts) {
+      __syncwarp();
+      if (lane == 0) {
+        __threadfence_system();
+        store_release_sys(peer_flags + w, base + c + 1);
       }
+    }
+  }
+}
+// Warp-specialised: in each CTA the first half of the warps only push (parts, a fence and a flag each) and the
+// second half only reduce what the peer's matching warp pushed, part by part as its flags come, so the link never
+// waits for a reduce.
+__global__ void push_reduce_ws(float4* __restrict__ dst, const float4* __restrict__ src, float4* peer_scratch,
+                               const float4* scratch, unsigned long long* peer_flags, unsigned long long* flags,
+                               size_t n, int parts, unsigned long long base) {
+  const unsigned lane = threadIdx.x & 31, half = blockDim.x / 64, wib = threadIdx.x / 32;
+  const bool pusher = wib < half;
+  const size_t warps = size_t(gridDim.x) * half, w = blockIdx.x * size_t(half) + (pusher ? wib : wib - half);
+  const size_t per = (n + warps - 1) / warps;
+  const size_t lo = min(n, w * per), len = min(n, lo + per) - lo, sub = (len + parts - 1) / parts;
+  for (int c = 0; c < parts; ++c) {
+    const size_t a = lo + min(len, c * sub), b = lo + min(len, (c + 1) * sub);
+    if (pusher) {
+      push_part(peer_scratch, src, a + lane, b);
+      __syncwarp();
+      if (lane == 0) {
+        __threadfence_system();
+        store_release_sys(peer_flags + w, base + c + 1);
+      }
+    } else {
+      if (lane == 0)
+        while (load_acquire_sys(flags + w) < base + c + 1) {
+        }
+      __syncwarp();
+      reduce_part(dst, src, scratch, a + lane, b);
     }
   }
 }
@@ -315,8 +353,8 @@ int main(int argc, char** argv) {
       }, both_sums);
     }
     // The one-shot push: grid sizes × parts a CTA, then a warp. Every flag only grows, so runs need no reset.
-    for (int ctas : {132, 264}) {
-      for (int parts : {2, 4}) {
+    for (int ctas : {132}) {
+      for (int parts : {4}) {
         clear();
         run(("allreduce push, " + std::to_string(ctas) + " CTAs x " + std::to_string(parts) + " parts").c_str(), 2,
             bytes, [&](int i) {
@@ -330,17 +368,19 @@ int main(int argc, char** argv) {
       }
     }
     for (int ctas : {132, 264, 528}) {
-      for (int parts : {1, 2, 4, 8}) {
+      for (int parts : {1, 2, 4, 8, 16}) {
+        for (int ws = 0; ws < 2; ++ws) {
         clear();
-        run(("allreduce push by warps, " + std::to_string(ctas) + " CTAs x " + std::to_string(parts) + " parts").c_str(),
-            2, bytes, [&](int i) {
+        run(((ws ? "allreduce push, warp-specialised, " : "allreduce push by warps, ") + std::to_string(ctas) +
+             " CTAs x " + std::to_string(parts) + " parts").c_str(), 2, bytes, [&](int i) {
           if (i == 0) part_base += parts;
-          push_reduce_warp<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst),
+          (ws ? push_reduce_ws : push_reduce_warp)<<<ctas, 512, 0, g[i].st>>>(reinterpret_cast<float4*>(g[i].dst),
                                                       reinterpret_cast<const float4*>(g[i].src),
                                                       reinterpret_cast<float4*>(g[1 - i].scratch),
                                                       reinterpret_cast<const float4*>(g[i].scratch), g[1 - i].part_flags,
                                                       g[i].part_flags, n16, parts, part_base - parts);
         }, both_sums);
+        }
       }
     }
   }
