@@ -249,7 +249,9 @@ Checked check(Runtime& r, Coll kind, gshmem_team_t team, void* dest, const void*
   if (!src)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: source is NULL for blocks of {} bytes. Fix: pass the source buffer",
          call, bytes);
-  if (r.mode == Mode::Gpu && !gpu::device_accessible(r.gpu, src))
+  // The heap is device memory on GPU PEs: only a source outside it costs the driver query (cudaPointerGetAttributes
+  // took ~0.8 µs of host time a call, which bounded the 1 KiB stream forms: bench/NOTES.md entry 62).
+  if (r.mode == Mode::Gpu && !r.heap->contains(src, src_bytes) && !gpu::device_accessible(r.gpu, src))
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: source={} is ordinary host memory, which the collective's kernel cannot "
          "read on a GPU PE. Fix: pass symmetric memory (gshmem_malloc), as OpenSHMEM requires", call, src);
   // Strided blocks may interleave without sharing an element, so alltoalls checks only dest == source.
