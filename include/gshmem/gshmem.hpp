@@ -85,6 +85,9 @@ GSHMEM_API int team_translate_pe(gshmem_team_t src, int src_pe, gshmem_team_t de
 GSHMEM_API gshmem_team_t team_split_strided(gshmem_team_t parent, int start, int stride, int size);
 GSHMEM_API void team_split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, gshmem_team_t* yteam);
 GSHMEM_API void team_destroy(gshmem_team_t team);
+// gshmemx_team_get_uniqueid's value (random, never 0 or UINT64_MAX) and gshmemx_team_init (see gshmem.h).
+GSHMEM_API std::uint64_t team_uniqueid();
+GSHMEM_API gshmem_team_t team_init(std::uint64_t uniqueid, int npes, int pe_idx_in_team);
 
 GSHMEM_API void putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, gshmem_stream_t s,
                                  const char* call);

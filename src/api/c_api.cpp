@@ -221,6 +221,27 @@ int gshmem_team_split_2d(gshmem_team_t parent, int xrange, const gshmem_team_con
                          const gshmem_team_config_t*, long, gshmem_team_t* yteam) {
   return status_on_error("gshmem_team_split_2d", [&] { host::team_split_2d(parent, xrange, xteam, yteam); });
 }
+int gshmemx_team_get_uniqueid(gshmemx_team_uniqueid_t* uniqueid) {
+  return status_on_error("gshmemx_team_get_uniqueid", [&] {
+    if (!uniqueid)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "gshmemx_team_get_uniqueid: uniqueid is NULL. Fix: pass the address of a "
+           "gshmemx_team_uniqueid_t");
+    *uniqueid = host::team_uniqueid();
+  });
+}
+int gshmemx_team_init(gshmem_team_t* team, gshmem_team_config_t* config, long config_mask, int npes,
+                      int pe_idx_in_team) {
+  const char* call = "gshmemx_team_init";
+  return status_on_error(call, [&] {
+    if (team) *team = GSHMEM_TEAM_INVALID;
+    if (!config || !(config_mask & GSHMEM_TEAM_CONFIG_MASK_UNIQUEID))
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {}: the team's members find each other by the unique ID in "
+           "config->uniqueid. Fix: pass a config whose uniqueid one member got from gshmemx_team_get_uniqueid and "
+           "sent to the others, and GSHMEM_TEAM_CONFIG_MASK_UNIQUEID in config_mask", call,
+           !config ? "config is NULL" : "config_mask lacks GSHMEM_TEAM_CONFIG_MASK_UNIQUEID");
+    Runtime::get(call).teams->init_team(config->uniqueid, npes, pe_idx_in_team, team);
+  });
+}
 void gshmem_team_destroy(gshmem_team_t team) {
   fatal_on_error("gshmem_team_destroy", [&] { host::team_destroy(team); });
 }

@@ -5,6 +5,7 @@
 
 #include "api/thread_buffers.hpp"
 #include "bootstrap/bootstrap.hpp"
+#include "bootstrap/secret.hpp"
 #include "runtime/device_state.hpp"
 #include "runtime/error.hpp"
 #include "runtime/log.hpp"
@@ -448,6 +449,17 @@ void team_split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* x, gshmem_te
   rt("gshmem_team_split_2d").teams->split_2d(parent, xrange, x, y);
 }
 void team_destroy(gshmem_team_t team) { rt("gshmem_team_destroy").teams->destroy(team); }
+std::uint64_t team_uniqueid() {
+  const bootstrap::Secret s = bootstrap::random_secret();
+  std::uint64_t v = 0;
+  std::memcpy(&v, s.data(), sizeof v);
+  return v == 0 || v == UINT64_MAX ? 1 : v;  // 0 and UINT64_MAX mean "not set" (NVSHMEM's config initializer)
+}
+gshmem_team_t team_init(std::uint64_t uniqueid, int npes, int pe_idx_in_team) {
+  gshmem_team_t t = GSHMEM_TEAM_INVALID;
+  rt("gshmemx_team_init").teams->init_team(uniqueid, npes, pe_idx_in_team, &t);
+  return t;
+}
 
 // ---- stream-ordered ----
 void putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, gshmem_stream_t s,

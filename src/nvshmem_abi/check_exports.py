@@ -16,8 +16,6 @@ import sys
 # NVSHMEM 3.4.5 exports gshmem has no function for (src/nvshmem_abi/README.md).
 MISSING = {
     "nvshmem_debug_log": "NVSHMEM's internal debug logger, not a documented API",
-    "nvshmemx_team_get_uniqueid": "teams made from a unique ID across jobs (NVSHMEM 3.4): not in gshmem yet",
-    "nvshmemx_team_init": "teams made from a unique ID across jobs (NVSHMEM 3.4): not in gshmem yet",
 }
 
 

@@ -28,9 +28,20 @@ struct alignas(64) ControlBlock {
   alignas(64) std::atomic<std::uint64_t> xchg_done;
   alignas(64) std::uint64_t xchg_len;
   unsigned char xchg[kExchangeBytes];
+  // gshmemx_team_init's rendezvous (team/team.cpp): this PE's one record while it is in a team_init call. uid is
+  // stored last (release) and 0 means none; the other members each add 1 to acks once they have read every
+  // member's record, and this PE clears uid only when all have. npes < 0: this PE gave up (the call failed here).
+  struct alignas(64) TeamInitRecord {
+    std::atomic<std::uint64_t> uid;
+    std::atomic<std::uint64_t> acks;
+    std::int32_t npes;
+    std::int32_t idx;
+    std::uint64_t used;  // the team slots this PE uses (the members take the lowest slot free on all of them)
+  } team_init;
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "cross-process flags need lock-free atomics");
-static_assert(sizeof(ControlBlock) == kMaxTeams * kMaxRounds * 8 + kMaxTeams * kMailboxBytes + 3 * 64 + kExchangeBytes,
+static_assert(sizeof(ControlBlock) ==
+                  kMaxTeams * kMaxRounds * 8 + kMaxTeams * kMailboxBytes + 3 * 64 + kExchangeBytes + 64,
               "ControlBlock is shared between processes: keep its layout fixed");
 
 class ControlSegment {

@@ -279,6 +279,107 @@ int TeamTable::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, 
   return GSHMEM_SUCCESS;
 }
 
+// The members meet through their control blocks: each publishes (npes, idx, used slots) under the uid, then
+// reads every PE's record until it has found npes records with that uid. All members read the same records, so
+// they reach the same verdict and the same slot. Each then resets the slot's flags on its side and adds 1 to every
+// other member's acks; it returns (and clears its record) only when its own acks reached npes - 1, that is when
+// every member has read all records and reset its flags: nobody writes into a member's flags before it reset them,
+// the guarantee split_strided's closing parent barrier gives.
+void TeamTable::init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* new_team) {
+  const char* call = "gshmemx_team_init";
+  if (new_team) *new_team = GSHMEM_TEAM_INVALID;
+  if (!new_team)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: team is NULL. Fix: pass the address of a gshmem_team_t", call);
+  if (uid == 0 || uid == UINT64_MAX)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: config->uniqueid is {} (not set). Fix: get one with "
+         "gshmemx_team_get_uniqueid (nvshmemx_team_get_uniqueid) on one member, send it to the others, and pass it "
+         "in config->uniqueid with GSHMEM_TEAM_CONFIG_MASK_UNIQUEID in config_mask", call, uid == 0 ? "0" :
+         "UINT64_MAX");
+  if (npes < 1 || npes > rt_.n_pes || idx < 0 || idx >= npes)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: npes={} pe_idx_in_team={}: need 1 <= npes <= {} (the PEs of the job) "
+         "and 0 <= pe_idx_in_team < npes. Fix: pass the team's size and this PE's index in it", call, npes, idx,
+         rt_.n_pes);
+  ControlBlock::TeamInitRecord& mine = rt_.ctrl->mine().team_init;
+  mine.npes = npes;
+  mine.idx = idx;
+  mine.used = used_;
+  mine.acks.store(0, std::memory_order_relaxed);
+  mine.uid.store(uid, std::memory_order_release);
+  // On a failure while the members look for each other, the record stays with npes < 0, so that the members
+  // still looking fail too instead of waiting (the next team_init of this PE replaces it).
+  auto give_up = [&] { mine.npes = -1; };
+  std::vector<int> member(static_cast<std::size_t>(npes), -1);  // world PE of each index
+  std::uint64_t used = 0;
+  try {
+    int found = 0;
+    Spinner spin(rt_, call);
+    while (found < npes) {
+      found = 0;
+      std::fill(member.begin(), member.end(), -1);
+      used = 0;
+      for (int pe = 0; pe < rt_.n_pes; ++pe) {
+        const ControlBlock::TeamInitRecord& r = rt_.ctrl->of(pe).team_init;
+        if (r.uid.load(std::memory_order_acquire) != uid) continue;
+        const int n = r.npes, i = r.idx;
+        if (n < 0)
+          fail(GSHMEM_ERROR_MISMATCH, "{}: world PE {}, a member of the team with uniqueid {:#x}, failed its "
+               "gshmemx_team_init (its message says why). Fix: that PE's error first", call, pe, uid);
+        if (n != npes)
+          fail(GSHMEM_ERROR_MISMATCH, "{}: world PE {} passed npes={} with uniqueid {:#x}, this PE (world PE {}) "
+               "npes={}. Fix: every member passes the team's size; use a fresh uniqueid for each team", call, pe, n,
+               uid, rt_.my_pe, npes);
+        if (i < 0 || i >= npes)
+          fail(GSHMEM_ERROR_MISMATCH, "{}: world PE {} passed pe_idx_in_team={} with uniqueid {:#x} for a team of "
+               "{}. Fix: give each member its own index 0..npes-1", call, pe, i, uid, npes);
+        if (member[static_cast<std::size_t>(i)] >= 0)
+          fail(GSHMEM_ERROR_MISMATCH, "{}: world PEs {} and {} both passed pe_idx_in_team={} with uniqueid {:#x}. "
+               "Fix: give each member its own index 0..npes-1", call, member[static_cast<std::size_t>(i)], pe, i,
+               uid);
+        member[static_cast<std::size_t>(i)] = pe;
+        used |= r.used;
+        ++found;
+      }
+      if (found > npes)
+        fail(GSHMEM_ERROR_MISMATCH, "{}: {} PEs passed uniqueid {:#x} for a team of {}. Fix: use a fresh uniqueid "
+             "for each team", call, found, uid, npes);
+      if (found < npes) spin.pause();
+    }
+  } catch (...) {
+    give_up();
+    throw;
+  }
+  // Every member has read the same records, so the refusals below happen on every member alike: the record stays
+  // as it is (the others still read it; this PE's next team_init replaces it).
+  // gshmem's teams are start + i * stride (the device code's TeamValue): the members in index order must be so.
+  const int stride = npes > 1 ? member[1] - member[0] : 1;
+  for (int i = 1; i < npes; ++i)
+    if (stride < 1 || member[static_cast<std::size_t>(i)] - member[static_cast<std::size_t>(i) - 1] != stride)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the members in pe_idx_in_team order are world PEs {}: gshmem's teams "
+           "are evenly spaced PEs in increasing order (start + i*stride, stride >= 1). Fix: give the members "
+           "indices in increasing world-PE order, or make the team with gshmem_team_split_strided", call,
+           pe_list(member));
+  const int slot = lowest_free(used);
+  if (slot < 0) {
+    fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: all {} team slots for splits are in use on some member of the new team. "
+         "Fix: destroy teams you no longer need (gshmem_team_destroy)", call, kMaxTeams - GSHMEM_TEAMS_MIN);
+  }
+  TeamInfo t{{member[0], npes > 1 ? member[1] - member[0] : 1, npes, idx}, true, 0};
+  reset_slot(slot);
+  claim(slot, t);
+  if (rt_.gpu) device_state::publish(rt_);  // kernels see the new team
+  for (int pe : member)
+    if (pe != rt_.my_pe) rt_.ctrl->of(pe).team_init.acks.fetch_add(1, std::memory_order_acq_rel);
+  try {
+    Spinner spin(rt_, call);
+    while (mine.acks.load(std::memory_order_acquire) < static_cast<std::uint64_t>(npes - 1)) spin.pause();
+  } catch (...) {
+    give_up();
+    throw;
+  }
+  mine.uid.store(0, std::memory_order_release);
+  *new_team = slot;
+}
+
 void TeamTable::destroy(gshmem_team_t team) {
   const char* call = "gshmem_team_destroy";
   if (team == GSHMEM_TEAM_INVALID) return;

@@ -43,6 +43,9 @@ class TeamTable {
 
   int split_strided(gshmem_team_t parent, int start, int stride, int size, gshmem_team_t* new_team);
   int split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, gshmem_team_t* yteam);
+  // gshmemx_team_init: the npes PEs that pass one uniqueid `uid` make a team, this PE at index idx. They meet
+  // through their control blocks (no parent team); the team must be evenly spaced world PEs in increasing order.
+  void init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* new_team);
   void destroy(gshmem_team_t team);
 
   // Host-side dissemination barrier over the team's PEs (flags in the control segment). No memory ordering

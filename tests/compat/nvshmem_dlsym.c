@@ -12,7 +12,8 @@
  * symmetric memory (GPU memory on GPU PEs) only through the library: putmem / getmem to and from the PE itself;
  * half p, bfloat16 g (2-byte values passed as a struct, as CUDA's types are), half / bfloat16 sum reduce, half
  * fcollect and bfloat16 broadcast; a strided team
- * split, used and destroyed; free and hostlib_finalize. Exact comparison; exit 1 with a message on any mismatch.
+ * split, used and destroyed; a team of PEs 1..n-1 made by its members alone (nvshmemx_team_get_uniqueid on PE 0,
+ * handed out through the heap, nvshmemx_team_init), used and destroyed; free and hostlib_finalize. Exact comparison; exit 1 with a message on any mismatch.
  *
  * DLSYM_CUDA=1: device 0's primary context made current first (the driver API, found at run time).
  * Run with the library's folder on the library path: LD_LIBRARY_PATH=<build>/lib/nvshmem_abi (gshmem's), or
@@ -54,7 +55,14 @@ typedef struct {
 typedef struct {
   uint16_t bits;
 } f16_t; /* CUDA's __half and __nv_bfloat16: a struct of one unsigned short */
+typedef struct {
+  int32_t version;
+  int32_t num_contexts;
+  uint64_t uniqueid;
+  char padding[48];
+} team_config_t; /* nvshmem_team_config_t, version 2 (NVSHMEM 3.4) */
 enum { INIT_WITH_UNIQUEID = 1 << 3, TEAM_WORLD = 0, TEAM_INVALID = -1 };
+enum { TEAM_CONFIG_MASK_UNIQUEID = 2 };
 enum { STATUS_NOT_INITIALIZED = 0, STATUS_IS_BOOTSTRAPPED = 1, STATUS_IS_INITIALIZED = 2 };
 
 static const char *kLib = "libnvshmem_host.so.3";
@@ -154,6 +162,8 @@ int main(int argc, char **argv) {
   SYM(int, nvshmem_bfloat16_broadcast, (int, f16_t *, const f16_t *, size_t, int));
   SYM(int, nvshmem_team_split_strided, (int, int, int, int, const void *, long, int *));
   SYM(void, nvshmem_team_destroy, (int));
+  SYM(int, nvshmemx_team_get_uniqueid, (uint64_t *));
+  SYM(int, nvshmemx_team_init, (int *, team_config_t *, long, int, int));
 
   if (getenv("DLSYM_NV_DEVICE_LIB")) { /* gshmem's library only: NVIDIA's device library's entry points refuse */
     typedef struct {
@@ -371,6 +381,43 @@ int main(int argc, char **argv) {
     nvshmem_team_destroy(team);
   }
   nvshmem_barrier_all();
+
+  /* a team made by its members alone (NVSHMEM 3.4): world PEs 1..n-1 (PE 0 alone at 1 PE), from a unique ID PE 0
+   * gets and hands out through the heap; queried, used for a reduce, destroyed */
+  uint64_t *idbuf = (uint64_t *)nvshmem_malloc(sizeof(uint64_t));
+  if (idbuf == NULL) fail("nvshmem_malloc of the team's unique id failed");
+  uint64_t tid = 0;
+  if (me == 0) {
+    if ((rc = nvshmemx_team_get_uniqueid(&tid)) != 0) fail("nvshmemx_team_get_uniqueid returned %d", rc);
+    nvshmem_putmem(idbuf, &tid, sizeof tid, 0);
+    nvshmem_quiet();
+  }
+  nvshmem_barrier_all();
+  nvshmem_getmem(&tid, idbuf, sizeof tid, 0);
+  const int first = n > 1 ? 1 : 0, members = n - first;
+  if (me >= first) {
+    team_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.version = (2 << 16) + (int)sizeof cfg;
+    cfg.num_contexts = -1;
+    cfg.uniqueid = tid;
+    team = TEAM_INVALID;
+    if ((rc = nvshmemx_team_init(&team, &cfg, TEAM_CONFIG_MASK_UNIQUEID, members, me - first)) != 0)
+      fail("nvshmemx_team_init (PEs %d..%d) returned %d", first, n - 1, rc);
+    if (nvshmem_team_my_pe(team) != me - first || nvshmem_team_n_pes(team) != members)
+      fail("team_init's team: team_my_pe %d, team_n_pes %d", nvshmem_team_my_pe(team), nvshmem_team_n_pes(team));
+    nvshmem_putmem(dst, poison, sizeof poison, me);
+    if ((rc = nvshmem_int_sum_reduce(team, dst, src, N)) != 0) fail("int_sum_reduce on team_init's team returned %d", rc);
+    nvshmem_getmem(got, dst, sizeof got, me);
+    for (size_t i = 0; i < N; ++i) {
+      uint32_t want = 0;
+      for (int pe = first; pe < n; ++pe) want += (uint32_t)(int)value(seed, pe, i);
+      if ((uint32_t)got[i] != want) fail("team_init's team's sum: element %zu is %d, not %d", i, got[i], (int)want);
+    }
+    nvshmem_team_destroy(team);
+  }
+  nvshmem_barrier_all();
+  nvshmem_free(idbuf);
   nvshmem_free(hr);
   nvshmem_free(h);
   nvshmem_free(dst);

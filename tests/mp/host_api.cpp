@@ -1454,6 +1454,128 @@ MPT_CASE(team_errors) {
   gshmem_team_destroy(ok);
 }
 
+// gshmemx_team_init (NVSHMEM 3.4's nvshmemx_team_init): teams made by their members alone from a unique ID that
+// PE 0 gets and hands out through the heap. The whole world in order, the even and the odd PEs at once (two IDs),
+// a team of one, the same PEs over and over (slots come back), then the refusals: bad arguments (local), members
+// in decreasing order (every member), two members with one index and members that disagree on the size
+// (every member: MISMATCH); after them a team is made as before.
+MPT_CASE(team_init) {
+  const int n = npes(), my = me();
+  auto* buf = sym_alloc<std::uint64_t>(static_cast<std::size_t>(n));
+  auto* ids = sym_alloc<std::uint64_t>(2);
+  auto* red = sym_alloc<int>(2);
+  auto* src = sym_alloc<int>(2);
+  std::uint64_t round = 900;
+  // Two fresh IDs from PE 0 on every PE (also a barrier: every PE is done with the previous team).
+  auto fresh_ids = [&](std::uint64_t out[2]) {
+    gshmem_barrier_all();
+    if (my == 0) {
+      for (int k = 0; k < 2; ++k) {
+        gshmemx_team_uniqueid_t id = 0;
+        MPT_CHECK_STATUS(gshmemx_team_get_uniqueid(&id), GSHMEM_SUCCESS, "");
+        MPT_CHECK(id != 0 && id != UINT64_MAX) << "team_get_uniqueid gave" << id;
+        ids[k] = id;
+      }
+    }
+    gshmem_barrier_all();
+    gshmem_getmem(out, ids, 2 * sizeof(std::uint64_t), 0);
+  };
+  auto init = [&](std::uint64_t id, int size, int idx, gshmem_team_t* t) {
+    gshmem_team_config_t cfg = GSHMEM_TEAM_CONFIG_INITIALIZER;
+    cfg.uniqueid = id;
+    return gshmemx_team_init(t, &cfg, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, size, idx);
+  };
+  std::uint64_t id[2];
+  // the world, in order
+  fresh_ids(id);
+  Members all;
+  for (int pe = 0; pe < n; ++pe) all.push_back(pe);
+  gshmem_team_t t = 777;
+  MPT_CHECK_STATUS(init(id[0], n, my, &t), GSHMEM_SUCCESS, "");
+  MPT_CHECK(t >= GSHMEM_TEAMS_MIN) << "team_init took slot" << t;
+  check_team(t, all, "team_init(world)", buf, round++);
+  check_team_collective(t, all, "team_init(world)", red, src);
+  gshmem_team_destroy(t);
+  // the even and the odd PEs, each its own ID, at the same time
+  fresh_ids(id);
+  Members half;
+  for (int pe = my % 2; pe < n; pe += 2) half.push_back(pe);
+  t = 777;
+  MPT_CHECK_STATUS(init(id[my % 2], static_cast<int>(half.size()), my / 2, &t), GSHMEM_SUCCESS, "");
+  check_team(t, half, my % 2 ? "team_init(odd PEs)" : "team_init(even PEs)", buf, round++);
+  check_team_collective(t, half, "team_init(every other PE)", red, src);
+  gshmem_team_destroy(t);
+  // a team of one: the last PE alone (nobody to wait for)
+  fresh_ids(id);
+  if (my == n - 1) {
+    t = 777;
+    MPT_CHECK_STATUS(init(id[0], 1, 0, &t), GSHMEM_SUCCESS, "");
+    check_team(t, Members{n - 1}, "team_init(last PE alone)", buf, round);
+    gshmem_team_destroy(t);
+  }
+  round++;
+  // made and destroyed more often than there are slots: each init finds its slot free again
+  for (int k = 0; k < 70; ++k) {
+    fresh_ids(id);
+    t = 777;
+    MPT_CHECK_STATUS(init(id[k % 2], n, my, &t), GSHMEM_SUCCESS, "");
+    MPT_CHECK_EQ(gshmem_team_n_pes(t), n);
+    MPT_CHECK_STATUS(gshmem_barrier(t), GSHMEM_SUCCESS, "");
+    gshmem_team_destroy(t);
+  }
+  // bad arguments: refused here, before this PE waits for anyone
+  fresh_ids(id);
+  gshmem_team_config_t cfg = GSHMEM_TEAM_CONFIG_INITIALIZER;
+  cfg.uniqueid = id[0];
+  t = 777;
+  MPT_CHECK_STATUS(gshmemx_team_init(&t, nullptr, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, n, my),
+                   GSHMEM_ERROR_INVALID_VALUE, "config is NULL");
+  MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
+  MPT_CHECK_STATUS(gshmemx_team_init(&t, &cfg, 0, n, my), GSHMEM_ERROR_INVALID_VALUE,
+                   "config_mask lacks GSHMEM_TEAM_CONFIG_MASK_UNIQUEID");
+  cfg.uniqueid = UINT64_MAX;
+  MPT_CHECK_STATUS(gshmemx_team_init(&t, &cfg, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, n, my), GSHMEM_ERROR_INVALID_VALUE,
+                   "(not set)");
+  cfg.uniqueid = id[0];
+  MPT_CHECK_STATUS(gshmemx_team_init(&t, &cfg, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, 0, 0), GSHMEM_ERROR_INVALID_VALUE,
+                   "npes=0");
+  MPT_CHECK_STATUS(gshmemx_team_init(&t, &cfg, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, n, n), GSHMEM_ERROR_INVALID_VALUE,
+                   "pe_idx_in_team");
+  MPT_CHECK_STATUS(gshmemx_team_init(nullptr, &cfg, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, n, my),
+                   GSHMEM_ERROR_INVALID_VALUE, "team is NULL");
+  gshmemx_team_uniqueid_t* no_id = nullptr;
+  MPT_CHECK_STATUS(gshmemx_team_get_uniqueid(no_id), GSHMEM_ERROR_INVALID_VALUE, "uniqueid is NULL");
+  if (n >= 2) {
+    // members in decreasing world order: not start + i*stride with stride >= 1, refused on every member
+    fresh_ids(id);
+    t = 777;
+    MPT_CHECK_STATUS(init(id[0], n, n - 1 - my, &t), GSHMEM_ERROR_INVALID_VALUE, "evenly spaced PEs in increasing");
+    MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
+    // PEs 0 and 1 both index 0 (index 1 never comes): every member sees the clash or a member that gave up
+    fresh_ids(id);
+    MPT_CHECK_STATUS(init(id[0], n, my == 1 ? 0 : my, &t), GSHMEM_ERROR_MISMATCH, "gshmemx_team_init");
+    MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
+  }
+  if (n >= 3) {
+    // PE 0 says the team has n - 1 (>= 2) members, the others n: no set of records can agree
+    fresh_ids(id);
+    MPT_CHECK_STATUS(init(id[0], my == 0 ? n - 1 : n, my == 0 ? 0 : my, &t), GSHMEM_ERROR_MISMATCH,
+                     "gshmemx_team_init");
+    MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
+  }
+  // after the refusals the next team is made as before
+  fresh_ids(id);
+  t = 777;
+  MPT_CHECK_STATUS(init(id[1], n, my, &t), GSHMEM_SUCCESS, "");
+  check_team(t, all, "team_init(world) after the refusals", buf, round++);
+  gshmem_team_destroy(t);
+  gshmem_barrier_all();
+  gshmem_free(src);
+  gshmem_free(red);
+  gshmem_free(ids);
+  gshmem_free(buf);
+}
+
 // Status-returning stream calls on CPU PEs: NOT_SUPPORTED, naming the call, "CPU PE" and "stream".
 MPT_CASE(stream_on_cpu) {
   if (st().gpu) {

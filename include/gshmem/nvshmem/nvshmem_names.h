@@ -2,7 +2,7 @@
  *   python3 include/gshmem/nvshmem/gen_names.py
  * after changing a public gshmem header (CTest compat.names_current fails while this file is stale).
  *
- * NVSHMEM name -> gshmem name, by the prefix rule: 3027 names (2975 functions, 8 types, 44 constants).
+ * NVSHMEM name -> gshmem name, by the prefix rule: 3030 names (2977 functions, 9 types, 44 constants).
  * Mapped by hand in nvshmem_host.h (different signature or value): GSHMEMX_TEAM_GPU_LEADERS, GSHMEMX_TEAM_SAME_GPU, GSHMEM_ERROR_COLLECTIVE_LAUNCH_FAILED, GSHMEM_ERROR_GPU_NOT_SELECTED, GSHMEM_ERROR_INTERNAL, GSHMEM_ERROR_INVALID_VALUE, GSHMEM_ERROR_MISMATCH, GSHMEM_ERROR_NOT_SUPPORTED, GSHMEM_ERROR_OUT_OF_MEMORY, GSHMEM_MAX_NAME_LEN, GSHMEM_SUCCESS, GSHMEM_VENDOR_STRING, gshmem_info_get_version, gshmem_init, gshmem_init_thread.
  * Not mapped (gshmem extensions, no NVSHMEM name): 47 names. */
 #ifndef GSHMEM_NVSHMEM_NAMES_H
@@ -15,6 +15,7 @@
 #define nvshmemx_init_args_t gshmemx_init_args_t
 #define nvshmemx_init_attr_t gshmemx_init_attr_t
 #define nvshmemx_smem_amount_t gshmemx_smem_amount_t
+#define nvshmemx_team_uniqueid_t gshmemx_team_uniqueid_t
 #define nvshmemx_uniqueid_args_t gshmemx_uniqueid_args_t
 #define nvshmemx_uniqueid_t gshmemx_uniqueid_t
 
@@ -2326,6 +2327,8 @@
 #define nvshmemx_sync_all_block gshmemx_sync_all_block
 #define nvshmemx_sync_all_on_stream gshmemx_sync_all_on_stream
 #define nvshmemx_sync_all_warp gshmemx_sync_all_warp
+#define nvshmemx_team_get_uniqueid gshmemx_team_get_uniqueid
+#define nvshmemx_team_init gshmemx_team_init
 #define nvshmemx_team_sync_block gshmemx_team_sync_block
 #define nvshmemx_team_sync_on_stream gshmemx_team_sync_on_stream
 #define nvshmemx_team_sync_warp gshmemx_team_sync_warp
