@@ -121,6 +121,8 @@ NB_MODULE(_gshmem, m) {
     return nb::make_tuple(x, y);
   });
   m.def("team_destroy", &host::team_destroy, nogil());
+  m.def("team_uniqueid", &host::team_uniqueid);
+  m.def("team_init", &host::team_init, nogil(), nb::arg("uniqueid"), nb::arg("npes"), nb::arg("pe_idx_in_team"));
   m.def("last_error", [] { return std::string(gshmemx_last_error()); });
   m.def("library_path", [] {  // the libgshmem this extension loaded
     Dl_info info{};

@@ -314,9 +314,29 @@ def check_teams(me, n):
                cfg.ptr, 0, bad_at)
     assert e.status != 0 and "team_split_strided" in str(e), e
     bindings.barrier_all()
-    raises(bindings.NVSHMEMError, bindings.team_get_uniqueid, bindings.team_uniqueid().ptr)
-    e = raises(bindings.NVSHMEMError, bindings.team_init, 0, cfg.ptr, 0, n, me)
-    assert e.status == bindings.Status.ERROR_NOT_SUPPORTED and "team_split_strided" in str(e)
+    # team_get_uniqueid / team_init (NVSHMEM 3.4): PE 0's id handed out through the heap; the odd PEs' team
+    # (PE 0 alone at 1 PE)
+    tu = bindings.team_uniqueid()
+    bindings.team_get_uniqueid(tu.ptr)
+    assert tu.value not in (0, (1 << 64) - 1), tu.value
+    signed = tu.value - (1 << 64) if tu.value >= 1 << 63 else tu.value  # the id's bits as an int64
+    tu.value = gather_int(signed, n)[0] & ((1 << 64) - 1)  # PE 0's
+    members = list(range(1, n, 2)) if n > 1 else [0]
+    if me in members:
+        tcfg = bindings.TeamConfig()
+        tcfg.uniqueid = tu.value
+        t, t_at = c_int32()
+        bindings.team_init(t_at, tcfg.ptr, 2, len(members), members.index(me))  # NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID
+        assert bindings.team_n_pes(t.value) == len(members) and bindings.team_my_pe(t.value) == members.index(me)
+        assert bindings.team_translate_pe(t.value, len(members) - 1, bindings.Team_id.TEAM_WORLD) == members[-1]
+        bindings.barrier(t.value)
+        bindings.team_destroy(t.value)
+    bindings.barrier_all()
+    if n > 1:  # no id (the config's initializer) for a team of one: refused on every PE
+        t, t_at = c_int32()
+        e = raises(bindings.NVSHMEMError, bindings.team_init, t_at, cfg.ptr, 0, 1, 0)
+        assert e.status == bindings.Status.ERROR_INVALID_VALUE and "uniqueid" in str(e), e
+        assert t.value == bindings.Team_id.TEAM_INVALID, t.value
 
 
 def check_no_streams_on_cpu(me, n):

@@ -186,8 +186,7 @@ def check_teams(lib, me, n):
     assert nvshmem.team_n_pes(x) == xrange_ and nvshmem.team_n_pes(y) == n // xrange_
     nvshmem.team_destroy(x)
     nvshmem.team_destroy(y)
-    # team_init over every PE in order (teams_test.py test_team_destroy)
-    config.uniqueid = nvshmem.get_team_unique_id().value
+    # team_init over every PE in order, every PE passing teams_test.py's uniqueid 12345 (test_team_destroy)
     t = nvshmem.team_init(config, 0, n, me, new_team_name="TEST_TEAM")
     assert "TEST_TEAM" in T.keys() and nvshmem.team_n_pes(t) == n and nvshmem.team_my_pe(T.TEST_TEAM) == me
     src, dst = lib.new((3,), "int64"), lib.new((3,), "int64")
@@ -211,9 +210,33 @@ def check_teams(lib, me, n):
     raises(nvshmem.NvshmemError, nvshmem.team_split_strided, -1, 0, 1, 2, config, 0)  # no such parent
     raises(nvshmem.NvshmemError, nvshmem.team_split_2d, parent, 0, config, 0, config, 0)  # xrange 0
     raises(nvshmem.NvshmemError, nvshmem.team_translate_pe, T.TEAM_WORLD, n + 10, parent)
-    if n > 1:  # a proper subset through team_init: not supported by gshmem (team_split_* is), and says so
-        raises(nvshmem.NvshmemError, nvshmem.team_init, config, 0, n - 1, me)
+    if n > 1:  # a proper subset through team_init needs a unique id shared by its members, and says so
+        e = raises(nvshmem.NvshmemError, nvshmem.team_init, nvshmem.TeamConfig(), 0, n - 1, min(me, n - 2))
+        assert "uniqueid" in str(e), e
     nvshmem.barrier(T.TEAM_WORLD)
+    # team_init as users' code makes the team of a process group: the group's first PE gets the id and the others
+    # receive the object (torch's broadcast_object_list: a pickle), config.uniqueid = that TeamUniqueId,
+    # config_mask 0, only the members call. Here the even PEs, the id's pickle handed out by a broadcast.
+    box, got = lib.new((256,), "uint8"), lib.new((256,), "uint8")
+    blob = pickle.dumps(nvshmem.get_team_unique_id())
+    assert len(blob) <= 255, len(blob)
+    lib.set(box, np.frombuffer(bytes([len(blob)]) + blob.ljust(255, b"\0"), dtype=np.uint8))
+    nvshmem.broadcast(T.TEAM_WORLD, got, box, root=0)
+    raw = bytes(lib.host(got))
+    uid = pickle.loads(raw[1:1 + raw[0]])
+    assert isinstance(uid, nvshmem.TeamUniqueId) and uid.value not in (0, (1 << 64) - 1), uid
+    if me % 2 == 0:
+        cfg = nvshmem.TeamConfig()
+        cfg.version, cfg.num_contexts, cfg.uniqueid = 2, 1, uid
+        evens = (n + 1) // 2
+        t = nvshmem.team_init(team_config=cfg, config_mask=0, npes=evens, pe_idx_in_team=me // 2)
+        assert nvshmem.team_n_pes(t) == evens and nvshmem.team_my_pe(t) == me // 2, (t, evens)
+        assert nvshmem.team_translate_pe(t, evens - 1, T.TEAM_WORLD) == 2 * (evens - 1)
+        nvshmem.barrier(t)
+        nvshmem.team_destroy(t)
+    nvshmem.barrier(T.TEAM_WORLD)
+    lib.free(got)
+    lib.free(box)
 
 
 DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64", "bool")  # collective_test.py

@@ -234,11 +234,12 @@ int gshmemx_team_init(gshmem_team_t* team, gshmem_team_config_t* config, long co
   const char* call = "gshmemx_team_init";
   return status_on_error(call, [&] {
     if (team) *team = GSHMEM_TEAM_INVALID;
-    if (!config || !(config_mask & GSHMEM_TEAM_CONFIG_MASK_UNIQUEID))
-      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: {}: the team's members find each other by the unique ID in "
-           "config->uniqueid. Fix: pass a config whose uniqueid one member got from gshmemx_team_get_uniqueid and "
-           "sent to the others, and GSHMEM_TEAM_CONFIG_MASK_UNIQUEID in config_mask", call,
-           !config ? "config is NULL" : "config_mask lacks GSHMEM_TEAM_CONFIG_MASK_UNIQUEID");
+    if (!config)
+      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: config is NULL: the team's members find each other by the unique ID "
+           "in config->uniqueid. Fix: pass a config whose uniqueid one member got from gshmemx_team_get_uniqueid "
+           "and sent to the others", call);
+    // The unique ID is read whatever config_mask says: programs pass 0 with it set (nvshmem4py users' code).
+    (void)config_mask;
     Runtime::get(call).teams->init_team(config->uniqueid, npes, pe_idx_in_team, team);
   });
 }

@@ -290,15 +290,21 @@ void TeamTable::init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* n
   if (new_team) *new_team = GSHMEM_TEAM_INVALID;
   if (!new_team)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: team is NULL. Fix: pass the address of a gshmem_team_t", call);
-  if (uid == 0 || uid == UINT64_MAX)
-    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: config->uniqueid is {} (not set). Fix: get one with "
-         "gshmemx_team_get_uniqueid (nvshmemx_team_get_uniqueid) on one member, send it to the others, and pass it "
-         "in config->uniqueid with GSHMEM_TEAM_CONFIG_MASK_UNIQUEID in config_mask", call, uid == 0 ? "0" :
-         "UINT64_MAX");
   if (npes < 1 || npes > rt_.n_pes || idx < 0 || idx >= npes)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: npes={} pe_idx_in_team={}: need 1 <= npes <= {} (the PEs of the job) "
          "and 0 <= pe_idx_in_team < npes. Fix: pass the team's size and this PE's index in it", call, npes, idx,
          rt_.n_pes);
+  if (uid == 0 || uid == UINT64_MAX) {
+    // No unique ID: only every PE in world order can be told apart from other calls (nvshmem4py's own tests make
+    // that team so): a split of the world, which every PE calls.
+    if (npes == rt_.n_pes && idx == rt_.my_pe) {
+      split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, new_team);
+      return;
+    }
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: config->uniqueid is {} (not set) for a team of {} of the {} PEs. Fix: get "
+         "one with gshmemx_team_get_uniqueid (nvshmemx_team_get_uniqueid) on one member, send it to the others, "
+         "and pass it in config->uniqueid", call, uid == 0 ? "0" : "UINT64_MAX", npes, rt_.n_pes);
+  }
   ControlBlock::TeamInitRecord& mine = rt_.ctrl->mine().team_init;
   mine.npes = npes;
   mine.idx = idx;

@@ -1531,11 +1531,11 @@ MPT_CASE(team_init) {
   MPT_CHECK_STATUS(gshmemx_team_init(&t, nullptr, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, n, my),
                    GSHMEM_ERROR_INVALID_VALUE, "config is NULL");
   MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
-  MPT_CHECK_STATUS(gshmemx_team_init(&t, &cfg, 0, n, my), GSHMEM_ERROR_INVALID_VALUE,
-                   "config_mask lacks GSHMEM_TEAM_CONFIG_MASK_UNIQUEID");
-  cfg.uniqueid = UINT64_MAX;
-  MPT_CHECK_STATUS(gshmemx_team_init(&t, &cfg, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, n, my), GSHMEM_ERROR_INVALID_VALUE,
-                   "(not set)");
+  if (n >= 2) {  // no unique ID: only the whole world in order (below)
+    cfg.uniqueid = UINT64_MAX;
+    MPT_CHECK_STATUS(gshmemx_team_init(&t, &cfg, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, n - 1, 0),
+                     GSHMEM_ERROR_INVALID_VALUE, "(not set)");
+  }
   cfg.uniqueid = id[0];
   MPT_CHECK_STATUS(gshmemx_team_init(&t, &cfg, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, 0, 0), GSHMEM_ERROR_INVALID_VALUE,
                    "npes=0");
@@ -1563,11 +1563,20 @@ MPT_CASE(team_init) {
                      "gshmemx_team_init");
     MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
   }
-  // after the refusals the next team is made as before
+  // after the refusals the next team is made as before; config_mask 0 with the ID set (users' code does so)
   fresh_ids(id);
   t = 777;
-  MPT_CHECK_STATUS(init(id[1], n, my, &t), GSHMEM_SUCCESS, "");
+  cfg = gshmem_team_config_t GSHMEM_TEAM_CONFIG_INITIALIZER;
+  cfg.uniqueid = id[1];
+  MPT_CHECK_STATUS(gshmemx_team_init(&t, &cfg, 0, n, my), GSHMEM_SUCCESS, "");
   check_team(t, all, "team_init(world) after the refusals", buf, round++);
+  gshmem_team_destroy(t);
+  // no unique ID at all (nvshmem4py's tests): every PE in world order is still a team (a split of the world)
+  gshmem_barrier_all();
+  cfg = gshmem_team_config_t GSHMEM_TEAM_CONFIG_INITIALIZER;
+  t = 777;
+  MPT_CHECK_STATUS(gshmemx_team_init(&t, &cfg, 0, n, my), GSHMEM_SUCCESS, "");
+  check_team(t, all, "team_init(world) without a unique ID", buf, round++);
   gshmem_team_destroy(t);
   gshmem_barrier_all();
   gshmem_free(src);

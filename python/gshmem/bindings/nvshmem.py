@@ -8,9 +8,9 @@ start here (get_uniqueid, set_attr_uniqueid_args, hostlib_init_attr) and use gsh
 
 Where gshmem differs (python/README.md, "gshmem.bindings"): the *_on_stream calls raise NVSHMEMError
 (ERROR_NOT_SUPPORTED) on CPU PEs instead of ending the job; float/double atomic_add and atomic_fetch_add (no C
-function in gshmem) are a compare-and-swap loop; flush_on_stream is quiet_on_stream; team_get_uniqueid and
-team_init raise ERROR_NOT_SUPPORTED naming team_split_strided; buffer_register_symmetric_at_preferred_address
-registers where buffer_register_symmetric would.
+function in gshmem) are a compare-and-swap loop; flush_on_stream is quiet_on_stream; team_init makes teams of
+evenly spaced PEs in increasing order only (others: NVSHMEMError naming the PEs);
+buffer_register_symmetric_at_preferred_address registers where buffer_register_symmetric would.
 """
 import ctypes as _ct
 import operator as _operator
@@ -431,18 +431,8 @@ def hostlib_finalize():
     init_fini.finalize()
 
 
-def team_get_uniqueid(uniqueid):
-    raise NVSHMEMError(Status.ERROR_NOT_SUPPORTED,
-                       "gshmem.bindings.team_get_uniqueid: gshmem has no team unique ids (NVSHMEM 3.4's teams made "
-                       "across jobs). Fix: make the team with team_split_strided or team_split_2d of a team every "
-                       "member is in")
-
-
-def team_init(team, config, config_mask, npes, pe_idx_in_team):
-    raise NVSHMEMError(Status.ERROR_NOT_SUPPORTED,
-                       "gshmem.bindings.team_init: gshmem has no team unique ids, so no team_init. Fix: make the "
-                       "team with team_split_strided or team_split_2d (gshmem.core.team_init takes the team of every "
-                       "PE in world order)")
+_define("team_get_uniqueid", _STATUS, [_P])
+_define("team_init", _STATUS, [_P, _P, _L, _I, _I])
 
 
 def buffer_register_symmetric_at_preferred_address(buf_ptr, size, preferred_addr, flags):
@@ -452,7 +442,7 @@ def buffer_register_symmetric_at_preferred_address(buf_ptr, size, preferred_addr
 
 
 __all__ += ["info_get_version", "vendor_get_version_info", "hostlib_init_attr", "hostlib_finalize",
-            "team_get_uniqueid", "team_init", "buffer_register_symmetric_at_preferred_address"]
+            "buffer_register_symmetric_at_preferred_address"]
 
 # ---- host atomics: NVSHMEM's type lists ----
 _AMO_STANDARD = {"uint": _ct.c_uint, "ulong": _ct.c_ulong, "ulonglong": _ct.c_ulonglong, "int32": _ct.c_int32,

@@ -1,7 +1,5 @@
 """Team management: team_split_strided, team_split_2d, team_init, team_translate_pe, team_destroy (nvshmem4py's
 names)."""
-import os
-
 from gshmem import _gshmem
 from gshmem.core.types import PREDEFINED_TEAMS, GshmemInvalid, Teams, require_init
 
@@ -38,8 +36,10 @@ class TeamUniqueId:
 
 
 def get_team_unique_id():
-    """A new TeamUniqueId (random 64 bits)."""
-    return TeamUniqueId(int.from_bytes(os.urandom(8), "little"))
+    """A new TeamUniqueId (gshmemx_team_get_uniqueid: random 64 bits, never 0 or all ones). One member gets it and
+    sends it to the others (torch.distributed.broadcast_object_list, MPI, ...); each puts it in
+    TeamConfig.uniqueid (the object or its .value) for team_init."""
+    return TeamUniqueId(_gshmem.team_uniqueid())
 
 
 def _check_mask(mask, call, what="config_mask"):
@@ -117,23 +117,26 @@ def team_split_2d(parent_team, xrange, xaxis_config=None, xaxis_mask=0, yaxis_co
 
 
 def team_init(team_config, config_mask, npes, pe_idx_in_team, new_team_name=None):
-    """nvshmem4py's team_init: the PEs of the new team call it with one config (its uniqueid shared), npes and
-    their index. gshmem supports the team of every PE in their world order (npes = n_pes(), pe_idx_in_team =
-    my_pe(), all PEs calling), the case nvshmem4py's tests use; any other set raises NvshmemError (use
-    team_split_strided / team_split_2d)."""
+    """nvshmem4py's team_init: only the PEs of the new team call, each with a config whose uniqueid (a TeamUniqueId
+    or its .value) one member got from get_team_unique_id and sent to the others, the team's size and its own
+    index; config_mask is checked but, as in users' code that passes 0, not needed for the uniqueid. gshmem's
+    teams are evenly spaced PEs in increasing order (start + i*stride): other sets raise NvshmemError naming the
+    PEs. Without a uniqueid only the team of every PE in world order can be made (npes = n_pes(), pe_idx_in_team
+    = my_pe(), every PE calling), what nvshmem4py's tests do."""
     call = "team_init"
     require_init(call)
     _check_mask(config_mask, call)
-    n, me = _gshmem.n_pes(), _gshmem.my_pe()
-    if int(npes) != n or int(pe_idx_in_team) != me:
-        raise GshmemInvalid(f"{call}: npes={npes}, pe_idx_in_team={pe_idx_in_team}: gshmem makes teams of arbitrary "
-                            f"PE sets only by splitting; team_init supports all {n} PEs in world order (npes="
-                            f"n_pes(), pe_idx_in_team=my_pe()). Fix: use team_split_strided or team_split_2d")
     if new_team_name:
         _free_names(call, new_team_name)
-    handle = _gshmem.team_split_strided(int(Teams.TEAM_WORLD), 0, 1, n)
-    if handle < 0:
-        raise GshmemInvalid(f"{call}: the team could not be made")
+    if team_config is None:
+        raise GshmemInvalid(f"{call}: team_config is None: the members find each other by team_config.uniqueid. "
+                            "Fix: pass a TeamConfig whose uniqueid one member got from get_team_unique_id()")
+    uid = getattr(team_config, "uniqueid", 0)
+    uid = int(uid.value if isinstance(uid, TeamUniqueId) else (uid or 0))
+    if not 0 <= uid <= 0xFFFFFFFFFFFFFFFF:
+        raise GshmemInvalid(f"{call}: team_config.uniqueid={uid} is not a 64-bit unique ID. Fix: use "
+                            "get_team_unique_id() (or its .value)")
+    handle = _gshmem.team_init(uid, int(npes), int(pe_idx_in_team))
     return _register(handle, new_team_name or f"TEAM_{handle}", bool(new_team_name))
 
 
