@@ -45,8 +45,6 @@ KNOWN_OMISSIONS = {
     "nvshmemx_put6_signal_block": "NVSHMEM typo, see put6_signal_warp",
     "nvshmemx_put6_signal_nbi_warp": "NVSHMEM typo, see put6_signal_warp",
     "nvshmemx_put6_signal_nbi_block": "NVSHMEM typo, see put6_signal_warp",
-    "nvshmemx_team_init": "teams from arbitrary PE sets (gshmem teams are strided)",
-    "nvshmemx_team_get_uniqueid": "see nvshmemx_team_init",
 }
 
 # Names gshmem defines on purpose although NVSHMEM's headers lack them; listed, but not an error.
