@@ -48,9 +48,14 @@ for f in "$tlib"/*.so*; do
   nm -D --undefined-only "$f" 2>/dev/null | awk '{print $2}' | grep -E '^nvshmem' | sed "s|^|$(basename "$f") |"
 done >"$out/logs/torch_nvshmem_imports.txt"
 nm -D --defined-only "$shim" | awk '{print $3}' | sed 's/@.*//' | sort -u >"$out/logs/shim_exports.txt"
-note "PyTorch's imports from libnvshmem_host.so.3: $(wc -l <"$out/logs/torch_nvshmem_imports.txt") ($(cut -d' ' -f1 \
-  "$out/logs/torch_nvshmem_imports.txt" | sort -u | tr '\n' ' ')); not exported by gshmem's: $(cut -d' ' -f2 \
-  "$out/logs/torch_nvshmem_imports.txt" | sed 's/@.*//' | sort -u | comm -23 - "$out/logs/shim_exports.txt" | tr '\n' ' ')"
+# Only names bound to version NVSHMEM come from libnvshmem_host.so.3; an unversioned one is a weak reference that
+# NVIDIA's library does not export either (PyTorch's `extern "C" void nvshmem_init() __attribute__((weak))`, its
+# "is NVSHMEM linked in?" test, which falls back to dlopen).
+note "PyTorch's imports from libnvshmem_host.so.3: $(grep -c '@NVSHMEM' "$out/logs/torch_nvshmem_imports.txt") ($(cut \
+  -d' ' -f1 "$out/logs/torch_nvshmem_imports.txt" | sort -u | tr '\n' ' ')); not exported by gshmem's: $(cut -d' ' \
+  -f2 "$out/logs/torch_nvshmem_imports.txt" | grep '@NVSHMEM' | sed 's/@.*//' | sort -u | comm -23 - \
+  "$out/logs/shim_exports.txt" | tr '\n' ' ')(unversioned, weak: $(cut -d' ' -f2 "$out/logs/torch_nvshmem_imports.txt" \
+  | grep -v '@' | sort -u | tr '\n' ' '))"
 pytag=$("$py" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
 wheel=$(compgen -G "$root/build/wheels/nvshmem4py_cu13-0.4.1-$pytag-*.whl" | head -1)
 n4p=$(mktemp -d /tmp/gshmem-n4p.XXXXXX)
