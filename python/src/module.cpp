@@ -122,6 +122,18 @@ NB_MODULE(_gshmem, m) {
   });
   m.def("team_destroy", &host::team_destroy, nogil());
   m.def("team_uniqueid", &host::team_uniqueid);
+  // Queries nvshmem4py answers before init as well as after
+  m.def("query_thread", [] {
+    int provided = 0;
+    gshmem_query_thread(&provided);
+    return provided;
+  });
+  m.def("info_get_name", [] {
+    char name[GSHMEM_MAX_NAME_LEN] = {};
+    gshmem_info_get_name(name);
+    return std::string(name);
+  });
+  m.def("ask_smem", [](int amount) { return gshmemx_ask_smem(static_cast<gshmemx_smem_amount_t>(amount)); });
   m.def("team_init", &host::team_init, nogil(), nb::arg("uniqueid"), nb::arg("npes"), nb::arg("pe_idx_in_team"));
   m.def("last_error", [] { return std::string(gshmemx_last_error()); });
   m.def("library_path", [] {  // the libgshmem this extension loaded

@@ -128,6 +128,20 @@ def check_names():
     assert NvshmemKernelObject.from_handle(1234).handle == 1234
     raises(RuntimeError, NvshmemKernelObject)
     assert BufferTypes.PEER == 1
+    # every public name of nvshmem4py 0.4.1's nvshmem.core (the __all__ lists of its modules, read from its wheel)
+    missing = [name for name in NVSHMEM4PY_CORE_NAMES if not hasattr(nvshmem, name)]
+    assert not missing, f"gshmem.core lacks nvshmem4py's {missing}"
+    # the queries nvshmem4py answers straight from the library (direct.py, init_fini.py, teams.py)
+    assert nvshmem.query_thread() == nvshmem.ThreadSupport.THREAD_SERIALIZED == 2
+    assert nvshmem.direct.ask_smem() == 65536 and nvshmem.ask_smem(nvshmem.SmemAmount.SMEM_MINIMUM) == 32768
+    assert nvshmem.ask_smem(nvshmem.SmemAmount.SMEM_BARRIERS_ONLY) == 0
+    assert nvshmem.get_name() == "gshmem " + ".".join(str(x) for x in gshmem._gshmem.VERSION), nvshmem.get_name()
+    cfg = nvshmem.team_get_config(nvshmem.Teams.TEAM_WORLD)
+    assert isinstance(cfg, nvshmem.TeamConfig) and cfg.num_contexts == 0
+    raises(nvshmem.NvshmemInvalid, nvshmem.team_get_config, 4242)
+    e = raises(nvshmem.GshmemNotSupported, nvshmem.find_device_bitcode_library,
+               language=nvshmem.DeviceLibLanguage.LTOIR)
+    assert "LTOIR" in e.msg and "CUDA C++" in e.msg, e.msg
 
 
 def check_teams(lib, me, n):
@@ -240,6 +254,23 @@ def check_teams(lib, me, n):
 
 
 DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64", "bool")  # collective_test.py
+
+# nvshmem4py 0.4.1's nvshmem.core public names: the __all__ of init_fini, nvshmem_types, memory, interop.cupy,
+# interop.torch, direct, collective, rma, amo and teams, as its wheel has them (names only: facts of its API).
+NVSHMEM4PY_CORE_NAMES = (
+    "get_unique_id init finalize get_name get_version module_init module_finalize library_init library_finalize "
+    "UniqueID DeviceLibLanguage find_device_bitcode_library Version NvshmemInvalid NvshmemError NvshmemResource "
+    "NvshmemStream NvshmemStreamsType MutableEnum Teams BufferTypes NvshmemKernelObject buffer free get_peer_buffer "
+    "get_multicast_buffer register_external_buffer unregister_external_buffer bytearray array free_array "
+    "array_get_buffer get_peer_array get_multicast_array register_external_array unregister_external_array "
+    "bytetensor tensor free_tensor tensor_get_buffer get_peer_tensor get_multicast_tensor register_external_tensor "
+    "unregister_external_tensor ComparisonType SignalOp InitStatus ThreadSupport SmemAmount ask_smem query_thread "
+    "my_pe team_my_pe team_n_pes n_pes init_status reduce reducescatter alltoall fcollect broadcast barrier sync "
+    "barrier_all sync_all collective_on_buffer put_signal put_signal_nbi signal_op signal_wait put put_nbi get "
+    "get_nbi quiet flush signal_fetch atomic_fetch atomic_set atomic_inc atomic_fetch_inc atomic_add "
+    "atomic_fetch_add atomic_and atomic_fetch_and atomic_or atomic_fetch_or atomic_xor atomic_fetch_xor atomic_swap "
+    "atomic_compare_swap team_split_strided team_split_2d team_destroy team_init team_translate_pe team_get_config "
+    "TeamConfig TeamUniqueId get_team_unique_id").split()
 
 
 def _vals(pe, shape, dtype):

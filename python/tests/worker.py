@@ -386,7 +386,16 @@ def check_gpu_views(xp, me, n):
 
 def check_register_external(xp, me, n):
     """CPU PEs: every PE's own MAP_SHARED mapping registered as one symmetric region, used by put and a peer
-    view, then unregistered (register_external_tensor / unregister_external_tensor)."""
+    view, then unregistered (register_external_tensor / unregister_external_tensor; with NumPy also
+    register_external_array / unregister_external_array, nvshmem4py's interop.cupy names)."""
+    pairs = [(nv.register_external_tensor, nv.unregister_external_tensor)]
+    if LIB == "numpy":
+        pairs.append((nv.interop.cupy.register_external_array, nv.interop.cupy.unregister_external_array))
+    for register, unregister in pairs:
+        register_external_once(xp, me, n, register, unregister)
+
+
+def register_external_once(xp, me, n, register, unregister):
     nxt, prv = (me + 1) % n, (me - 1) % n
     size = 1 << 16
     fd = os.memfd_create("gshmem-test-external")
@@ -399,7 +408,7 @@ def check_register_external(xp, me, n):
     else:
         mine = np.frombuffer(m, dtype=np.int32)
     mine[:] = 0
-    sym = nv.register_external_tensor(mine)
+    sym = register(mine)
     assert tuple(sym.shape) == (size // 4,)
     src = xp.local((size // 4,), "int32")
     xp.put_values(src, data(me, size // 4, "int32"))
@@ -408,8 +417,8 @@ def check_register_external(xp, me, n):
     assert np.array_equal(xp.host(mine), data(prv, size // 4, "int32"))  # the same memory as sym
     assert np.array_equal(xp.host(nv.get_peer_tensor(sym, nxt)), data(me, size // 4, "int32"))
     nv.barrier_all()
-    expect_raises(nv.unregister_external_tensor, mine, match="register_external")
-    nv.unregister_external_tensor(sym)
+    expect_raises(unregister, mine, match="register_external")
+    unregister(sym)
     del sym, mine
     m.close()
 

@@ -1,5 +1,6 @@
 """init, finalize, unique ids and the PE queries."""
 import atexit
+import enum
 import operator
 import os
 import sys
@@ -10,10 +11,11 @@ from gshmem import _gshmem
 from gshmem.core import memory
 from gshmem.core._interop import DLPACK_CPU, DLPACK_CUDA, _current_stream
 from gshmem.core.modules import library_finalize, library_init, module_finalize, module_init  # nvshmem4py's home
-from gshmem.core.types import GshmemInvalid, Version, require_init, state
+from gshmem.core.types import GshmemInvalid, GshmemNotSupported, Version, require_init, state
 
 __all__ = ["UniqueID", "get_unique_id", "init", "finalize", "my_pe", "n_pes", "team_my_pe", "team_n_pes",
-           "get_version", "module_init", "module_finalize", "library_init", "library_finalize"]
+           "get_version", "get_name", "module_init", "module_finalize", "library_init", "library_finalize",
+           "DeviceLibLanguage", "find_device_bitcode_library"]
 
 
 # nvshmem4py's unique id (nvshmemx_uniqueid_v1): a one-element NumPy record array, so the programs' ways of moving
@@ -237,6 +239,32 @@ def get_version():
     v = ".".join(str(x) for x in _gshmem.VERSION)
     # openshmem_spec_version: the OpenSHMEM API level gshmem's names follow (teams, signals: 1.5)
     return Version(openshmem_spec_version="1.5", nvshmem4py_version=v, libnvshmem_version=v)
+
+
+def get_name():
+    """nvshmem_info_get_name: the library's name and version ("gshmem <major>.<minor>.<patch>"). Works before
+    init too."""
+    return _gshmem.info_get_name()
+
+
+class DeviceLibLanguage(enum.Enum):
+    """nvshmem4py's formats of NVIDIA's device library (find_device_bitcode_library's language)."""
+
+    LLVM_BITCODE = "bc"
+    LTOIR = "ltoir"
+    STATIC = "a"
+
+
+def find_device_bitcode_library(*, language=DeviceLibLanguage.LLVM_BITCODE, arch=None):
+    """nvshmem4py's path to NVIDIA's device library, which Numba / CuTe DSL kernels link. gshmem has no device
+    library: its device API is header-only CUDA C++ (no -rdc), so there is nothing to link; raises
+    GshmemNotSupported saying what to use instead."""
+    raise GshmemNotSupported(
+        f"find_device_bitcode_library(language={DeviceLibLanguage(language).name}, arch={arch!r}): gshmem has no "
+        "device library to link (its device API is header-only CUDA C++, built without -rdc). Fix: write the "
+        "kernel in CUDA C++ against gshmem's headers (<nvshmem.h> from include/gshmem/nvshmem) and load it with "
+        "module_init / library_init; Numba and CuTe DSL kernels linked with NVIDIA's device library do not run "
+        "on gshmem")
 
 
 def _check_team(team, call):

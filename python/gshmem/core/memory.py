@@ -564,6 +564,21 @@ def register_external_tensor(tensor):  # noqa: F811
     return make_array(library, q, n, tuple(tensor.shape), tensor.dtype, state.device)
 
 
+def register_external_array(array):
+    """nvshmem4py's interop.cupy.register_external_array: register_external_tensor for arrays (CuPy on GPU PEs, over
+    CUDA VMM memory with a POSIX-fd handle type, not CuPy's memory pool; NumPy over a MAP_SHARED file mapping on
+    CPU PEs); returns an array of the same shape and dtype at the symmetric address (collective)."""
+    p, n, _, _, library = describe(array, "register_external_array", "array")
+    q = _register(p, n, "register_external_array")
+    return make_array(library, q, n, tuple(array.shape), array.dtype, state.device)
+
+
+def unregister_external_array(array):
+    """Undoes register_external_array (collective); pass the array it returned."""
+    p, _, _, _, _ = describe(array, "unregister_external_array", "array")
+    _unregister(p, "unregister_external_array", "the array")
+
+
 def unregister_external_tensor(tensor):  # noqa: F811
     """Undoes register_external_tensor (collective); pass the tensor it returned."""
     p, _, _, _, _ = describe(tensor, "unregister_external_tensor", "tensor")

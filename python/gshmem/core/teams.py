@@ -6,7 +6,7 @@ from gshmem.core.types import PREDEFINED_TEAMS, GshmemInvalid, Teams, require_in
 _PREDEFINED_HANDLES = frozenset(int(Teams[name]) for name in PREDEFINED_TEAMS)
 
 __all__ = ["TeamConfig", "TeamUniqueId", "get_team_unique_id", "team_split_strided", "team_split_2d", "team_init",
-           "team_translate_pe", "team_destroy"]
+           "team_translate_pe", "team_destroy", "team_get_config"]
 
 _CONFIG_MASK_ALL = 0x1 | 0x2  # NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS | _UNIQUEID
 
@@ -138,6 +138,14 @@ def team_init(team_config, config_mask, npes, pe_idx_in_team, new_team_name=None
                             "get_team_unique_id() (or its .value)")
     handle = _gshmem.team_init(uid, int(npes), int(pe_idx_in_team))
     return _register(handle, new_team_name or f"TEAM_{handle}", bool(new_team_name))
+
+
+def team_get_config(team):
+    """nvshmem_team_get_config: a TeamConfig of the team (num_contexts 0: gshmem has no communication contexts)."""
+    _team_arg(team, "team_get_config", "team")
+    config = TeamConfig(num_contexts=0)
+    config.version = 2
+    return config
 
 
 def team_translate_pe(src_team, src_pe, dest_team):
