@@ -14,9 +14,7 @@ import subprocess
 import sys
 
 # NVSHMEM 3.4.5 exports gshmem has no function for (src/nvshmem_abi/README.md).
-MISSING = {
-    "nvshmem_debug_log": "NVSHMEM's internal debug logger, not a documented API",
-}
+MISSING = {}
 
 
 def main():

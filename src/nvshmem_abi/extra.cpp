@@ -1,6 +1,10 @@
 // The NVSHMEM exports of libnvshmem_host.so.3 that no trampoline can give (gen_trampolines.py): their gshmem
 // function is inline in the headers, or NVSHMEM's has no gshmem function of its own. Each is a real function here.
+#include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <strings.h>
 
 #include <gshmem/nvshmem/nvshmem_host.h>  // gshmem.h, and the NVSHMEM version numbers gshmem's compat headers report
 
@@ -84,3 +88,34 @@ GSHMEM_ABI(void abi_id_hostlib_finalize(void* device_ctx, void* transport_device
   (void)device_ctx, (void)transport_device_ctx;  // its init never succeeds here: nothing to end
 }
 GSHMEM_ABI(int abi_id_init_status(void), "nvshmemid_init_status") { return GSHMEM_STATUS_NOT_INITIALIZED; }
+
+// NVSHMEM's internal logger, which its transport and bootstrap plugins import from the host library (NVSHMEM
+// 3.4.5's src/include/internal/host/debug.h: level NONE 0, VERSION 1, WARN 2, INFO 3, ABORT 4, TRACE 5; `flags` a
+// subsystem mask). Here a line on stderr when `level` is at or below NVSHMEM_DEBUG's (VERSION, WARN, INFO, ABORT or
+// TRACE; unset or anything else: none, as in NVSHMEM): "NVSHMEM <LEVEL> <file>:<line> <message>".
+namespace {
+int debug_threshold() {
+  static const int level = [] {
+    const char* v = std::getenv("NVSHMEM_DEBUG");
+    const char* names[] = {"VERSION", "WARN", "INFO", "ABORT", "TRACE"};
+    for (int i = 0; v && i < 5; ++i)
+      if (strcasecmp(v, names[i]) == 0) return i + 1;
+    return 0;
+  }();
+  return level;
+}
+}  // namespace
+GSHMEM_ABI(void abi_debug_log(int level, unsigned long flags, const char* filefunc, int line, const char* fmt, ...),
+           "nvshmem_debug_log") {
+  (void)flags;
+  if (level <= 0 || level > debug_threshold() || fmt == nullptr) return;
+  static const char* const names[] = {"NONE", "VERSION", "WARN", "INFO", "ABORT", "TRACE"};
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const size_t n = std::strlen(msg);
+  std::fprintf(stderr, "NVSHMEM %s %s:%d %s%s", names[level > 5 ? 5 : level], filefunc ? filefunc : "?", line, msg,
+               n && msg[n - 1] == '\n' ? "" : "\n");
+}

@@ -13,7 +13,8 @@
  * half p, bfloat16 g (2-byte values passed as a struct, as CUDA's types are), half / bfloat16 sum reduce, half
  * fcollect and bfloat16 broadcast; a strided team
  * split, used and destroyed; a team of PEs 1..n-1 made by its members alone (nvshmemx_team_get_uniqueid on PE 0,
- * handed out through the heap, nvshmemx_team_init), used and destroyed; free and hostlib_finalize. Exact comparison; exit 1 with a message on any mismatch.
+ * handed out through the heap, nvshmemx_team_init), used and destroyed; nvshmem_debug_log's lines by level
+ * (NVSHMEM_DEBUG); free and hostlib_finalize. Exact comparison; exit 1 with a message on any mismatch.
  *
  * DLSYM_CUDA=1: device 0's primary context made current first (the driver API, found at run time).
  * Run with the library's folder on the library path: LD_LIBRARY_PATH=<build>/lib/nvshmem_abi (gshmem's), or
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 #if DLSYM_WITH_MPI
 #include <mpi.h>
@@ -164,6 +166,7 @@ int main(int argc, char **argv) {
   SYM(void, nvshmem_team_destroy, (int));
   SYM(int, nvshmemx_team_get_uniqueid, (uint64_t *));
   SYM(int, nvshmemx_team_init, (int *, team_config_t *, long, int, int));
+  SYM(void, nvshmem_debug_log, (int, unsigned long, const char *, int, const char *, ...));
 
   if (getenv("DLSYM_NV_DEVICE_LIB")) { /* gshmem's library only: NVIDIA's device library's entry points refuse */
     typedef struct {
@@ -228,6 +231,34 @@ int main(int argc, char **argv) {
   if (nvshmem_team_my_pe(TEAM_WORLD) != me || nvshmem_team_n_pes(TEAM_WORLD) != n)
     fail("team_my_pe / team_n_pes of TEAM_WORLD gave %d / %d, not %d / %d", nvshmem_team_my_pe(TEAM_WORLD),
          nvshmem_team_n_pes(TEAM_WORLD), me, n);
+
+  /* NVSHMEM's logger, which its plugins import: a WARN line (printed where NVSHMEM_DEBUG is WARN, INFO or TRACE)
+   * and a TRACE line (printed only at TRACE), stderr caught in a file */
+  {
+    char path[] = "/tmp/nvshmem_dlsym_log_XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) fail("mkstemp for nvshmem_debug_log's output failed");
+    unlink(path);
+    fflush(stderr);
+    const int saved = dup(2);
+    dup2(fd, 2);
+    nvshmem_debug_log(2 /* WARN */, ~0ul, "nvshmem_dlsym.c", 1, "dlsym warn %d of PE %d", 4242, me);
+    nvshmem_debug_log(5 /* TRACE */, ~0ul, "nvshmem_dlsym.c", 2, "dlsym trace %d", 4343);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char text[4096];
+    memset(text, 0, sizeof text);
+    if (lseek(fd, 0, SEEK_SET) != 0 || read(fd, text, sizeof text - 1) < 0) fail("reading the log back failed");
+    close(fd);
+    const char *level = getenv("NVSHMEM_DEBUG");
+    const int warn = level && (!strcmp(level, "WARN") || !strcmp(level, "INFO") || !strcmp(level, "TRACE"));
+    const int trace = level && !strcmp(level, "TRACE");
+    char want[64];
+    snprintf(want, sizeof want, "dlsym warn 4242 of PE %d", me);
+    if ((strstr(text, want) != NULL) != warn || (strstr(text, "dlsym trace 4343") != NULL) != trace)
+      fail("nvshmem_debug_log at NVSHMEM_DEBUG=%s printed \"%s\"", level ? level : "(unset)", text);
+  }
 
   /* the hook libraries' lookup: the library made global, then found by name in the default scope */
   void *global = dlopen(kLib, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
