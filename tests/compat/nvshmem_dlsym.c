@@ -392,62 +392,54 @@ int main(int argc, char **argv) {
   nvshmem_barrier_all();
   nvshmem_free(all);
 
-  /* the even PEs as a team: split, queried, used for a reduce, destroyed */
-  int team = TEAM_INVALID;
-  const int evens = (n + 1) / 2;
-  if ((rc = nvshmem_team_split_strided(TEAM_WORLD, 0, 2, evens, NULL, 0, &team)) != 0)
-    fail("nvshmem_team_split_strided returned %d", rc);
-  if ((me % 2 == 0) != (team != TEAM_INVALID)) fail("team_split_strided gave team %d to PE %d", team, me);
-  if (team != TEAM_INVALID) {
-    if (nvshmem_team_my_pe(team) != me / 2 || nvshmem_team_n_pes(team) != evens)
-      fail("even team: team_my_pe %d, team_n_pes %d", nvshmem_team_my_pe(team), nvshmem_team_n_pes(team));
-    nvshmem_putmem(dst, poison, sizeof poison, me);
-    if ((rc = nvshmem_int_sum_reduce(team, dst, src, N)) != 0) fail("int_sum_reduce on the even team returned %d", rc);
-    nvshmem_getmem(got, dst, sizeof got, me);
-    for (size_t i = 0; i < N; ++i) {
-      uint32_t want = 0;
-      for (int pe = 0; pe < n; pe += 2) want += (uint32_t)(int)value(seed, pe, i);
-      if ((uint32_t)got[i] != want) fail("even team's sum: element %zu is %d, not %d", i, got[i], (int)want);
-    }
-    nvshmem_team_destroy(team);
-  }
-  nvshmem_barrier_all();
-
-  /* a team made by its members alone (NVSHMEM 3.4): world PEs 1..n-1 (PE 0 alone at 1 PE), from a unique ID PE 0
-   * gets and hands out through the heap; queried, used for a reduce, destroyed */
+  /* Two teams, each queried, used for a reduce and destroyed: the even PEs by a split (kind 0); world PEs 1..n-1
+   * (PE 0 alone at 1 PE) made by the members alone from a unique ID that PE 0 gets and hands out through the heap
+   * (kind 1, NVSHMEM 3.4's nvshmemx_team_init). Members: first, first + stride, ... (size of them). */
   uint64_t *idbuf = (uint64_t *)nvshmem_malloc(sizeof(uint64_t));
   if (idbuf == NULL) fail("nvshmem_malloc of the team's unique id failed");
-  uint64_t tid = 0;
-  if (me == 0) {
-    if ((rc = nvshmemx_team_get_uniqueid(&tid)) != 0) fail("nvshmemx_team_get_uniqueid returned %d", rc);
-    nvshmem_putmem(idbuf, &tid, sizeof tid, 0);
-    nvshmem_quiet();
-  }
-  nvshmem_barrier_all();
-  nvshmem_getmem(&tid, idbuf, sizeof tid, 0);
-  const int first = n > 1 ? 1 : 0, members = n - first;
-  if (me >= first) {
-    team_config_t cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.version = (2 << 16) + (int)sizeof cfg;
-    cfg.num_contexts = -1;
-    cfg.uniqueid = tid;
-    team = TEAM_INVALID;
-    if ((rc = nvshmemx_team_init(&team, &cfg, TEAM_CONFIG_MASK_UNIQUEID, members, me - first)) != 0)
-      fail("nvshmemx_team_init (PEs %d..%d) returned %d", first, n - 1, rc);
-    if (nvshmem_team_my_pe(team) != me - first || nvshmem_team_n_pes(team) != members)
-      fail("team_init's team: team_my_pe %d, team_n_pes %d", nvshmem_team_my_pe(team), nvshmem_team_n_pes(team));
-    nvshmem_putmem(dst, poison, sizeof poison, me);
-    if ((rc = nvshmem_int_sum_reduce(team, dst, src, N)) != 0) fail("int_sum_reduce on team_init's team returned %d", rc);
-    nvshmem_getmem(got, dst, sizeof got, me);
-    for (size_t i = 0; i < N; ++i) {
-      uint32_t want = 0;
-      for (int pe = first; pe < n; ++pe) want += (uint32_t)(int)value(seed, pe, i);
-      if ((uint32_t)got[i] != want) fail("team_init's team's sum: element %zu is %d, not %d", i, got[i], (int)want);
+  for (int kind = 0; kind < 2; ++kind) {
+    const int first = kind == 0 || n == 1 ? 0 : 1, stride = kind == 0 ? 2 : 1, size = (n - first + stride - 1) / stride;
+    const char *what = kind == 0 ? "the even PEs' split" : "team_init's team";
+    const int mine = me >= first && (me - first) % stride == 0;
+    int team = TEAM_INVALID;
+    if (kind == 0) {
+      if ((rc = nvshmem_team_split_strided(TEAM_WORLD, first, stride, size, NULL, 0, &team)) != 0)
+        fail("nvshmem_team_split_strided returned %d", rc);
+    } else {
+      uint64_t tid = 0;
+      if (me == 0) {
+        if ((rc = nvshmemx_team_get_uniqueid(&tid)) != 0) fail("nvshmemx_team_get_uniqueid returned %d", rc);
+        nvshmem_putmem(idbuf, &tid, sizeof tid, 0);
+        nvshmem_quiet();
+      }
+      nvshmem_barrier_all();
+      nvshmem_getmem(&tid, idbuf, sizeof tid, 0);
+      if (mine) {
+        team_config_t cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.version = (2 << 16) + (int)sizeof cfg;
+        cfg.num_contexts = -1;
+        cfg.uniqueid = tid;
+        if ((rc = nvshmemx_team_init(&team, &cfg, TEAM_CONFIG_MASK_UNIQUEID, size, (me - first) / stride)) != 0)
+          fail("nvshmemx_team_init (PEs %d..%d) returned %d", first, n - 1, rc);
+      }
     }
-    nvshmem_team_destroy(team);
+    if (mine != (team != TEAM_INVALID)) fail("%s: team %d on PE %d", what, team, me);
+    if (team != TEAM_INVALID) {
+      if (nvshmem_team_my_pe(team) != (me - first) / stride || nvshmem_team_n_pes(team) != size)
+        fail("%s: team_my_pe %d, team_n_pes %d", what, nvshmem_team_my_pe(team), nvshmem_team_n_pes(team));
+      nvshmem_putmem(dst, poison, sizeof poison, me);
+      if ((rc = nvshmem_int_sum_reduce(team, dst, src, N)) != 0) fail("int_sum_reduce on %s returned %d", what, rc);
+      nvshmem_getmem(got, dst, sizeof got, me);
+      for (size_t i = 0; i < N; ++i) {
+        uint32_t want = 0;
+        for (int pe = first; pe < n; pe += stride) want += (uint32_t)(int)value(seed, pe, i);
+        if ((uint32_t)got[i] != want) fail("%s's sum: element %zu is %d, not %d", what, i, got[i], (int)want);
+      }
+      nvshmem_team_destroy(team);
+    }
+    nvshmem_barrier_all();
   }
-  nvshmem_barrier_all();
   nvshmem_free(idbuf);
   nvshmem_free(hr);
   nvshmem_free(h);

@@ -19,7 +19,7 @@ from enum import IntEnum as _IntEnum
 import numpy as _numpy
 
 from gshmem import _gshmem
-from gshmem.core.direct import InitStatus as _InitStatus
+from gshmem.core.direct import InitStatus as _InitStatus, SmemAmount as _SmemAmount, ThreadSupport as _ThreadSupport
 from gshmem.core.init_fini import UNIQUEID_DTYPE as _UNIQUEID_DTYPE
 from gshmem.core.rma import ComparisonType as _ComparisonType
 from gshmem.core.types import state as _state
@@ -215,11 +215,7 @@ class Team_id(_IntEnum):
     TEAMS_MIN = 6
 
 
-class Smem_amount(_IntEnum):
-    SMEM_RECOMMENDED = 0
-    SMEM_MINIMUM = 1
-    SMEM_BARRIERS_ONLY = 2
-    MAX = 3
+Smem_amount = _IntEnum("Smem_amount", [(m.name, int(m)) for m in _SmemAmount])
 
 
 class Region_hint(_IntEnum):
@@ -231,12 +227,7 @@ class Region_hint(_IntEnum):
 Cmp_type = _IntEnum("Cmp_type", [(m.name, int(m)) for m in _ComparisonType] + [("CMP_SENTINEL", 2**31 - 1)])
 
 
-class Thread_support(_IntEnum):
-    THREAD_SINGLE = 0
-    THREAD_FUNNELED = 1
-    THREAD_SERIALIZED = 2
-    THREAD_MULTIPLE = 3
-    THREAD_TYPE_SENTINEL = 2**31 - 1
+Thread_support = _IntEnum("Thread_support", [(m.name, int(m)) for m in _ThreadSupport])
 
 
 Init_status = _IntEnum("Init_status", [(m.name, int(m)) for m in _InitStatus])
