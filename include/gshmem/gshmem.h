@@ -288,7 +288,7 @@ typedef int32_t gshmem_team_t;
 #define GSHMEM_TEAM_GPU_LEADERS_INDEX 5
 #define GSHMEM_TEAMS_MIN 6
 /* NVSHMEM 3.4.5's layout (version 2), member names and initializer. gshmem has no communication contexts, so
- * num_contexts and uniqueid are accepted and not used. */
+ * num_contexts is accepted and not used; uniqueid is what gshmemx_team_init's members meet by (splits ignore it). */
 typedef struct {
   int32_t version;
   int32_t num_contexts;

@@ -28,15 +28,19 @@ struct alignas(64) ControlBlock {
   alignas(64) std::atomic<std::uint64_t> xchg_done;
   alignas(64) std::uint64_t xchg_len;
   unsigned char xchg[kExchangeBytes];
-  // gshmemx_team_init's rendezvous (team/team.cpp): this PE's one record while it is in a team_init call. uid is
-  // stored last (release) and 0 means none; the other members each add 1 to acks once they have read every
-  // member's record, and this PE clears uid only when all have. npes < 0: this PE gave up (the call failed here).
+  // gshmemx_team_init's rendezvous (team/team.cpp): this PE's one record while it is in a team_init call, written
+  // by this PE only, under a seqlock (gen odd while it is rewritten; readers retry). uid 0: no call; count: this
+  // PE's calls with that uid before this one (a uid used again is another call); npes < 0: this PE gave up here.
+  // acks: (gen of the record it acknowledges) << 32 | number of members that read every record, added to by the
+  // others with a compare-and-swap that checks the gen, so an acknowledgement of an older call never counts.
   struct alignas(64) TeamInitRecord {
+    std::atomic<std::uint64_t> gen;
     std::atomic<std::uint64_t> uid;
+    std::atomic<std::uint64_t> count;
+    std::atomic<std::uint64_t> used;  // the team slots this PE uses (the members take the lowest free on all)
+    std::atomic<std::int32_t> npes;
+    std::atomic<std::int32_t> idx;
     std::atomic<std::uint64_t> acks;
-    std::int32_t npes;
-    std::int32_t idx;
-    std::uint64_t used;  // the team slots this PE uses (the members take the lowest slot free on all of them)
   } team_init;
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "cross-process flags need lock-free atomics");

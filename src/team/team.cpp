@@ -279,12 +279,46 @@ int TeamTable::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, 
   return GSHMEM_SUCCESS;
 }
 
-// The members meet through their control blocks: each publishes (npes, idx, used slots) under the uid, then
-// reads every PE's record until it has found npes records with that uid. All members read the same records, so
-// they reach the same verdict and the same slot. Each then resets the slot's flags on its side and adds 1 to every
-// other member's acks; it returns (and clears its record) only when its own acks reached npes - 1, that is when
-// every member has read all records and reset its flags: nobody writes into a member's flags before it reset them,
-// the guarantee split_strided's closing parent barrier gives.
+namespace {
+using InitRecord = ControlBlock::TeamInitRecord;
+struct InitView {
+  std::uint64_t gen, uid, count, used;
+  int npes, idx;
+};
+// A consistent copy of a PE's team_init record (seqlock: retried while its owner rewrites it).
+InitView read_record(const InitRecord& r) {
+  for (;;) {
+    const std::uint64_t g = r.gen.load(std::memory_order_acquire);
+    if (g & 1) continue;  // its owner is between two stores of a few words
+    const InitView v{g,
+                     r.uid.load(std::memory_order_relaxed),
+                     r.count.load(std::memory_order_relaxed),
+                     r.used.load(std::memory_order_relaxed),
+                     r.npes.load(std::memory_order_relaxed),
+                     r.idx.load(std::memory_order_relaxed)};
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (r.gen.load(std::memory_order_relaxed) == g) return v;
+  }
+}
+// Rewrites this PE's own record (its only writer): `set` stores the fields; returns the record's new gen.
+template <class F>
+std::uint64_t write_record(InitRecord& r, F&& set) {
+  const std::uint64_t g = r.gen.load(std::memory_order_relaxed) + 2;
+  r.gen.store(g - 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  set(r, g);
+  r.gen.store(g, std::memory_order_release);
+  return g;
+}
+}  // namespace
+
+// The members meet through their control blocks: each publishes (uid, its count of earlier calls with that uid,
+// npes, idx, used slots), then reads every PE's record until it has found npes records of this call (uid and
+// count equal). All members read the same records, so they reach the same verdict and the same slot. Each then
+// resets the slot's flags on its side and acknowledges every other member (a compare-and-swap on its acks that
+// checks the record is still the one it read); it returns, and clears its record, only when its own acks reached
+// npes - 1, that is when every member has read all records and reset its flags: nobody writes into a member's flags
+// before it reset them, the guarantee split_strided's closing parent barrier gives.
 void TeamTable::init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* new_team) {
   const char* call = "gshmemx_team_init";
   if (new_team) *new_team = GSHMEM_TEAM_INVALID;
@@ -296,7 +330,7 @@ void TeamTable::init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* n
          rt_.n_pes);
   if (uid == 0 || uid == UINT64_MAX) {
     // No unique ID: only every PE in world order can be told apart from other calls (nvshmem4py's own tests make
-    // that team so): a split of the world, which every PE calls.
+    // that team so): a split of the world, which every PE calls (one that does not waits until the timeout).
     if (npes == rt_.n_pes && idx == rt_.my_pe) {
       split_strided(GSHMEM_TEAM_WORLD, 0, 1, npes, new_team);
       return;
@@ -305,16 +339,25 @@ void TeamTable::init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* n
          "one with gshmemx_team_get_uniqueid (nvshmemx_team_get_uniqueid) on one member, send it to the others, "
          "and pass it in config->uniqueid", call, uid == 0 ? "0" : "UINT64_MAX", npes, rt_.n_pes);
   }
-  ControlBlock::TeamInitRecord& mine = rt_.ctrl->mine().team_init;
-  mine.npes = npes;
-  mine.idx = idx;
-  mine.used = used_;
-  mine.acks.store(0, std::memory_order_relaxed);
-  mine.uid.store(uid, std::memory_order_release);
-  // On a failure while the members look for each other, the record stays with npes < 0, so that the members
-  // still looking fail too instead of waiting (the next team_init of this PE replaces it).
-  auto give_up = [&] { mine.npes = -1; };
+  const std::uint64_t count = init_calls_[uid]++;  // members that used this uid together agree on it
+  InitRecord& mine = rt_.ctrl->mine().team_init;
+  write_record(mine, [&](InitRecord& r, std::uint64_t g) {
+    r.uid.store(uid, std::memory_order_relaxed);
+    r.count.store(count, std::memory_order_relaxed);
+    r.used.store(used_, std::memory_order_relaxed);
+    r.npes.store(npes, std::memory_order_relaxed);
+    r.idx.store(idx, std::memory_order_relaxed);
+    r.acks.store(g << 32, std::memory_order_relaxed);
+  });
+  // A failure while the members look for or acknowledge each other marks the record given up (npes < 0), so that
+  // the members still waiting fail too instead of waiting (this PE's next team_init replaces it).
+  auto give_up = [&] { write_record(mine, [](InitRecord& r, std::uint64_t) { r.npes.store(-1); }); };
+  auto gave_up = [&](int pe) {
+    fail(GSHMEM_ERROR_MISMATCH, "{}: world PE {}, a member of the team with uniqueid {:#x}, failed its "
+         "gshmemx_team_init (its message says why). Fix: that PE's error first", call, pe, uid);
+  };
   std::vector<int> member(static_cast<std::size_t>(npes), -1);  // world PE of each index
+  std::vector<std::uint64_t> member_gen(static_cast<std::size_t>(npes), 0);
   std::uint64_t used = 0;
   try {
     int found = 0;
@@ -324,30 +367,25 @@ void TeamTable::init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* n
       std::fill(member.begin(), member.end(), -1);
       used = 0;
       for (int pe = 0; pe < rt_.n_pes; ++pe) {
-        const ControlBlock::TeamInitRecord& r = rt_.ctrl->of(pe).team_init;
-        if (r.uid.load(std::memory_order_acquire) != uid) continue;
-        const int n = r.npes, i = r.idx;
-        if (n < 0)
-          fail(GSHMEM_ERROR_MISMATCH, "{}: world PE {}, a member of the team with uniqueid {:#x}, failed its "
-               "gshmemx_team_init (its message says why). Fix: that PE's error first", call, pe, uid);
-        if (n != npes)
+        const InitView r = read_record(rt_.ctrl->of(pe).team_init);
+        if (r.uid != uid || r.count != count) continue;  // no call, another call, or this uid's earlier or later
+        if (r.npes < 0) gave_up(pe);
+        if (r.npes != npes)
           fail(GSHMEM_ERROR_MISMATCH, "{}: world PE {} passed npes={} with uniqueid {:#x}, this PE (world PE {}) "
-               "npes={}. Fix: every member passes the team's size; use a fresh uniqueid for each team", call, pe, n,
-               uid, rt_.my_pe, npes);
-        if (i < 0 || i >= npes)
+               "npes={}. Fix: every member passes the team's size; use a fresh uniqueid for each team", call, pe,
+               r.npes, uid, rt_.my_pe, npes);
+        if (r.idx < 0 || r.idx >= npes)
           fail(GSHMEM_ERROR_MISMATCH, "{}: world PE {} passed pe_idx_in_team={} with uniqueid {:#x} for a team of "
-               "{}. Fix: give each member its own index 0..npes-1", call, pe, i, uid, npes);
-        if (member[static_cast<std::size_t>(i)] >= 0)
+               "{}. Fix: give each member its own index 0..npes-1", call, pe, r.idx, uid, npes);
+        if (member[static_cast<std::size_t>(r.idx)] >= 0)
           fail(GSHMEM_ERROR_MISMATCH, "{}: world PEs {} and {} both passed pe_idx_in_team={} with uniqueid {:#x}. "
-               "Fix: give each member its own index 0..npes-1", call, member[static_cast<std::size_t>(i)], pe, i,
-               uid);
-        member[static_cast<std::size_t>(i)] = pe;
+               "Fix: give each member its own index 0..npes-1", call, member[static_cast<std::size_t>(r.idx)], pe,
+               r.idx, uid);
+        member[static_cast<std::size_t>(r.idx)] = pe;
+        member_gen[static_cast<std::size_t>(r.idx)] = r.gen;
         used |= r.used;
         ++found;
       }
-      if (found > npes)
-        fail(GSHMEM_ERROR_MISMATCH, "{}: {} PEs passed uniqueid {:#x} for a team of {}. Fix: use a fresh uniqueid "
-             "for each team", call, found, uid, npes);
       if (found < npes) spin.pause();
     }
   } catch (...) {
@@ -369,20 +407,39 @@ void TeamTable::init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* n
     fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: all {} team slots for splits are in use on some member of the new team. "
          "Fix: destroy teams you no longer need (gshmem_team_destroy)", call, kMaxTeams - GSHMEM_TEAMS_MIN);
   }
-  TeamInfo t{{member[0], npes > 1 ? member[1] - member[0] : 1, npes, idx}, true, 0};
+  TeamInfo t{{member[0], stride, npes, idx}, true, 0};
   reset_slot(slot);
   claim(slot, t);
   if (rt_.gpu) device_state::publish(rt_);  // kernels see the new team
-  for (int pe : member)
-    if (pe != rt_.my_pe) rt_.ctrl->of(pe).team_init.acks.fetch_add(1, std::memory_order_acq_rel);
   try {
+    for (int i = 0; i < npes; ++i) {
+      const int pe = member[static_cast<std::size_t>(i)];
+      if (pe == rt_.my_pe) continue;
+      // only the record this PE read: one that changed since has given up (it cannot have finished without this)
+      std::atomic<std::uint64_t>& acks = rt_.ctrl->of(pe).team_init.acks;
+      std::uint64_t a = acks.load(std::memory_order_acquire);
+      do {
+        if (a >> 32 != (member_gen[static_cast<std::size_t>(i)] & 0xFFFFFFFFull)) gave_up(pe);
+      } while (!acks.compare_exchange_weak(a, a + 1, std::memory_order_acq_rel, std::memory_order_acquire));
+    }
     Spinner spin(rt_, call);
-    while (mine.acks.load(std::memory_order_acquire) < static_cast<std::uint64_t>(npes - 1)) spin.pause();
+    for (std::uint64_t k = 0;; ++k) {
+      if ((mine.acks.load(std::memory_order_acquire) & 0xFFFFFFFFull) >= static_cast<std::uint64_t>(npes - 1)) break;
+      if (k % 1024 == 1023)  // a member that gave up after this PE read its record will never acknowledge
+        for (int pe : member) {
+          const InitView r = read_record(rt_.ctrl->of(pe).team_init);
+          if (pe != rt_.my_pe && r.uid == uid && r.count == count && r.npes < 0) gave_up(pe);
+        }
+      spin.pause();
+    }
   } catch (...) {
     give_up();
+    teams_[slot].live = false;  // the team is not made here: its slot is free again
+    used_ &= ~(1ull << slot);
+    if (rt_.gpu) device_state::publish(rt_);
     throw;
   }
-  mine.uid.store(0, std::memory_order_release);
+  write_record(mine, [](InitRecord& r, std::uint64_t) { r.uid.store(0, std::memory_order_relaxed); });
   *new_team = slot;
 }
 

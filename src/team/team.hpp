@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,7 @@ class TeamTable {
   // Why predefined slot s is no team on this PE (see GpuTeams); empty where it is one.
   std::string absent_[GSHMEM_TEAMS_MIN];
   std::uint64_t used_ = 0;  // bitmap of slots this PE uses
+  std::map<std::uint64_t, std::uint64_t> init_calls_;  // team_init calls of this PE by unique ID
 };
 
 }  // namespace gshmem

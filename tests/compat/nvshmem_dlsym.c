@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -252,8 +253,10 @@ int main(int argc, char **argv) {
     if (lseek(fd, 0, SEEK_SET) != 0 || read(fd, text, sizeof text - 1) < 0) fail("reading the log back failed");
     close(fd);
     const char *level = getenv("NVSHMEM_DEBUG");
-    const int warn = level && (!strcmp(level, "WARN") || !strcmp(level, "INFO") || !strcmp(level, "TRACE"));
-    const int trace = level && !strcmp(level, "TRACE");
+    /* NVSHMEM's levels in order: VERSION, WARN, INFO, ABORT, TRACE */
+    const int warn = level && (!strcasecmp(level, "WARN") || !strcasecmp(level, "INFO") ||
+                               !strcasecmp(level, "ABORT") || !strcasecmp(level, "TRACE"));
+    const int trace = level && !strcasecmp(level, "TRACE");
     char want[64];
     snprintf(want, sizeof want, "dlsym warn 4242 of PE %d", me);
     if ((strstr(text, want) != NULL) != warn || (strstr(text, "dlsym trace 4343") != NULL) != trace)

@@ -1474,7 +1474,7 @@ MPT_CASE(team_init) {
         gshmemx_team_uniqueid_t id = 0;
         MPT_CHECK_STATUS(gshmemx_team_get_uniqueid(&id), GSHMEM_SUCCESS, "");
         MPT_CHECK(id != 0 && id != UINT64_MAX) << "team_get_uniqueid gave" << id;
-        ids[k] = id;
+        local_write(ids + k, &id, sizeof id);  // the heap is GPU memory on GPU PEs
       }
     }
     gshmem_barrier_all();
@@ -1523,6 +1523,17 @@ MPT_CASE(team_init) {
     MPT_CHECK_STATUS(gshmem_barrier(t), GSHMEM_SUCCESS, "");
     gshmem_team_destroy(t);
   }
+  // one uid kept and used again at once (a program's config object): each use is a call of its own, the members
+  // counting their calls with it, so a PE that is back before the others never meets their previous call
+  fresh_ids(id);
+  for (int k = 0; k < 4; ++k) {
+    t = 777;
+    MPT_CHECK_STATUS(init(id[0], n, my, &t), GSHMEM_SUCCESS, "");
+    MPT_CHECK_EQ(gshmem_team_n_pes(t), n);
+    MPT_CHECK_EQ(gshmem_team_my_pe(t), my);
+    if (my == k % n) sleep_ms(2);  // one PE late each time
+    gshmem_team_destroy(t);
+  }
   // bad arguments: refused here, before this PE waits for anyone
   fresh_ids(id);
   gshmem_team_config_t cfg = GSHMEM_TEAM_CONFIG_INITIALIZER;
@@ -1553,14 +1564,14 @@ MPT_CASE(team_init) {
     MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
     // PEs 0 and 1 both index 0 (index 1 never comes): every member sees the clash or a member that gave up
     fresh_ids(id);
-    MPT_CHECK_STATUS(init(id[0], n, my == 1 ? 0 : my, &t), GSHMEM_ERROR_MISMATCH, "gshmemx_team_init");
+    MPT_CHECK_STATUS(init(id[0], n, my == 1 ? 0 : my, &t), GSHMEM_ERROR_MISMATCH, "with uniqueid 0x");
     MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
   }
   if (n >= 3) {
     // PE 0 says the team has n - 1 (>= 2) members, the others n: no set of records can agree
     fresh_ids(id);
     MPT_CHECK_STATUS(init(id[0], my == 0 ? n - 1 : n, my == 0 ? 0 : my, &t), GSHMEM_ERROR_MISMATCH,
-                     "gshmemx_team_init");
+                     "with uniqueid 0x");
     MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
   }
   // after the refusals the next team is made as before; config_mask 0 with the ID set (users' code does so)

@@ -166,7 +166,7 @@ class InitAttr(_Pod):
 
 class TeamConfig(_Pod):
     """nvshmem_team_config_t (64 bytes, version 2): NVSHMEM_TEAM_CONFIG_INITIALIZER's values. gshmem has no
-    communication contexts: num_contexts and uniqueid are accepted and not used."""
+    communication contexts: num_contexts is accepted and not used; uniqueid is what team_init's members meet by."""
 
     _dtype = team_config_dtype
 

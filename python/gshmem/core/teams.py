@@ -13,7 +13,8 @@ _CONFIG_MASK_ALL = 0x1 | 0x2  # NVSHMEM_TEAM_CONFIG_MASK_NUM_CONTEXTS | _UNIQUEI
 
 class TeamConfig:
     """nvshmem_team_config_t's fields (version, num_contexts, uniqueid), set as attributes as nvshmem4py's programs
-    do. gshmem teams have no communication contexts, so a config (or None) is accepted and its fields not used."""
+    do. gshmem teams have no communication contexts: num_contexts is accepted and not used, and the splits take a
+    config or None; team_init needs one, whose uniqueid (a TeamUniqueId or its value) its members meet by."""
 
     __slots__ = ("version", "num_contexts", "uniqueid")
 
@@ -136,7 +137,12 @@ def team_init(team_config, config_mask, npes, pe_idx_in_team, new_team_name=None
     if not 0 <= uid <= 0xFFFFFFFFFFFFFFFF:
         raise GshmemInvalid(f"{call}: team_config.uniqueid={uid} is not a 64-bit unique ID. Fix: use "
                             "get_team_unique_id() (or its .value)")
-    handle = _gshmem.team_init(uid, int(npes), int(pe_idx_in_team))
+    try:
+        handle = _gshmem.team_init(uid, int(npes), int(pe_idx_in_team))
+    except _gshmem.GshmemError as e:
+        if getattr(e, "status", None) == 1:  # INVALID_VALUE: bad arguments, NvshmemInvalid as for the splits
+            raise GshmemInvalid(str(e)) from None
+        raise
     return _register(handle, new_team_name or f"TEAM_{handle}", bool(new_team_name))
 
 
