@@ -285,9 +285,10 @@ struct InitView {
   std::uint64_t gen, uid, count, used;
   int npes, idx;
 };
-// A consistent copy of a PE's team_init record (seqlock: retried while its owner rewrites it).
+// A consistent copy of a PE's team_init record (seqlock: retried while its owner rewrites it). An owner that stays
+// in the middle of a write (it died there) reads as no record, so the caller's Spinner gets to notice it.
 InitView read_record(const InitRecord& r) {
-  for (;;) {
+  for (int tries = 0; tries < (1 << 20); ++tries) {
     const std::uint64_t g = r.gen.load(std::memory_order_acquire);
     if (g & 1) continue;  // its owner is between two stores of a few words
     const InitView v{g,
@@ -299,6 +300,7 @@ InitView read_record(const InitRecord& r) {
     std::atomic_thread_fence(std::memory_order_acquire);
     if (r.gen.load(std::memory_order_relaxed) == g) return v;
   }
+  return InitView{};
 }
 // Rewrites this PE's own record (its only writer): `set` stores the fields; returns the record's new gen.
 template <class F>
