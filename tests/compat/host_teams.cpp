@@ -29,6 +29,9 @@
 //   fresh       a collective on a split team straight after nvshmem_align / nvshmem_malloc, the source written
 //               just before, no barrier (DeepEP: nvshmem_align(alignment, size) for its buffers; NVIDIA/nvshmem
 //               examples/hello.cpp: nvshmem_malloc right after init).
+//   uniqueid    a team of each parity group made by its members alone (nvshmemx_team_get_uniqueid on the group's
+//               first PE, nvshmemx_team_init on each with its index): the process-group teams of a PyTorch-style
+//               NVSHMEM extension (global rank lists, NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID), found by code search.
 //   left live   a split team never destroyed and an allocation never freed when nvshmem_finalize runs (hello.cpp).
 //
 // COMPAT_STREAM_ON_CPU=<form> instead runs one stream-ordered call with stream 0 and nothing else: on CPU PEs
@@ -169,6 +172,34 @@ void duplicates(const coll::Buffers& buf, uint64_t seed) {
     check_team(buf, pool[i], strided(start, 2, size), name, seed);
   }
   for (int i = 0; i < kDup; ++i) nvshmem_team_destroy(pool[i]);
+}
+
+// Teams from a unique ID (NVSHMEM 3.4): a PyTorch-style extension makes the team of a process group from its global
+// ranks, nvshmemx_team_get_uniqueid on the group's first rank and nvshmemx_team_init on every member with its index
+// (the id sent by the program itself; here through the heap). My parity group, each group its own id, the config
+// from NVSHMEM_TEAM_CONFIG_INITIALIZER with the id set and NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID.
+void from_uniqueid(const coll::Buffers& buf, uint64_t seed) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  const int start = me % 2, size = (npes - start + 1) / 2;
+  uint64_t* box = static_cast<uint64_t*>(nvshmem_malloc(sizeof(uint64_t)));
+  if (box == nullptr) compat::fail("from_uniqueid: nvshmem_malloc failed");
+  if (me == start) {
+    nvshmemx_team_uniqueid_t id = 0;
+    if (nvshmemx_team_get_uniqueid(&id) != 0) compat::fail("from_uniqueid: nvshmemx_team_get_uniqueid failed");
+    nvshmem_uint64_p(box, id, me);
+    nvshmem_quiet();
+  }
+  nvshmem_barrier_all();
+  nvshmem_team_config_t cfg = NVSHMEM_TEAM_CONFIG_INITIALIZER;
+  cfg.uniqueid = nvshmem_uint64_g(box, start);
+  nvshmem_team_t t = NVSHMEM_TEAM_INVALID;
+  if (nvshmemx_team_init(&t, &cfg, NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID, size, (me - start) / 2) != 0)
+    compat::fail("from_uniqueid: nvshmemx_team_init of group (%d, 2, %d) failed", start, size);
+  check_team(buf, t, strided(start, 2, size), start ? "team_init of the odd group" : "team_init of the even group",
+             seed);
+  nvshmem_team_destroy(t);
+  nvshmem_barrier_all();
+  nvshmem_free(box);
 }
 
 // NVSHMEM's test teams, all alive at once.
@@ -396,6 +427,7 @@ int main(int argc, char** argv) {
   const coll::Buffers buf = coll::alloc_buffers(4096);
   partition(buf, seed);
   duplicates(buf, seed);
+  from_uniqueid(buf, seed);
   test_teams(buf, seed);
   int* box = static_cast<int*>(nvshmem_malloc(2 * sizeof(int)));
   nvshmem_barrier_all();
