@@ -94,12 +94,12 @@ GSHMEM_ABI(int abi_id_init_status(void), "nvshmemid_init_status") { return GSHME
 // subsystem mask). Here a line on stderr when `level` is at or below NVSHMEM_DEBUG's (VERSION, WARN, INFO, ABORT or
 // TRACE; unset or anything else: none, as in NVSHMEM): "NVSHMEM <LEVEL> <file>:<line> <message>".
 namespace {
+const char* const kDebugLevels[] = {"NONE", "VERSION", "WARN", "INFO", "ABORT", "TRACE"};
 int debug_threshold() {
   static const int level = [] {
     const char* v = std::getenv("NVSHMEM_DEBUG");
-    const char* names[] = {"VERSION", "WARN", "INFO", "ABORT", "TRACE"};
-    for (int i = 0; v && i < 5; ++i)
-      if (strcasecmp(v, names[i]) == 0) return i + 1;
+    for (int i = 1; v && i < 6; ++i)
+      if (strcasecmp(v, kDebugLevels[i]) == 0) return i;
     return 0;
   }();
   return level;
@@ -109,13 +109,12 @@ GSHMEM_ABI(void abi_debug_log(int level, unsigned long flags, const char* filefu
            "nvshmem_debug_log") {
   (void)flags;
   if (level <= 0 || level > debug_threshold() || fmt == nullptr) return;
-  static const char* const names[] = {"NONE", "VERSION", "WARN", "INFO", "ABORT", "TRACE"};
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   std::vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   const size_t n = std::strlen(msg);
-  std::fprintf(stderr, "NVSHMEM %s %s:%d %s%s", names[level > 5 ? 5 : level], filefunc ? filefunc : "?", line, msg,
+  std::fprintf(stderr, "NVSHMEM %s %s:%d %s%s", kDebugLevels[level > 5 ? 5 : level], filefunc ? filefunc : "?", line, msg,
                n && msg[n - 1] == '\n' ? "" : "\n");
 }

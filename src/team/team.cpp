@@ -302,15 +302,14 @@ InitView read_record(const InitRecord& r) {
   }
   return InitView{};
 }
-// Rewrites this PE's own record (its only writer): `set` stores the fields; returns the record's new gen.
+// Rewrites this PE's own record (its only writer): `set` stores the fields, given the record's new gen.
 template <class F>
-std::uint64_t write_record(InitRecord& r, F&& set) {
+void write_record(InitRecord& r, F&& set) {
   const std::uint64_t g = r.gen.load(std::memory_order_relaxed) + 2;
   r.gen.store(g - 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
   set(r, g);
   r.gen.store(g, std::memory_order_release);
-  return g;
 }
 }  // namespace
 
@@ -436,9 +435,7 @@ void TeamTable::init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* n
     }
   } catch (...) {
     give_up();
-    teams_[slot].live = false;  // the team is not made here: its slot is free again
-    used_ &= ~(1ull << slot);
-    if (rt_.gpu) device_state::publish(rt_);
+    release(slot);  // the team is not made here: its slot is free again
     throw;
   }
   write_record(mine, [](InitRecord& r, std::uint64_t) { r.uid.store(0, std::memory_order_relaxed); });
@@ -454,8 +451,12 @@ void TeamTable::destroy(gshmem_team_t team) {
   get(team, call);
   // Stream barriers of this team may still be queued; they must finish before the slot can be reused.
   if (rt_.gpu) gpu::synchronize_device(rt_.gpu, call);
-  teams_[team].live = false;
-  used_ &= ~(1ull << team);
+  release(team);
+}
+
+void TeamTable::release(int slot) {
+  teams_[slot].live = false;
+  used_ &= ~(1ull << slot);
   if (rt_.gpu) device_state::publish(rt_);  // also zeroes the slot's device-barrier flags for its next team
 }
 

@@ -60,6 +60,7 @@ class TeamTable {
   void invalid_parent(gshmem_team_t parent, const char* call);  // throws INVALID_VALUE for GSHMEM_TEAM_INVALID
   TeamInfo parent_or_abort(gshmem_team_t parent, const char* call);
   void reset_slot(int slot);
+  void release(int slot);  // the slot free again on this PE (destroy; a team_init that failed after claiming it)
   Runtime& rt_;
   TeamInfo teams_[kMaxTeams]{};
   // Why predefined slot s is no team on this PE (see GpuTeams); empty where it is one.

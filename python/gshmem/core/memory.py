@@ -555,32 +555,37 @@ def get_multicast_tensor(team, tensor):  # noqa: F811
     _no_multicast("get_multicast_tensor")
 
 
+def _register_external(obj, call, what):
+    """register_external_tensor / _array: `obj` (a tensor or an array of any library) registered, and the same
+    library's object of its shape and dtype at the symmetric address returned."""
+    p, n, _, _, library = describe(obj, call, what)
+    return make_array(library, _register(p, n, call), n, tuple(obj.shape), obj.dtype, state.device)
+
+
+def _unregister_external(obj, call, what):
+    _unregister(describe(obj, call, what)[0], call, f"the {what}")
+
+
 def register_external_tensor(tensor):  # noqa: F811
     """Makes every PE's `tensor` (same bytes everywhere; GPU PEs: CUDA VMM memory with a POSIX-fd handle type, not
     torch's caching allocator; CPU PEs: a tensor over a MAP_SHARED file mapping) one symmetric region (collective);
     returns a tensor of the same shape and dtype at its symmetric address."""
-    p, n, _, _, library = describe(tensor, "register_external_tensor", "tensor")
-    q = _register(p, n, "register_external_tensor")
-    return make_array(library, q, n, tuple(tensor.shape), tensor.dtype, state.device)
+    return _register_external(tensor, "register_external_tensor", "tensor")
 
 
 def register_external_array(array):
     """nvshmem4py's interop.cupy.register_external_array: register_external_tensor for arrays (CuPy on GPU PEs, over
     CUDA VMM memory with a POSIX-fd handle type, not CuPy's memory pool; NumPy over a MAP_SHARED file mapping on
     CPU PEs); returns an array of the same shape and dtype at the symmetric address (collective)."""
-    p, n, _, _, library = describe(array, "register_external_array", "array")
-    q = _register(p, n, "register_external_array")
-    return make_array(library, q, n, tuple(array.shape), array.dtype, state.device)
+    return _register_external(array, "register_external_array", "array")
 
 
 def unregister_external_array(array):
     """Undoes register_external_array (collective); pass the array it returned."""
-    p, _, _, _, _ = describe(array, "unregister_external_array", "array")
-    _unregister(p, "unregister_external_array", "the array")
+    _unregister_external(array, "unregister_external_array", "array")
 
 
 def unregister_external_tensor(tensor):  # noqa: F811
     """Undoes register_external_tensor (collective); pass the tensor it returned."""
-    p, _, _, _, _ = describe(tensor, "unregister_external_tensor", "tensor")
-    _unregister(p, "unregister_external_tensor", "the tensor")
+    _unregister_external(tensor, "unregister_external_tensor", "tensor")
 
