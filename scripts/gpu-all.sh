@@ -29,7 +29,8 @@
 #   machine kept warm since a check call), and 16 programs x 3 builds, NVSHMEM's with -rdc)
 #   GSHMEM_COMMIT=<hash> (the device machine gets the tree without .git)
 #   PREBUILT=1: no build on the device: scripts/gpu-prebuilt.sh unpack (the call carries .gpu-prebuilt, made here by
-#   `scripts/gpu-prebuilt.sh pack` from the same tree), then check, compat, collquick and collsweep use build-gpu/
+#   `scripts/gpu-prebuilt.sh pack` from the same tree), then check, compat, collquick and collsweep use build-gpu/,
+#   and the Python steps (python, pybench, pipeline, moe) the package it built for the device's Python
 # Never uses NVLink multicast.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +55,9 @@ if [ -n "${PREBUILT:-}" ]; then
   # its binaries find build-gpu/lib by their run path; only what came along beside it goes on the path (the bench
   # and Python steps keep their own libgshmem)
   export LD_LIBRARY_PATH=$gbuild/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  # the Python package built with CUDA beside it (pack does where it finds the device's python, 3.12): the python,
+  # pybench, pipeline and moe steps copy it instead of building it (scripts/python-tests.sh)
+  [ -d "$gbuild/py-site" ] && export GSHMEM_PY_PREBUILT=$gbuild/py-site
 fi
 # py_step NAME SCRIPT LIMIT_S RESERVE_S: the Python package built with CUDA into $work/NAME/site (install.txt), then
 # scripts/SCRIPT with it on PYTHONPATH, OUT=$work/NAME/out, BUDGET_S=LIMIT_S - RESERVE_S, under timeout LIMIT_S.

@@ -6,7 +6,9 @@
 #                                    .gpu-prebuilt/build-gpu.tar.gz: binaries and libraries without debug sections,
 #                                    the CTest files, no object files; the shared libraries they need that are not
 #                                    glibc's, the compiler's, CUDA's, NCCL's or MPI's go along in
-#                                    build-gpu/prebuilt-lib; and a manifest of the sources it was built from.
+#                                    build-gpu/prebuilt-lib; the Python package built with CUDA for the GPU
+#                                    machine's Python (3.12; PREBUILT_PYTHON=<python> for another) in
+#                                    build-gpu/py-site; and a manifest of the sources it was built from.
 #   scripts/gpu-prebuilt.sh unpack   there: unpack it into build-gpu/, refuse it (and remove it) if a source differs
 #                                    from the manifest (naming the files; PREBUILT_ANY=1 uses it anyway), and point
 #                                    its CTest files at this checkout and this machine's tools.
@@ -61,6 +63,24 @@ case ${1:-} in
         *) case $lib in "$build"/*) ;; *) cp -L "$lib" "$stage/build-gpu/prebuilt-lib/" ;; esac ;;
       esac
     done
+    # the Python package built with CUDA for the GPU machine's Python (3.12 there: PREBUILT_PYTHON names another),
+    # so that the Python steps install it by a copy instead of a ~180 s build (scripts/python-tests.sh,
+    # GSHMEM_PY_PREBUILT); without that Python here they build it as before
+    pypre=${PREBUILT_PYTHON:-}
+    if [ -z "$pypre" ]; then  # the first python3.12 that runs (pyenv's shim is on PATH but fails where 3.12 is
+      for c in $(command -v python3.12) "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do  # not the active version)
+        if "$c" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then pypre=$c; break; fi
+      done
+    fi
+    if [ -n "$pypre" ]; then
+      "$pypre" -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps \
+        --target "$stage/build-gpu/py-site" "$root" --config-settings=cmake.define.GSHMEM_WITH_CUDA=ON \
+        --config-settings=cmake.define.GSHMEM_CUDA_ARCHITECTURES=90
+      rm -rf "$stage/build-gpu/py-site"/gshmem/__pycache__
+      echo 90 >"$stage/build-gpu/py-site/cuda-arch.txt"  # the architecture it holds code for
+    else
+      echo "gpu-prebuilt.sh: no python3.12 here (PREBUILT_PYTHON): the GPU machine's Python steps build the package"
+    fi
     # the tools the CTest files name by absolute path, rewritten by unpack to wherever the device has them
     tools=$(find "$build" -name CTestTestfile.cmake -print0 | { xargs -0 grep -oh '"/[^" ]*' || true; } |
               tr -d '"' | { grep -v "^$root/" || true; } | { grep -vx '/bin/sh' || true; } | sort -u | paste -sd' ')
@@ -68,7 +88,9 @@ case ${1:-} in
     { echo "root=$root"; echo "pes=$(echo 2 "${PES:-2}" | tr " " "\n" | sort -nu | paste -sd" ")"; echo "tools=$tools"
       echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
       echo "dirty=$(git -C "$root" status --porcelain -- "${sources[@]}" | wc -l)"
-      echo "made=$(date -u +%FT%TZ)"; } >"$stage/build-gpu/prebuilt.txt"
+      echo "made=$(date -u +%FT%TZ)"
+      [ -d "$stage/build-gpu/py-site" ] && echo "python=$("$pypre" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+      } >"$stage/build-gpu/prebuilt.txt"
     mkdir -p "$dir"
     # the tree's commit for the device's scripts (gpu-all.sh exports it as GSHMEM_COMMIT unless set): the device's
     # tree has no .git, and git there answered 1af3f53 for a tree at d3e51c0 (session 26)

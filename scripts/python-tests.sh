@@ -6,6 +6,9 @@
 #   build requirements (scikit-build-core, nanobind), torch / CuPy / mpi4py if the tests should use them: the GPU
 #   machine, which has no internet. GSHMEM_PY_CUDA=ON builds libgshmem with GPU support (default OFF).
 #   GSHMEM_PY_INSTALL_ONLY=1: install, run no tests (scripts/gpu-all.sh's pybench step).
+#   GSHMEM_PY_PREBUILT=<dir> (with GSHMEM_PY_TARGET and GSHMEM_PY_CUDA=ON): the package already built with CUDA
+#   (scripts/gpu-prebuilt.sh pack: build-gpu/py-site) is copied to the target instead of built, when it was built
+#   for this python's version; otherwise it says why and builds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cuda=${GSHMEM_PY_CUDA:-OFF}
@@ -16,8 +19,19 @@ export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 if [ -n "${GSHMEM_PY_TARGET:-}" ]; then
   py=${PYTHON:-python3}
   rm -rf "$GSHMEM_PY_TARGET"
-  "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps --no-index \
-    --target "$GSHMEM_PY_TARGET" "$root" "${defs[@]}"
+  pre=${GSHMEM_PY_PREBUILT:-}
+  tag=$("$py" -c 'import sys; print("cpython-%d%d-" % sys.version_info[:2])')
+  if [ -n "$pre" ] && [ "$cuda" = ON ] && compgen -G "$pre/gshmem/_gshmem.$tag*.so" >/dev/null &&
+       [ "$(cat "$pre/cuda-arch.txt" 2>/dev/null)" = "${GSHMEM_PY_ARCH:-90}" ]; then
+    cp -a "$pre" "$GSHMEM_PY_TARGET"
+    rm -f "$GSHMEM_PY_TARGET/cuda-arch.txt"
+    echo "python-tests.sh: the package built with CUDA by gpu-prebuilt.sh pack ($pre), not built here"
+  else
+    [ -z "$pre" ] || echo "python-tests.sh: $pre is not a CUDA build for this python and architecture ($tag," \
+                          "sm_${GSHMEM_PY_ARCH:-90}; GSHMEM_PY_CUDA=$cuda): building the package here"
+    "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps --no-index \
+      --target "$GSHMEM_PY_TARGET" "$root" "${defs[@]}"
+  fi
   export PYTHONPATH=$GSHMEM_PY_TARGET${PYTHONPATH:+:$PYTHONPATH} PATH=$GSHMEM_PY_TARGET/bin:$PATH
 else
   "$root/scripts/install-deps.sh" python
