@@ -19,7 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-gpu
 dir=$root/.gpu-prebuilt
 tarball=$dir/build-gpu.tar.gz
-sources=(src include tests cmake bench tools examples python CMakeLists.txt)  # everything the build reads
+sources=(src include tests cmake bench tools examples python CMakeLists.txt pyproject.toml)  # what the builds read
 # The files under them that travel to the device (tracked, and untracked ones git does not ignore), one a line
 # (from git where the tree has a .git, else every file but Python's caches).
 source_files() {
@@ -73,11 +73,17 @@ case ${1:-} in
       done
     fi
     if [ -n "$pypre" ]; then
-      "$pypre" -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps \
-        --target "$stage/build-gpu/py-site" "$root" --config-settings=cmake.define.GSHMEM_WITH_CUDA=ON \
-        --config-settings=cmake.define.GSHMEM_CUDA_ARCHITECTURES=90
-      rm -rf "$stage/build-gpu/py-site"/gshmem/__pycache__
-      echo 90 >"$stage/build-gpu/py-site/cuda-arch.txt"  # the architecture it holds code for
+      # (pip fetches scikit-build-core and nanobind into its build environment: this machine has the internet)
+      if "$pypre" -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps \
+           --target "$stage/build-gpu/py-site" "$root" --config-settings=cmake.define.GSHMEM_WITH_CUDA=ON \
+           --config-settings=cmake.define.GSHMEM_CUDA_ARCHITECTURES=90; then
+        rm -rf "$stage/build-gpu/py-site"/gshmem/__pycache__
+        echo 90 >"$stage/build-gpu/py-site/cuda-arch.txt"  # the architecture it holds code for
+      else
+        rm -rf "$stage/build-gpu/py-site"
+        echo "gpu-prebuilt.sh: WARN: the Python package did not build with $pypre (above): packed without it;" \
+             "the GPU machine's Python steps build the package"
+      fi
     else
       echo "gpu-prebuilt.sh: no python3.12 here (PREBUILT_PYTHON): the GPU machine's Python steps build the package"
     fi
@@ -115,6 +121,20 @@ case ${1:-} in
       echo "gpu-prebuilt.sh: fix: run 'scripts/gpu-prebuilt.sh pack' after the last change (PREBUILT_ANY=1 uses it)"
       rm -rf "$build"
       exit 1
+    fi
+    # The Python package: gone where its sources changed, also under PREBUILT_ANY, and where a file was added to
+    # them since (the check above leaves new files under python/ out: other steps write there), or where a library
+    # it needs is missing here; the Python steps then build it (scripts/python-tests.sh)
+    if [ -d "$build/py-site" ]; then
+      pystale=$(printf '%s\n' "$changed" | grep -E '^(python/|pyproject\.toml$)' || true
+                cd "$root" && LC_ALL=C comm -13 <(awk '{print $2}' build-gpu/prebuilt-sources.sha256 | LC_ALL=C sort) \
+                  <(source_files | grep -E '^python/(gshmem|src)/'))
+      pymissing=$(ldd "$build"/py-site/gshmem/*.so* 2>/dev/null | { grep 'not found' || true; })
+      if [ -n "$pystale$pymissing" ]; then
+        rm -rf "$build/py-site"
+        echo "gpu-prebuilt.sh: the packed Python package is not used (sources differ or were added:" \
+             "$(echo "$pystale" | head -5 | tr '\n' ' ')libraries missing: ${pymissing:-none}): the Python steps build it"
+      fi
     fi
     if [ "$old" != "$root" ]; then  # CTest files name the build machine's paths
       find "$build" -name 'CTestTestfile.cmake' -print0 |

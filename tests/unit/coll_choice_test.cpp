@@ -7,6 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gshmem/coll/algorithms.h"
@@ -178,4 +183,81 @@ TEST(Staged, Parts) {
       EXPECT_EQ(next, bytes);
     }
   }
+}
+
+// The device scopes' element loop (reduce_elements / reduce_pass with DevicePass's 8 elements a thread), run on the
+// host one thread at a time over a fake scope and fake peers: the types of 4 bytes or less load two members before
+// combining either (bench/NOTES.md entry 64), 8-byte types one member at a time. Either way every element in
+// [lo, hi) must be op(op(m0, m1), m2)... in team-index order, bit for bit (float sums are order-sensitive), and
+// nothing outside [lo, hi) written — at team sizes 1-5 (odd ones end on a member alone), group sizes that leave
+// threads with 0 < nk < 8 elements, and ranges that start and end anywhere.
+namespace {
+
+template <int N>
+struct Threads {
+  static int size() { return N; }
+  static int rank() { return r; }
+  static inline int r = 0;
+};
+
+// Member m's source is bufs[m]; a world PE maps to its member by the team's start and stride.
+template <class T>
+struct FakePeers {
+  const TeamValue* t;
+  std::vector<std::vector<T>>* bufs;
+  T* peer(T*, int pe) { return (*bufs)[static_cast<std::size_t>((pe - t->start) / t->stride)].data(); }
+};
+
+template <class T>
+T draw(std::mt19937_64& rng) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::uniform_real_distribution<double>(-1e3, 1e3)(rng));
+  } else {
+    return static_cast<T>(rng());
+  }
+}
+
+template <int N, coll::ReduceOp Op, class T>
+void check_element_loop(std::mt19937_64& rng) {
+  const std::size_t len = 3 * N * 8 + 37;  // three passes and a partial one
+  for (int size = 1; size <= 5; ++size) {
+    const TeamValue t{1, 2, size, 0};  // world PEs 1, 3, 5, ...
+    std::vector<std::vector<T>> bufs(static_cast<std::size_t>(size), std::vector<T>(len + 5));
+    for (auto& b : bufs)
+      for (T& v : b) v = draw<T>(rng);
+    FakePeers<T> env{&t, &bufs};
+    for (std::size_t first : {std::size_t(0), std::size_t(5)})
+      for (auto [lo, hi] : {std::pair<std::size_t, std::size_t>{0, len}, {0, 1}, {3, 3}, {7, N * 8 + 1},
+                            {N + 2, len - 3}}) {
+        std::vector<T> dest(len, T{});
+        std::memset(dest.data(), 0xA5, len * sizeof(T));  // poison
+        const std::vector<T> poison = dest;
+        for (Threads<N>::r = 0; Threads<N>::r < N; ++Threads<N>::r)
+          coll::reduce_elements<Threads<N>, Op>(env, t, dest.data(), bufs[0].data(), first, lo, hi);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < len; ++i) {
+          T want = poison[i];
+          if (i >= lo && i < hi) {
+            want = bufs[0][first + i];
+            for (std::size_t m = 1; m < bufs.size(); ++m) want = coll::Combine<Op>::apply(want, bufs[m][first + i]);
+          }
+          bad += std::memcmp(&want, &dest[i], sizeof(T)) != 0;
+        }
+        EXPECT_EQ(bad, 0u) << sizeof(T) << "-byte type, op " << static_cast<int>(Op) << ", team of " << size << ", "
+                           << N << " threads, first " << first << ", [" << lo << ", " << hi << ")";
+      }
+  }
+}
+
+}  // namespace
+
+TEST(ReduceElementLoop, TeamIndexOrderBitForBit) {
+  std::mt19937_64 rng(std::random_device{}());
+  check_element_loop<96, coll::ReduceOp::Sum, float>(rng);
+  check_element_loop<7, coll::ReduceOp::Sum, float>(rng);
+  check_element_loop<7, coll::ReduceOp::Prod, int32_t>(rng);
+  check_element_loop<5, coll::ReduceOp::Max, int8_t>(rng);
+  check_element_loop<32, coll::ReduceOp::Xor, uint16_t>(rng);
+  check_element_loop<7, coll::ReduceOp::Sum, double>(rng);
+  check_element_loop<5, coll::ReduceOp::Min, int64_t>(rng);
 }

@@ -976,44 +976,44 @@ GSHMEM_COLL_FN void reduce_pass(Env& env, const TeamValue& t, const T* src, size
       if (n == static_cast<size_t>(K)) combine_run<Op>(acc, p, static_cast<size_t>(K), r == 0);  // count known:
       else combine_run<Op>(acc, p, n, r == 0);                                                  // vectorised
     }
-    return;
-  }
-  // Types of 4 bytes or less: the K elements of two members are loaded before either is combined, so a pass waits
-  // for one round trip to the peers a member pair instead of one a member (reduce_chunks' kPairs on the element
-  // loop; 2K loaded values a thread, which the device API's 64 registers hold for these types, not for 8-byte
-  // ones, whose paired loop spilled in compile.device_regs_1024: bench/NOTES.md entry 64). The element count a
-  // thread has in the pass (nk) is computed once, so the loads index from one pointer a member (a 64-bit bound
-  // test per load spilled the half reduce there). The combine order stays member by member in team-index order.
-  const size_t step = static_cast<size_t>(Scope::size());
-  const size_t mine = base + static_cast<size_t>(Scope::rank());
-  if constexpr (sizeof(T) <= 4) {
-    // this thread's elements below hi: mine, mine + step, ... (nk of them, at most K)
-    const int nk = mine >= hi ? 0 : (hi - mine - 1) / step + 1 < static_cast<size_t>(K)
-                                         ? static_cast<int>((hi - mine - 1) / step + 1) : K;
-    for (int r = 0; r < t.size; r += 2) {
-      const bool two = r + 1 < t.size;
-      const T* a = env.peer(const_cast<T*>(src), team_world_pe(t, r)) + first + mine;
-      const T* b = two ? env.peer(const_cast<T*>(src), team_world_pe(t, r + 1)) + first + mine : a;
-      T va[K], vb[K];
-      for (int k = 0; k < K; ++k) {
-        if (k < nk) {
-          va[k] = a[static_cast<size_t>(k) * step];
-          if (two) vb[k] = b[static_cast<size_t>(k) * step];
+  } else {  // device scopes
+    // Types of 4 bytes or less: the K elements of two members are loaded before either is combined, so a pass waits
+    // for one round trip to the peers a member pair instead of one a member (reduce_chunks' kPairs on the element
+    // loop; 2K loaded values a thread, which the device API's 64 registers hold for these types, not for 8-byte
+    // ones, whose paired loop spilled in compile.device_regs_1024: bench/NOTES.md entry 64). The element count a
+    // thread has in the pass (nk) is computed once, so the loads index from one pointer a member (a 64-bit bound
+    // test per load spilled the half reduce there). The combine order stays member by member in team-index order.
+    const size_t step = static_cast<size_t>(Scope::size());
+    const size_t mine = base + static_cast<size_t>(Scope::rank());
+    if constexpr (sizeof(T) <= 4) {
+      // this thread's elements below hi: mine, mine + step, ... (nk of them, at most K)
+      const int nk = mine >= hi ? 0 : (hi - mine - 1) / step + 1 < static_cast<size_t>(K)
+                                           ? static_cast<int>((hi - mine - 1) / step + 1) : K;
+      for (int r = 0; r < t.size; r += 2) {
+        const bool two = r + 1 < t.size;
+        const T* a = env.peer(const_cast<T*>(src), team_world_pe(t, r)) + first + mine;
+        const T* b = two ? env.peer(const_cast<T*>(src), team_world_pe(t, r + 1)) + first + mine : a;
+        T va[K], vb[K];
+        for (int k = 0; k < K; ++k) {
+          if (k < nk) {
+            va[k] = a[static_cast<size_t>(k) * step];
+            if (two) vb[k] = b[static_cast<size_t>(k) * step];
+          }
+        }
+        for (int k = 0; k < K; ++k) {
+          if (k < nk) {
+            acc[k] = r == 0 ? va[k] : Combine<Op>::apply(acc[k], va[k]);
+            if (two) acc[k] = Combine<Op>::apply(acc[k], vb[k]);
+          }
         }
       }
-      for (int k = 0; k < K; ++k) {
-        if (k < nk) {
-          acc[k] = r == 0 ? va[k] : Combine<Op>::apply(acc[k], va[k]);
-          if (two) acc[k] = Combine<Op>::apply(acc[k], vb[k]);
+    } else {
+      for (int r = 0; r < t.size; ++r) {
+        const T* p = env.peer(const_cast<T*>(src), team_world_pe(t, r)) + first;
+        for (int k = 0; k < K; ++k) {
+          const size_t i = mine + static_cast<size_t>(k) * step;
+          if (i < hi) acc[k] = r == 0 ? p[i] : Combine<Op>::apply(acc[k], p[i]);
         }
-      }
-    }
-  } else {
-    for (int r = 0; r < t.size; ++r) {
-      const T* p = env.peer(const_cast<T*>(src), team_world_pe(t, r)) + first;
-      for (int k = 0; k < K; ++k) {
-        const size_t i = mine + static_cast<size_t>(k) * step;
-        if (i < hi) acc[k] = r == 0 ? p[i] : Combine<Op>::apply(acc[k], p[i]);
       }
     }
   }
