@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -406,7 +407,8 @@ TEST_P(BootstrapStore, AllgatherBroadcastBarrierExact) {
       b->allgather(mine.data(), all.data(), len);
       for (int q = 0; q < n; ++q) {
         auto want = random_bytes(len, static_cast<unsigned>(len * 131 + q));
-        ASSERT_EQ(0, std::memcmp(all.data() + q * len, want.data(), len)) << "len " << len << " from PE " << q;
+        ASSERT_TRUE(std::equal(want.begin(), want.end(), all.begin() + static_cast<std::ptrdiff_t>(q * len)))
+            << "len " << len << " from PE " << q;  // (memcmp of len 0 would pass empty vectors' null data())
       }
     }
     for (int root = 0; root < n; ++root) {
