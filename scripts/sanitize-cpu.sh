@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The CPU-PE test suite under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included): configures
 # and builds build-asan/ (CPU PEs only, Debug, -fsanitize=address,undefined), then runs every test without the
-# labels gpu and compile. Not part of CI (the build takes ~25 min from scratch, the run ~5 min on 2 cores); run it after
-# changes to host code, the bootstrap, the heap or the runtime. Arguments go to ctest (e.g. -R mp.host_api).
+# labels gpu and compile. Not part of CI (the build takes ~25 min from scratch, the run ~5 min on 2 cores); run it
+# after changes to host code, the bootstrap, the heap or the runtime. Arguments go to both ctest runs (e.g. -L mp).
 #   Any report fails its test: UBSan halts on its first error, ASan on any memory error, LSan on a leak.
 #   Options the suite needs: handle_segv=0 (mp.dead.segv / mp.reinit.segv2 kill a PE by SIGSEGV and expect the
 #   signal's death, which ASan's own handler would turn into exit 1); verify_asan_link_order=0 (mp.selftest.*
