@@ -95,7 +95,8 @@ case ${1:-} in
       echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
       echo "dirty=$(git -C "$root" status --porcelain -- "${sources[@]}" | wc -l)"
       echo "made=$(date -u +%FT%TZ)"
-      [ -d "$stage/build-gpu/py-site" ] && echo "python=$("$pypre" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+      [ -d "$stage/build-gpu/py-site" ] &&
+        echo "python=$("$pypre" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
       } >"$stage/build-gpu/prebuilt.txt"
     mkdir -p "$dir"
     # the tree's commit for the device's scripts (gpu-all.sh exports it as GSHMEM_COMMIT unless set): the device's
@@ -133,7 +134,8 @@ case ${1:-} in
       if [ -n "$pystale$pymissing" ]; then
         rm -rf "$build/py-site"
         echo "gpu-prebuilt.sh: the packed Python package is not used (sources differ or were added:" \
-             "$(echo "$pystale" | head -5 | tr '\n' ' ')libraries missing: ${pymissing:-none}): the Python steps build it"
+             "$(echo "$pystale" | head -5 | tr '\n' ' ')libraries missing: ${pymissing:-none}):" \
+             "the Python steps build it"
       fi
     fi
     if [ "$old" != "$root" ]; then  # CTest files name the build machine's paths
