@@ -95,8 +95,9 @@ case ${1:-} in
       echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
       echo "dirty=$(git -C "$root" status --porcelain -- "${sources[@]}" | wc -l)"
       echo "made=$(date -u +%FT%TZ)"
-      [ -d "$stage/build-gpu/py-site" ] &&
+      if [ -d "$stage/build-gpu/py-site" ]; then
         echo "python=$("$pypre" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+      fi
       } >"$stage/build-gpu/prebuilt.txt"
     mkdir -p "$dir"
     # the tree's commit for the device's scripts (gpu-all.sh exports it as GSHMEM_COMMIT unless set): the device's
