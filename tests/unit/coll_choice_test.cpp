@@ -3,7 +3,8 @@
 // chunks per piece, parts per chunk. Every byte must be sent by the root exactly once and forwarded by exactly one
 // owner, whatever the team size, root, size and part count (a gap would leave stale bytes in dest, an overlap would
 // be two writers); chunk and part ranges stay aligned to kPartAlign from the piece's start; the chunk count follows
-// the documented model (2 at 4 MiB, 5 at 16 MiB, 11 at 64 MiB, 16 from 128 MiB).
+// the documented model (2 at 4 MiB, 5 at 16 MiB, 11 at 64 MiB, 16 from 128 MiB). And the reductions' data phase
+// of the device scopes and the stream kernels, run on the host over a fake scope and fake peers (end of file).
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -199,13 +200,20 @@ struct Threads {
   static int rank() { return r; }
   static inline int r = 0;
 };
+// The same with the library's stream-kernel form (gpu::ReduceCta's DevicePass<4, true>): 16-byte chunks, two
+// members' chunks loaded before either is combined, the element loop for what does not tile 16 bytes.
+template <int N>
+struct WideThreads : Threads<N> {};
 
-// Member m's source is bufs[m]; a world PE maps to its member by the team's start and stride.
+// Member m's source is bufs[m], the calling member's bufs[0]: p in bufs[0] stands at the same offset in member m's
+// (symmetric addresses); a world PE maps to its member by the team's start and stride.
 template <class T>
 struct FakePeers {
   const TeamValue* t;
   std::vector<std::vector<T>>* bufs;
-  T* peer(T*, int pe) { return (*bufs)[static_cast<std::size_t>((pe - t->start) / t->stride)].data(); }
+  T* peer(T* p, int pe) {
+    return (*bufs)[static_cast<std::size_t>((pe - t->start) / t->stride)].data() + (p - (*bufs)[0].data());
+  }
 };
 
 template <class T>
@@ -249,7 +257,53 @@ void check_element_loop(std::mt19937_64& rng) {
   }
 }
 
+// reduce_data in the wide form over every part of `parts`: dest[i] for i < n is op over members of src[first + i];
+// `first` and dest's offset move the sources' 16-byte alignment against dest's (shared: chunks in the middle and
+// elements at both ends; not shared: elements only).
+template <int N, coll::ReduceOp Op, class T>
+void check_wide_form(std::mt19937_64& rng) {
+  const std::size_t len = 4 * N * 4 * (16 / sizeof(T)) + 29;
+  for (int size = 1; size <= 5; ++size) {
+    const TeamValue t{0, 1, size, 0};
+    // room for the largest `first` (ASan in scripts/sanitize-cpu.sh found the reads past a shorter buffer)
+    std::vector<std::vector<T>> bufs(static_cast<std::size_t>(size), std::vector<T>(len + 16 / sizeof(T)));
+    for (auto& b : bufs)
+      for (T& v : b) v = draw<T>(rng);
+    FakePeers<T> env{&t, &bufs};
+    for (std::size_t first : {std::size_t(0), std::size_t(1), std::size_t(16 / sizeof(T))})
+      for (std::size_t at : {std::size_t(0), std::size_t(1)})
+        for (int parts : {1, 3})
+          for (std::size_t n : {len, std::size_t(1), std::size_t(0), std::size_t(N * 4 + 5)}) {
+            std::vector<T> out(len + 2);
+            std::memset(out.data(), 0x5A, out.size() * sizeof(T));  // poison
+            const std::vector<T> poison = out;
+            for (int b = 0; b < parts; ++b)
+              for (WideThreads<N>::r = 0; WideThreads<N>::r < N; ++WideThreads<N>::r)
+                coll::reduce_data<WideThreads<N>, Op>(env, t, out.data() + at, bufs[0].data(), first, n,
+                                                      coll::Part{b, parts});
+            std::size_t bad = 0;
+            for (std::size_t i = 0; i < out.size(); ++i) {
+              T want = poison[i];
+              if (i >= at && i - at < n) {
+                const std::size_t j = first + i - at;
+                want = bufs[0][j];
+                for (std::size_t m = 1; m < bufs.size(); ++m) want = coll::Combine<Op>::apply(want, bufs[m][j]);
+              }
+              bad += std::memcmp(&want, &out[i], sizeof(T)) != 0;
+            }
+            EXPECT_EQ(bad, 0u) << sizeof(T) << "-byte type, op " << static_cast<int>(Op) << ", team of " << size
+                               << ", " << N << " threads, " << parts << " parts, first " << first << ", dest + " << at
+                               << ", " << n << " elements";
+          }
+  }
+}
+
 }  // namespace
+
+namespace gshmem::coll {
+template <int N>
+struct ReducePass<WideThreads<N>> : DevicePass<4, true> {};
+}  // namespace gshmem::coll
 
 TEST(ReduceElementLoop, TeamIndexOrderBitForBit) {
   std::mt19937_64 rng(std::random_device{}());
@@ -260,4 +314,14 @@ TEST(ReduceElementLoop, TeamIndexOrderBitForBit) {
   check_element_loop<32, coll::ReduceOp::Xor, uint16_t>(rng);
   check_element_loop<7, coll::ReduceOp::Sum, double>(rng);
   check_element_loop<5, coll::ReduceOp::Min, int64_t>(rng);
+}
+
+TEST(ReduceWideForm, ChunksPairsAndPartsBitForBit) {
+  std::mt19937_64 rng(std::random_device{}());
+  check_wide_form<32, coll::ReduceOp::Sum, float>(rng);
+  check_wide_form<7, coll::ReduceOp::Sum, float>(rng);
+  check_wide_form<7, coll::ReduceOp::Prod, int32_t>(rng);
+  check_wide_form<5, coll::ReduceOp::Max, int8_t>(rng);
+  check_wide_form<7, coll::ReduceOp::Sum, double>(rng);
+  check_wide_form<5, coll::ReduceOp::Xor, uint64_t>(rng);
 }
