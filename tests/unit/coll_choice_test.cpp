@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -306,7 +307,9 @@ struct ReducePass<WideThreads<N>> : DevicePass<4, true> {};
 }  // namespace gshmem::coll
 
 TEST(ReduceElementLoop, TeamIndexOrderBitForBit) {
-  std::mt19937_64 rng(std::random_device{}());
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
   check_element_loop<96, coll::ReduceOp::Sum, float>(rng);
   check_element_loop<7, coll::ReduceOp::Sum, float>(rng);
   check_element_loop<7, coll::ReduceOp::Prod, int32_t>(rng);
@@ -317,7 +320,9 @@ TEST(ReduceElementLoop, TeamIndexOrderBitForBit) {
 }
 
 TEST(ReduceWideForm, ChunksPairsAndPartsBitForBit) {
-  std::mt19937_64 rng(std::random_device{}());
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
   check_wide_form<32, coll::ReduceOp::Sum, float>(rng);
   check_wide_form<7, coll::ReduceOp::Sum, float>(rng);
   check_wide_form<7, coll::ReduceOp::Prod, int32_t>(rng);
