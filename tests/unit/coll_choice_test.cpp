@@ -226,6 +226,24 @@ T draw(std::mt19937_64& rng) {
   }
 }
 
+// Elements of out that are not what they should be: out[i] for i in [lo, hi) is op over members of
+// bufs[m][i + shift] in team-index order, bit for bit; every other element still holds its poison.
+template <coll::ReduceOp Op, class T>
+std::size_t mismatches(const std::vector<T>& out, const std::vector<T>& poison,
+                       const std::vector<std::vector<T>>& bufs, std::size_t lo, std::size_t hi, std::ptrdiff_t shift) {
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    T want = poison[i];
+    if (i >= lo && i < hi) {
+      const std::size_t j = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(i) + shift);
+      want = bufs[0][j];
+      for (std::size_t m = 1; m < bufs.size(); ++m) want = coll::Combine<Op>::apply(want, bufs[m][j]);
+    }
+    bad += std::memcmp(&want, &out[i], sizeof(T)) != 0;
+  }
+  return bad;
+}
+
 template <int N, coll::ReduceOp Op, class T>
 void check_element_loop(std::mt19937_64& rng) {
   const std::size_t len = 3 * N * 8 + 37;  // three passes and a partial one
@@ -243,15 +261,7 @@ void check_element_loop(std::mt19937_64& rng) {
         const std::vector<T> poison = dest;
         for (Threads<N>::r = 0; Threads<N>::r < N; ++Threads<N>::r)
           coll::reduce_elements<Threads<N>, Op>(env, t, dest.data(), bufs[0].data(), first, lo, hi);
-        std::size_t bad = 0;
-        for (std::size_t i = 0; i < len; ++i) {
-          T want = poison[i];
-          if (i >= lo && i < hi) {
-            want = bufs[0][first + i];
-            for (std::size_t m = 1; m < bufs.size(); ++m) want = coll::Combine<Op>::apply(want, bufs[m][first + i]);
-          }
-          bad += std::memcmp(&want, &dest[i], sizeof(T)) != 0;
-        }
+        const std::size_t bad = mismatches<Op>(dest, poison, bufs, lo, hi, static_cast<std::ptrdiff_t>(first));
         EXPECT_EQ(bad, 0u) << sizeof(T) << "-byte type, op " << static_cast<int>(Op) << ", team of " << size << ", "
                            << N << " threads, first " << first << ", [" << lo << ", " << hi << ")";
       }
@@ -282,16 +292,8 @@ void check_wide_form(std::mt19937_64& rng) {
               for (WideThreads<N>::r = 0; WideThreads<N>::r < N; ++WideThreads<N>::r)
                 coll::reduce_data<WideThreads<N>, Op>(env, t, out.data() + at, bufs[0].data(), first, n,
                                                       coll::Part{b, parts});
-            std::size_t bad = 0;
-            for (std::size_t i = 0; i < out.size(); ++i) {
-              T want = poison[i];
-              if (i >= at && i - at < n) {
-                const std::size_t j = first + i - at;
-                want = bufs[0][j];
-                for (std::size_t m = 1; m < bufs.size(); ++m) want = coll::Combine<Op>::apply(want, bufs[m][j]);
-              }
-              bad += std::memcmp(&want, &out[i], sizeof(T)) != 0;
-            }
+            const std::ptrdiff_t shift = static_cast<std::ptrdiff_t>(first) - static_cast<std::ptrdiff_t>(at);
+            const std::size_t bad = mismatches<Op>(out, poison, bufs, at, at + n, shift);
             EXPECT_EQ(bad, 0u) << sizeof(T) << "-byte type, op " << static_cast<int>(Op) << ", team of " << size
                                << ", " << N << " threads, " << parts << " parts, first " << first << ", dest + " << at
                                << ", " << n << " elements";
