@@ -3,7 +3,7 @@
 # on tests and benchmarks instead of a ~250 s build.
 #   scripts/gpu-prebuilt.sh pack     here: configure + build build-gpu/ as scripts/gpu-check.sh would (Hopper,
 #                                    GSHMEM_GPU_TESTS=ON, GSHMEM_GPU_TEST_PES="2;$PES"), then write
-#                                    .gpu-prebuilt/build-gpu.tar.gz: binaries and libraries without debug sections,
+#                                    .gpu-prebuilt/build-gpu.tar.xz: binaries and libraries without debug sections,
 #                                    the CTest files, no object files; the shared libraries they need that are not
 #                                    glibc's, the compiler's, CUDA's, NCCL's or MPI's go along in
 #                                    build-gpu/prebuilt-lib; the Python package built with CUDA for the GPU
@@ -18,7 +18,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build-gpu
 dir=$root/.gpu-prebuilt
-tarball=$dir/build-gpu.tar.gz
+# xz with a dictionary larger than any one file: the library's ~18 MB of device code is in libgshmem, the tools
+# that link its objects and the Python package alike, and a window that spans them stores it once (gzip: 55 MB,
+# this: ~12 MB of the device call's 64 MiB carry)
+tarball=$dir/build-gpu.tar.xz
 sources=(src include tests cmake bench tools examples python CMakeLists.txt pyproject.toml)  # what the builds read
 # The files under them that travel to the device (tracked, and untracked ones git does not ignore), one a line
 # (from git where the tree has a .git, else every file but Python's caches).
@@ -104,7 +107,8 @@ case ${1:-} in
     # tree has no .git, and git there answered 1af3f53 for a tree at d3e51c0 (session 26)
     { git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown; } | tr -d '\n' >"$dir/commit.txt"
     [ -z "$(git -C "$root" status --porcelain 2>/dev/null)" ] || printf -- '-dirty' >>"$dir/commit.txt"
-    tar czf "$tarball" -C "$stage" build-gpu
+    rm -f "$dir/build-gpu.tar.gz"  # the former name
+    tar cf - -C "$stage" build-gpu | xz -T"$(nproc)" --lzma2=preset=6,dict=128MiB >"$tarball"
     echo "gpu-prebuilt.sh: $tarball ($(du -h "$tarball" | cut -f1)); $(tr '\n' ' ' <"$stage/build-gpu/prebuilt.txt")"
     echo "bundled: $(ls "$stage/build-gpu/prebuilt-lib" | tr '\n' ' ')"
     ;;
@@ -112,7 +116,9 @@ case ${1:-} in
     [ -f "$tarball" ] || { echo "gpu-prebuilt.sh: $tarball is missing: run 'scripts/gpu-prebuilt.sh pack' on the" \
                                 "build machine and carry .gpu-prebuilt"; exit 1; }
     rm -rf "$build"
-    tar xzf "$tarball" -C "$root"
+    if command -v xz >/dev/null; then xz -dc "$tarball"
+    else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$tarball"
+    fi | tar xf - -C "$root"
     old=$(sed -n 's/^root=//p' "$build/prebuilt.txt")
     changed=$(cd "$root" && { sha256sum -c --quiet build-gpu/prebuilt-sources.sha256 2>/dev/null || true; } |
                 sed 's/: FAILED.*//'; LC_ALL=C comm -13 <(awk '{print $2}' build-gpu/prebuilt-sources.sha256 | LC_ALL=C sort) \
