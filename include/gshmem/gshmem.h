@@ -315,8 +315,8 @@ GSHMEM_API void gshmem_team_destroy(gshmem_team_t team);
 /* Teams made by their members alone (NVSHMEM 3.4's nvshmemx_team_get_uniqueid / nvshmemx_team_init): one member
  * gets a unique ID and sends it to the others by its own means (MPI, torch.distributed, a symmetric buffer); each
  * member then calls gshmemx_team_init with it in config->uniqueid (read whatever config_mask says), the team's size
- * and its own index. Only the members call. A gshmem team is start + i*stride: the members in index order must be
- * evenly spaced world PEs in increasing order (any other set is refused with a message naming the PEs). Without a
+ * and its own index. Only the members call. Any set of world PEs in any index order makes a team (one that is not
+ * start + i*stride with stride >= 1 is held as a member list, for host and device code alike). Without a
  * unique ID (0 or UINT64_MAX) only the team of every PE in world order can be made (every PE calls). Returns 0 or
  * a status (gshmemx_last_error says why). */
 typedef uint64_t gshmemx_team_uniqueid_t;

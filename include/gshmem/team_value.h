@@ -2,9 +2,11 @@
  * host and device code. The library's team table (src/team) and the device API (device/impl/team.cuh, the
  * collectives) use these functions; nothing else computes team ranks.
  *
- * The value is gshmem_device_team_t (gshmem/device/state.h): world PE of team index i is start + i * stride; a
- * team of one has stride 1 (or any stride; index 0 is start); size 0 is "no team". C++ only (the C header holds
- * the struct). Under nvcc the functions are __host__ __device__, under a host compiler plain inline. */
+ * The value is gshmem_device_team_t (gshmem/device/state.h): world PE of team index i is start + i * stride, or
+ * members[i] for a team whose members are not evenly spaced in increasing order (its list: device memory in device
+ * code, host_members in host code); a team of one has stride 1 (or any stride; index 0 is start); size 0 is "no
+ * team". C++ only (the C header holds the struct). Under nvcc the functions are __host__ __device__, under a host
+ * compiler plain inline. */
 #ifndef GSHMEM_TEAM_VALUE_H
 #define GSHMEM_TEAM_VALUE_H
 
@@ -25,12 +27,29 @@ namespace gshmem {
 
 using TeamValue = gshmem_device_team_t;
 
+// The team's member list where it has one (device memory in device code, host memory in host code), else NULL.
+GSHMEM_HD const int32_t* team_members(const TeamValue& t) {
+#if defined(__CUDA_ARCH__)
+  return t.members;
+#else
+  return t.host_members;
+#endif
+}
+
 // World PE of team index `index` (no range check: callers pass 0 <= index < size).
-GSHMEM_HD int team_world_pe(const TeamValue& t, int index) { return t.start + index * t.stride; }
+GSHMEM_HD int team_world_pe(const TeamValue& t, int index) {
+  const int32_t* m = team_members(t);
+  return m ? m[index] : t.start + index * t.stride;
+}
 
 // Index of world PE `pe` in team t, or -1 if it is not a member.
 GSHMEM_HD int team_rank_of(const TeamValue& t, int pe) {
   if (t.size <= 0) return -1;
+  if (const int32_t* m = team_members(t)) {
+    for (int r = 0; r < t.size; ++r)
+      if (m[r] == pe) return r;
+    return -1;
+  }
   const int d = pe - t.start;
   if (t.size == 1 || t.stride == 0) return d == 0 ? 0 : -1;
   if (d < 0 || d % t.stride != 0) return -1;

@@ -249,6 +249,29 @@ def check_teams(lib, me, n):
         nvshmem.barrier(t)
         nvshmem.team_destroy(t)
     nvshmem.barrier(T.TEAM_WORLD)
+    # every PE in decreasing world order (index n - 1 - me): a member list, as NVSHMEM's own test teams make one
+    blob = pickle.dumps(nvshmem.get_team_unique_id())
+    lib.set(box, np.frombuffer(bytes([len(blob)]) + blob.ljust(255, b"\0"), dtype=np.uint8))
+    nvshmem.broadcast(T.TEAM_WORLD, got, box, root=0)
+    raw = bytes(lib.host(got))
+    cfg = nvshmem.TeamConfig()
+    cfg.uniqueid = pickle.loads(raw[1:1 + raw[0]])
+    t = nvshmem.team_init(cfg, 0, n, n - 1 - me)
+    assert nvshmem.team_my_pe(t) == n - 1 - me and nvshmem.team_translate_pe(t, 0, T.TEAM_WORLD) == n - 1, t
+    assert nvshmem.team_translate_pe(T.TEAM_WORLD, 0, t) == n - 1
+    src, dst = lib.new((3,), "int64"), lib.new((3,), "int64")
+    lib.set(src, data(me, 3, "int64"))
+    lib.poison(dst)
+    nvshmem.reduce(t, dst, src, "sum")
+    same(lib.host(dst), sum(data(p, 3, "int64") for p in range(n)), "reduce on a team_init team in reverse order")
+    lib.poison(dst)
+    nvshmem.broadcast(t, dst, src, root=0)  # root: team index 0, world PE n - 1
+    same(lib.host(dst), data(n - 1, 3, "int64"), "broadcast on a team_init team in reverse order")
+    nvshmem.barrier(t)
+    nvshmem.team_destroy(t)
+    lib.free(dst)
+    lib.free(src)
+    nvshmem.barrier(T.TEAM_WORLD)
     lib.free(got)
     lib.free(box)
 

@@ -532,7 +532,7 @@ void barrier_on_stream(gshmem_team_t team, bool with_quiet, gshmem_stream_t s, c
   auto& g = gpu_ctx(r, call);
   const TeamInfo& t = r.teams->get(team, call);
   if (with_quiet) gpu::quiet_on_stream(&g, s);
-  gpu::barrier_on_stream(&g, team, t.start, t.stride, t.size, t.my_rank, s);
+  gpu::barrier_on_stream(&g, team, t, s);
 }
 
 namespace {

@@ -35,6 +35,10 @@ struct Registry {
   int teams_buf = 0;                              // which of d_teams the state points at
   void* stream = nullptr;                         // private non-blocking stream (cudaStream_t) for table copies
   gshmem_device_team_t teams[kMaxTeams] = {};     // host copy of what d_teams holds
+  // Member lists of list teams (gshmem/team_value.h), a row of n_pes per slot; `lists` is what each row holds. One
+  // buffer: a slot's row changes only when its team does, and a team is destroyed only after the device is idle.
+  std::int32_t* d_lists = nullptr;
+  std::vector<std::int32_t> lists[kMaxTeams];
   // Modules / libraries the program loaded itself and handed over with gshmemx_cumodule_init /
   // gshmemx_culibrary_init: the device address of their gshmemi_dstate, filled like a setter's copy.
   struct External {
@@ -106,6 +110,9 @@ bool same_but_heap_size(const gshmem_device_state_t& a, const gshmem_device_stat
 
 void free_tables(Registry& r) {
   if (r.d_peer_bases) cudaFree(r.d_peer_bases);
+  if (r.d_lists) cudaFree(r.d_lists);
+  r.d_lists = nullptr;
+  for (auto& l : r.lists) l.clear();
   for (auto*& t : r.d_teams) {
     if (t) cudaFree(t);
     t = nullptr;
@@ -172,6 +179,9 @@ void publish(Runtime& rt) {
     for (auto*& t : r.d_teams)
       check(cudaMalloc(reinterpret_cast<void**>(&t), sizeof(gshmem_device_team_t) * kMaxTeams),
             "cudaMalloc (device team table)");
+    check(cudaMalloc(reinterpret_cast<void**>(&r.d_lists),
+                     sizeof(std::int32_t) * kMaxTeams * static_cast<size_t>(rt.n_pes)),
+          "cudaMalloc (device table of team member lists)");
     check(cudaMemsetAsync(base + kDeviceBarrierOffset, 0, kDeviceInternalEnd - kDeviceBarrierOffset, st),
           "cudaMemsetAsync (device-barrier flags)");
     check(cudaMemsetAsync(base + kCollOffset, 0, kCollEnd - kCollOffset, st),
@@ -190,18 +200,28 @@ void publish(Runtime& rt) {
   // Teams: a slot that went from live to unused gets its device-barrier flags and epoch zeroed, so that a team
   // later created in that slot starts from epoch 0 on every member. (Team destroy is collective and follows the
   // team's last barrier, so no peer still writes those flags.)
+  // List teams' rows: where a slot's list changed, its new list goes to the device before the table points at it.
+  rt.teams->set_device_lists(r.d_lists);
   gshmem_device_team_t teams[kMaxTeams] = {};
+  std::vector<std::int32_t> lists[kMaxTeams];
   for (int slot = 0; slot < kMaxTeams; ++slot) {
     if (!rt.teams->valid(slot)) continue;
     const TeamInfo& t = rt.teams->get(slot, "device_state::publish");
     if (!t.live) continue;
-    teams[slot] = gshmem_device_team_t{t.start, t.stride, t.size, t.my_rank};
+    teams[slot] = t;  // the team value, member-list pointers included
+    if (t.host_members) lists[slot].assign(t.host_members, t.host_members + t.size);
+  }
+  for (int slot = 0; slot < kMaxTeams; ++slot) {
+    if (lists[slot].empty() || lists[slot] == r.lists[slot]) continue;
+    check(cudaMemcpyAsync(r.d_lists + static_cast<size_t>(slot) * static_cast<size_t>(rt.n_pes), lists[slot].data(),
+                          sizeof(std::int32_t) * lists[slot].size(), cudaMemcpyHostToDevice, st),
+          "cudaMemcpyAsync (a team's member list)");
   }
   for (int slot = 0; slot < kMaxTeams; ++slot) {
     const gshmem_device_team_t& was = r.teams[slot];
     const gshmem_device_team_t& now = teams[slot];
     const bool same = was.start == now.start && was.stride == now.stride && was.size == now.size &&
-                      was.my_rank == now.my_rank;
+                      was.my_rank == now.my_rank && lists[slot] == r.lists[slot];
     if (!first && !same && was.size > 0) {
       check(cudaMemsetAsync(base + kDeviceBarrierOffset + sizeof(std::uint64_t) * kMaxRounds * slot, 0,
                             sizeof(std::uint64_t) * kMaxRounds, st),
@@ -221,6 +241,8 @@ void publish(Runtime& rt) {
           "cudaMemcpyAsync (device team table)");
   }
   std::copy(std::begin(teams), std::end(teams), std::begin(r.teams));
+  for (int slot = 0; slot < kMaxTeams; ++slot) r.lists[slot] = std::move(lists[slot]);
+  // (the copies read the host lists: this also keeps them alive until the device has them)
   check(cudaStreamSynchronize(st), "cudaStreamSynchronize (device state tables)");
 
   gshmem_device_state_t s{};

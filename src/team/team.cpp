@@ -99,10 +99,35 @@ TeamTable::TeamTable(Runtime& rt) : rt_(rt) {
 }
 
 void TeamTable::claim(int slot, const TeamInfo& t) {
+  std::vector<std::int32_t> list;
+  if (t.host_members) list.assign(t.host_members, t.host_members + t.size);
   teams_[slot] = t;
-  teams_[slot].live = true;
-  teams_[slot].host_epoch = 0;
+  lists_[slot] = std::move(list);
+  TeamInfo& c = teams_[slot];
+  c.host_members = lists_[slot].empty() ? nullptr : lists_[slot].data();
+  c.members = c.host_members && device_lists_ ? device_lists_ + static_cast<std::size_t>(slot) * rt_.n_pes : nullptr;
+  c.live = true;
+  c.host_epoch = 0;
   used_ |= (1ull << slot);
+}
+
+void TeamTable::claim_members(int slot, const std::vector<int>& world, int me) {
+  if (me < 0) return;
+  const int n = static_cast<int>(world.size());
+  const int stride = n > 1 ? world[1] - world[0] : 1;
+  bool even = stride >= 1;
+  for (int i = 1; even && i < n; ++i) even = world[static_cast<std::size_t>(i)] - world[static_cast<std::size_t>(i) - 1] == stride;
+  TeamInfo t{{world.front(), even ? stride : 0, n, me}, true, 0};
+  const std::vector<std::int32_t> list(world.begin(), world.end());
+  if (!even) t.host_members = list.data();  // claim keeps its own copy
+  claim(slot, t);
+}
+
+void TeamTable::set_device_lists(const std::int32_t* table) {
+  device_lists_ = table;
+  for (int slot = 0; slot < kMaxTeams; ++slot)
+    if (teams_[slot].host_members)
+      teams_[slot].members = table ? table + static_cast<std::size_t>(slot) * rt_.n_pes : nullptr;
 }
 
 bool TeamTable::valid(gshmem_team_t team) const {
@@ -227,15 +252,19 @@ int TeamTable::split_strided(gshmem_team_t parent, int start, int stride, int si
     fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: all {} team slots for splits ({} in all, {} predefined) are in use on "
          "some member of the parent team. Fix: destroy teams you no longer need (gshmem_team_destroy)", call,
          kMaxTeams - GSHMEM_TEAMS_MIN, kMaxTeams, GSHMEM_TEAMS_MIN);
-  TeamInfo t{{pt.start + start * pt.stride, stride * pt.stride, size, -1}, true, 0};
-  if (size == 1) t.stride = 1;
-  t.my_rank = team_rank_of(t, rt_.my_pe);
-  if (t.my_rank >= 0) {
+  // The new team's world PEs (a parent of any members: its index arithmetic is the parent's)
+  std::vector<int> world(static_cast<std::size_t>(size));
+  int me = -1;
+  for (int i = 0; i < size; ++i) {
+    world[static_cast<std::size_t>(i)] = pt.world_pe(start + i * (size > 1 ? stride : 0));
+    if (world[static_cast<std::size_t>(i)] == rt_.my_pe) me = i;
+  }
+  if (me >= 0) {
     reset_slot(slot);
-    claim(slot, t);
+    claim_members(slot, world, me);
   }
   barrier(parent, call);  // flags reset everywhere before anyone uses the new team
-  if (t.my_rank >= 0) *new_team = slot;
+  if (me >= 0) *new_team = slot;
   if (rt_.gpu) device_state::publish(rt_);  // kernels see the new team
   return GSHMEM_SUCCESS;
 }
@@ -260,18 +289,16 @@ int TeamTable::split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, 
     fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: fewer than 2 free team slots (of the {} for splits; {} are "
          "predefined) on the parent's members. Fix: destroy teams you no longer need", call,
          kMaxTeams - GSHMEM_TEAMS_MIN, GSHMEM_TEAMS_MIN);
+  // x: this PE's row of the parent's indices (xrange wide), y: its column; world PEs through the parent's own map
   const int r = pt.my_rank;
-  const int xfirst = (r / xrange) * xrange;
-  TeamInfo x{{pt.start + xfirst * pt.stride, pt.stride, std::min(xrange, pt.size - xfirst), r - xfirst}, true, 0};
-  const int col = r % xrange;
-  TeamInfo y{{pt.start + col * pt.stride, pt.stride * xrange, (pt.size - col + xrange - 1) / xrange, r / xrange},
-             true, 0};
-  if (x.size == 1) x.stride = 1;
-  if (y.size == 1) y.stride = 1;
+  const int xfirst = (r / xrange) * xrange, col = r % xrange;
+  std::vector<int> xw, yw;
+  for (int i = xfirst; i < std::min(xfirst + xrange, pt.size); ++i) xw.push_back(pt.world_pe(i));
+  for (int i = col; i < pt.size; i += xrange) yw.push_back(pt.world_pe(i));
   reset_slot(xs);
   reset_slot(ys);
-  claim(xs, x);
-  claim(ys, y);
+  claim_members(xs, xw, r - xfirst);
+  claim_members(ys, yw, r / xrange);
   barrier(parent, call);
   *xteam = xs;
   *yteam = ys;
@@ -393,24 +420,16 @@ void TeamTable::init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* n
     give_up();
     throw;
   }
-  // Every member has read the same records, so the refusals below happen on every member alike: the record stays
-  // as it is (the others still read it; this PE's next team_init replaces it).
-  // gshmem's teams are start + i * stride (the device code's TeamValue): the members in index order must be so.
-  const int stride = npes > 1 ? member[1] - member[0] : 1;
-  for (int i = 1; i < npes; ++i)
-    if (stride < 1 || member[static_cast<std::size_t>(i)] - member[static_cast<std::size_t>(i) - 1] != stride)
-      fail(GSHMEM_ERROR_INVALID_VALUE, "{}: the members in pe_idx_in_team order are world PEs {}: gshmem's teams "
-           "are evenly spaced PEs in increasing order (start + i*stride, stride >= 1). Fix: give the members "
-           "indices in increasing world-PE order, or make the team with gshmem_team_split_strided", call,
-           pe_list(member));
+  // Every member has read the same records, so the refusal below happens on every member alike: the record stays
+  // as it is (the others still read it; this PE's next team_init replaces it). Any set in any order is a team: a
+  // member list where it is not start + i*stride (gshmem/team_value.h).
   const int slot = lowest_free(used);
   if (slot < 0) {
     fail(GSHMEM_ERROR_OUT_OF_MEMORY, "{}: all {} team slots for splits are in use on some member of the new team. "
          "Fix: destroy teams you no longer need (gshmem_team_destroy)", call, kMaxTeams - GSHMEM_TEAMS_MIN);
   }
-  TeamInfo t{{member[0], stride, npes, idx}, true, 0};
   reset_slot(slot);
-  claim(slot, t);
+  claim_members(slot, member, idx);
   if (rt_.gpu) device_state::publish(rt_);  // kernels see the new team
   try {
     for (int i = 0; i < npes; ++i) {

@@ -1,4 +1,5 @@
-// Teams: strided sets of world PEs (start, stride, size), as OpenSHMEM defines them. A team handle is its slot
+// Teams: strided sets of world PEs (start, stride, size), as OpenSHMEM defines them, or any other set in any order
+// (gshmemx_team_init, and splits of such a team), held as a member list. A team handle is its slot
 // (0..kMaxTeams-1); disjoint teams created by one split (the x-teams of split_2d) share a slot. Slots
 // 0..GSHMEM_TEAMS_MIN-1 are the predefined teams: TEAM_WORLD, TEAM_SHARED, TEAM_NODE, TEAM_SAME_MYPE_NODE,
 // TEAM_SAME_GPU, TEAM_GPU_LEADERS; they are reserved on every PE, even where one is no team of this PE.
@@ -45,9 +46,12 @@ class TeamTable {
   int split_strided(gshmem_team_t parent, int start, int stride, int size, gshmem_team_t* new_team);
   int split_2d(gshmem_team_t parent, int xrange, gshmem_team_t* xteam, gshmem_team_t* yteam);
   // gshmemx_team_init: the npes PEs that pass one uniqueid `uid` make a team, this PE at index idx. They meet
-  // through their control blocks (no parent team); the team must be evenly spaced world PEs in increasing order.
+  // through their control blocks (no parent team); any set of world PEs in any order.
   void init_team(std::uint64_t uid, int npes, int idx, gshmem_team_t* new_team);
   void destroy(gshmem_team_t team);
+  // GPU PEs: the device table of member lists ([kMaxTeams][n_pes] int32, device_state::publish): list teams point
+  // their `members` at their slot's row (the host list is copied there by publish).
+  void set_device_lists(const std::int32_t* table);
 
   // Host-side dissemination barrier over the team's PEs (flags in the control segment). No memory ordering
   // beyond acquire/release of the flags: callers add quiet for barrier semantics.
@@ -57,12 +61,17 @@ class TeamTable {
 
  private:
   void claim(int slot, const TeamInfo& t);
+  // Claims `slot` for the team of world PEs `world` (index order), this PE at index `me` (-1: not in it; nothing
+  // is claimed then): strided where they are start + i*stride (stride >= 1), else a member list.
+  void claim_members(int slot, const std::vector<int>& world, int me);
   void invalid_parent(gshmem_team_t parent, const char* call);  // throws INVALID_VALUE for GSHMEM_TEAM_INVALID
   TeamInfo parent_or_abort(gshmem_team_t parent, const char* call);
   void reset_slot(int slot);
   void release(int slot);  // the slot free again on this PE (destroy; a team_init that failed after claiming it)
   Runtime& rt_;
   TeamInfo teams_[kMaxTeams]{};
+  std::vector<std::int32_t> lists_[kMaxTeams];  // member lists of list teams (host memory: TeamInfo::host_members)
+  const std::int32_t* device_lists_ = nullptr;  // set_device_lists
   // Why predefined slot s is no team on this PE (see GpuTeams); empty where it is one.
   std::string absent_[GSHMEM_TEAMS_MIN];
   std::uint64_t used_ = 0;  // bitmap of slots this PE uses

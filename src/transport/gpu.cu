@@ -173,11 +173,11 @@ __device__ void wait_flag(const unsigned long long* f, unsigned long long epoch,
 }
 
 __global__ void barrier_kernel(char* const* peer_bases, char* my_heap, unsigned long long peer_stride, int slot,
-                               int start, int stride, int size, int me, unsigned long long timeout_ns,
-                               const volatile int* abort_flag) {
+                               TeamValue t, unsigned long long timeout_ns, const volatile int* abort_flag) {
   stream_kernel_entry();
   const int lane = static_cast<int>(threadIdx.x);
-  const int me_pe = start + me * stride;
+  const int size = t.size, me = t.my_rank;
+  const int me_pe = team_world_pe(t, me);
   auto* epochs = reinterpret_cast<unsigned long long*>(my_heap + kEpochOffset);
   const unsigned long long epoch = epochs[slot] + 1;
   __syncwarp();
@@ -186,21 +186,21 @@ __global__ void barrier_kernel(char* const* peer_bases, char* my_heap, unsigned 
       asm volatile("fence.acq_rel.sys;" ::: "memory");
       for (int r = 0; r < size; ++r) {
         if (r == me) continue;
-        char* h = heap_of(peer_bases, my_heap, peer_stride, me_pe, start + r * stride);
+        char* h = heap_of(peer_bases, my_heap, peer_stride, me_pe, team_world_pe(t, r));
         asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(flag_slot(h, slot, me)), "l"(epoch) : "memory");
       }
       epochs[slot] = epoch;
     }
     __syncwarp();  // the other lanes start polling after lane 0's fence and stores, not interleaved with them
     for (int r = lane; r < size; r += 32)
-      if (r != me) wait_flag(flag_slot(my_heap, slot, r), epoch, slot, start + r * stride, me_pe, timeout_ns,
+      if (r != me) wait_flag(flag_slot(my_heap, slot, r), epoch, slot, team_world_pe(t, r), me_pe, timeout_ns,
                              abort_flag);
   } else if (lane == 0) {
     for (int k = 0; (1 << k) < size; ++k) {
-      const int to = start + ((me + (1 << k)) % size) * stride;
+      const int to = team_world_pe(t, (me + (1 << k)) % size);
       char* h = heap_of(peer_bases, my_heap, peer_stride, me_pe, to);
       sys_atomic64(*flag_slot(h, slot, k)).store(epoch, ::cuda::memory_order_release);
-      wait_flag(flag_slot(my_heap, slot, k), epoch, slot, start + ((me - (1 << k) % size + size) % size) * stride,
+      wait_flag(flag_slot(my_heap, slot, k), epoch, slot, team_world_pe(t, (me - (1 << k) % size + size) % size),
                 me_pe, timeout_ns, abort_flag);
     }
     epochs[slot] = epoch;
@@ -676,12 +676,12 @@ void quiet_on_stream(Context*, gshmem_stream_t) {
   // on the stream starts after that: ordering on the stream is already quiet's guarantee.
 }
 
-void barrier_on_stream(Context* c, int slot, int start, int stride, int size, int me, gshmem_stream_t s) {
-  if (size <= 1) return;
+void barrier_on_stream(Context* c, int slot, const TeamValue& t, gshmem_stream_t s) {
+  if (t.size <= 1) return;
   GSHMEM_BIND(c);
   check(launch_stream_kernel(c->overlap_launch, barrier_kernel, 32, reinterpret_cast<cudaStream_t>(s),
-                             static_cast<char* const*>(c->d_peer_bases), c->heap_base, c->peer_stride, slot, start,
-                             stride, size, me, c->timeout_ns, static_cast<const volatile int*>(c->abort_flag)),
+                             static_cast<char* const*>(c->d_peer_bases), c->heap_base, c->peer_stride, slot, t,
+                             c->timeout_ns, static_cast<const volatile int*>(c->abort_flag)),
         "launching the barrier kernel");
 }
 

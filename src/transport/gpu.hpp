@@ -79,7 +79,7 @@ void wait_on_stream(Context* ctx, std::uint64_t* sig, int cmp, std::uint64_t val
 void quiet_on_stream(Context* ctx, gshmem_stream_t s);
 // Barrier over team slot `slot` on the stream (strided team start/stride/size, me = my index): one release, then
 // flat flags up to kMaxRounds members, dissemination above; graph-replay safe (epochs live in device memory).
-void barrier_on_stream(Context* ctx, int slot, int start, int stride, int size, int me, gshmem_stream_t s);
+void barrier_on_stream(Context* ctx, int slot, const TeamValue& t, gshmem_stream_t s);
 
 }  // namespace gshmem::gpu
 

@@ -37,5 +37,5 @@ void store_on_stream(Context*, void*, std::uint64_t, int, gshmem_stream_t) { una
 void signal_on_stream(Context*, std::uint64_t*, std::uint64_t, int, gshmem_stream_t) { unavailable(); }
 void wait_on_stream(Context*, std::uint64_t*, int, std::uint64_t, gshmem_stream_t) { unavailable(); }
 void quiet_on_stream(Context*, gshmem_stream_t) { unavailable(); }
-void barrier_on_stream(Context*, int, int, int, int, int, gshmem_stream_t) { unavailable(); }
+void barrier_on_stream(Context*, int, const TeamValue&, gshmem_stream_t) { unavailable(); }
 }  // namespace gshmem::gpu

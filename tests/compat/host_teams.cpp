@@ -17,7 +17,8 @@
 //               again and again, a pool of duplicate teams of one group used side by side.
 //   test teams  NVIDIA NVSHMEM's team test setup (init_test_teams, found by code search as a copy of its test
 //               utilities): NVSHMEM_TEAM_WORLD, NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE used as collective
-//               teams; even PEs with size max(1, npes/2) (3 PEs: PE 2 is left out), odd PEs, every third PE;
+//               teams; first the three teams NVSHMEM's tests make by nvshmemx_team_init whose members are not
+//               evenly spaced (gaps growing, gaps shrinking, and from the last PE down: decreasing order); even PEs with size max(1, npes/2) (3 PEs: PE 2 is left out), odd PEs, every third PE;
 //               nvshmem_team_split_2d with NULL configs and xrange 1, npes, npes/2, npes/3; a 2d split of the
 //               even team made on every PE, so PEs outside it pass NVSHMEM_TEAM_INVALID as the parent (NVSHMEM
 //               returns non-zero and INVALID teams there); all teams alive at once, destroyed at the end,
@@ -239,6 +240,45 @@ void test_teams(const coll::Buffers& buf, uint64_t seed) {
     made.push_back({x, xm, name + " x (xrange " + std::to_string(xrange) + ")"});
     made.push_back({y, ym, name + " y (xrange " + std::to_string(xrange) + ")"});
   };
+  // NVSHMEM's test teams begin with three sets made by nvshmemx_team_init whose members are not evenly spaced:
+  // gaps growing from 0 by one a member (0, 1, 3, 6, ...), gaps shrinking from npes/2 + 1, and from the last PE down
+  // with growing gaps (npes-1, npes-2, npes-4, ...: decreasing world order). The first member gets the id and puts
+  // it into the others' symmetric box (one box a set, so the three can be made one after the other at once).
+  auto gapped = [&](int first, int gap, int step, bool down) {
+    Members m;
+    for (int p = first; p >= 0 && p < npes; p += down ? -gap : gap) {
+      m.push_back(p);
+      gap += step;
+      if (gap <= 0) break;
+    }
+    return m;
+  };
+  uint64_t* ids = static_cast<uint64_t*>(nvshmem_malloc(3 * sizeof(uint64_t)));
+  if (ids == nullptr) compat::fail("test_teams: nvshmem_malloc of the id boxes failed");
+  const Members uneven[3] = {gapped(0, 0, 1, false), gapped(0, npes / 2 + 1, -1, false),
+                             gapped(npes - 1, 0, 1, true)};
+  const char* uneven_names[3] = {"team_init, gaps growing", "team_init, gaps shrinking",
+                                 "team_init, from the last PE down"};
+  for (int k = 0; k < 3; ++k)
+    if (uneven[k][0] == me) {
+      nvshmemx_team_uniqueid_t id = 0;
+      if (nvshmemx_team_get_uniqueid(&id) != 0) compat::fail("%s: nvshmemx_team_get_uniqueid failed", uneven_names[k]);
+      for (int p : uneven[k]) nvshmem_uint64_p(ids + k, id, p);
+      nvshmem_quiet();
+    }
+  nvshmem_barrier_all();
+  for (int k = 0; k < 3; ++k) {
+    const auto at = std::find(uneven[k].begin(), uneven[k].end(), me);
+    nvshmem_team_t t = NVSHMEM_TEAM_INVALID;
+    if (at != uneven[k].end()) {
+      nvshmem_team_config_t cfg = NVSHMEM_TEAM_CONFIG_INITIALIZER;
+      cfg.uniqueid = nvshmem_uint64_g(ids + k, me);
+      if (nvshmemx_team_init(&t, &cfg, NVSHMEM_TEAM_CONFIG_MASK_UNIQUEID, static_cast<int>(uneven[k].size()),
+                             static_cast<int>(at - uneven[k].begin())) != 0)
+        compat::fail("%s: nvshmemx_team_init failed", uneven_names[k]);
+    }
+    made.push_back({t, at != uneven[k].end() ? uneven[k] : Members{}, uneven_names[k]});
+  }
   const nvshmem_team_t even = split(0, 2, std::max(1, npes / 2), "even PEs, size max(1, npes/2)");
   if (npes > 1) split(1, 2, npes / 2, "odd PEs");
   split(0, 3, std::max(1, npes / 3), "every third PE");
@@ -254,6 +294,7 @@ void test_teams(const coll::Buffers& buf, uint64_t seed) {
   for (const Made& m : made) check_team(buf, m.t, m.want, m.name.c_str(), seed);
   nvshmem_barrier_all();
   for (const Made& m : made) nvshmem_team_destroy(m.t);  // INVALID ones too, as NVSHMEM's test does
+  nvshmem_free(ids);
   // the predefined teams as collective teams (membership as the library reports it, checked for consistency)
   for (nvshmem_team_t t : {NVSHMEM_TEAM_WORLD, NVSHMEM_TEAM_SHARED, NVSHMEMX_TEAM_NODE}) {
     const char* name = t == NVSHMEM_TEAM_WORLD    ? "NVSHMEM_TEAM_WORLD"

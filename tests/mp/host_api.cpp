@@ -1514,6 +1514,55 @@ MPT_CASE(team_init) {
     gshmem_team_destroy(t);
   }
   round++;
+  // Sets that are not start + i*stride (a member list): the world in decreasing order, and the three sets NVSHMEM's
+  // own test teams make with team_init (gaps growing from 0 by one a member; gaps shrinking from n/2 + 1; from the
+  // last PE down with growing gaps), each used, then split strided and 2d (children of a list team)
+  auto gapped = [&](int first, int gap, int step) {
+    Members m;
+    for (int pe = first; pe >= 0 && pe < n; pe += first == n - 1 ? -gap : gap) {
+      m.push_back(pe);
+      gap += step;
+      if (gap <= 0) break;
+    }
+    return m;
+  };
+  Members reversed;
+  for (int pe = n - 1; pe >= 0; --pe) reversed.push_back(pe);
+  const std::pair<Members, const char*> lists[] = {{reversed, "team_init(world reversed)"},
+                                                   {gapped(0, 0, 1), "team_init(gaps growing)"},
+                                                   {gapped(0, n / 2 + 1, -1), "team_init(gaps shrinking)"},
+                                                   {gapped(n - 1, 0, 1), "team_init(from the last PE down)"}};
+  for (const auto& [m, what] : lists) {
+    fresh_ids(id);
+    const int idx = index_in(m, my);
+    t = 777;
+    if (idx >= 0) {
+      MPT_CHECK_STATUS(init(id[0], static_cast<int>(m.size()), idx, &t), GSHMEM_SUCCESS, what);
+      check_team(t, m, what, buf, round++);
+      check_team_collective(t, m, what, red, src);
+      // every other member of the list (index 0, 2, ...) by a strided split, and its 2d split with xrange 2
+      Members every_other, xrow, ycol;
+      for (std::size_t i = 0; i < m.size(); i += 2) every_other.push_back(m[i]);
+      gshmem_team_t s = 777, x = 777, y = 777;
+      MPT_CHECK_STATUS(gshmem_team_split_strided(t, 0, 2, static_cast<int>(every_other.size()), nullptr, 0, &s),
+                       GSHMEM_SUCCESS, what);
+      check_team(s, every_other, std::string(what) + " split 0:2", buf, round++);
+      if (s != GSHMEM_TEAM_INVALID) check_team_collective(s, every_other, std::string(what) + " split 0:2", red, src);
+      MPT_CHECK_STATUS(gshmem_team_split_2d(t, 2, nullptr, 0, &x, nullptr, 0, &y), GSHMEM_SUCCESS, what);
+      for (std::size_t i = static_cast<std::size_t>(idx) / 2 * 2; i < std::min(m.size(), static_cast<std::size_t>(idx) / 2 * 2 + 2); ++i)
+        xrow.push_back(m[i]);
+      for (std::size_t i = static_cast<std::size_t>(idx) % 2; i < m.size(); i += 2) ycol.push_back(m[i]);
+      check_team(x, xrow, std::string(what) + " 2d x", buf, round++);
+      check_team(y, ycol, std::string(what) + " 2d y", buf, round++);
+      check_team_collective(y, ycol, std::string(what) + " 2d y", red, src);
+      gshmem_team_destroy(y);
+      gshmem_team_destroy(x);
+      gshmem_team_destroy(s);
+      gshmem_team_destroy(t);
+    } else {
+      round += 4;
+    }
+  }
   // made and destroyed more often than there are slots: each init finds its slot free again
   for (int k = 0; k < 70; ++k) {
     fresh_ids(id);
@@ -1557,11 +1606,6 @@ MPT_CASE(team_init) {
   gshmemx_team_uniqueid_t* no_id = nullptr;
   MPT_CHECK_STATUS(gshmemx_team_get_uniqueid(no_id), GSHMEM_ERROR_INVALID_VALUE, "uniqueid is NULL");
   if (n >= 2) {
-    // members in decreasing world order: not start + i*stride with stride >= 1, refused on every member
-    fresh_ids(id);
-    t = 777;
-    MPT_CHECK_STATUS(init(id[0], n, n - 1 - my, &t), GSHMEM_ERROR_INVALID_VALUE, "evenly spaced PEs in increasing");
-    MPT_CHECK_EQ(t, GSHMEM_TEAM_INVALID);
     // PEs 0 and 1 both index 0 (index 1 never comes): every member sees the clash or a member that gave up
     fresh_ids(id);
     MPT_CHECK_STATUS(init(id[0], n, my == 1 ? 0 : my, &t), GSHMEM_ERROR_MISMATCH, "with uniqueid 0x");

@@ -1,9 +1,11 @@
 // The GPU teams (TEAM_SAME_GPU, TEAM_GPU_LEADERS) from a PE -> device table: one PE per GPU, several PEs per GPU
 // round-robin and in blocks, uneven counts, CPU PEs, and the layouts gshmem cannot hold (not evenly spaced) or this
 // PE is not in (a PE that is not the lowest of its GPU). The multi-PE tests (tests/mp/host_api.cpp) see CPU PEs
-// only, where every PE is a device of its own; these cover the other layouts.
+// only, where every PE is a device of its own; these cover the other layouts. Also the team value's arithmetic for a
+// team held as a member list (gshmem/team_value.h).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -110,6 +112,33 @@ TEST(GpuTeams, NotEvenlySpaced) {
     EXPECT_FALSE(g.not_a_leader) << me;
     EXPECT_NE(g.leaders_absent.find("world PEs 0, 1, 3, not evenly spaced"), std::string::npos) << g.leaders_absent;
   }
+}
+
+// A member list (any order) against a strided team: world PE of each index, index of each world PE (-1 outside),
+// translation both ways; host code reads host_members, never the device pointer.
+TEST(TeamValueList, WorldPeRankAndTranslate) {
+  const std::int32_t list[] = {5, 0, 3, 6, 2};
+  TeamValue t{list[0], 0, 5, 2, nullptr, list};
+  const std::int32_t* poison = reinterpret_cast<const std::int32_t*>(0x10);  // would fault if host code read it
+  t.members = poison;
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(gshmem::team_world_pe(t, i), list[i]) << i;
+  for (int pe = -1; pe <= 8; ++pe) {
+    int want = -1;
+    for (int i = 0; i < 5; ++i)
+      if (list[i] == pe) want = i;
+    EXPECT_EQ(gshmem::team_rank_of(t, pe), want) << pe;
+    EXPECT_EQ(gshmem::team_is_member(t, pe), want >= 0) << pe;
+  }
+  const TeamValue world{0, 1, 8, 3, nullptr, nullptr}, evens{0, 2, 4, -1, nullptr, nullptr};
+  for (int i = -1; i <= 5; ++i) {
+    EXPECT_EQ(gshmem::team_translate(t, i, world), i < 0 || i >= 5 ? -1 : list[i]) << i;
+    EXPECT_EQ(gshmem::team_translate(t, i, evens), i < 0 || i >= 5 || list[i] % 2 ? -1 : list[i] / 2) << i;
+  }
+  for (int w = 0; w < 8; ++w) EXPECT_EQ(gshmem::team_translate(world, w, t), gshmem::team_rank_of(t, w)) << w;
+  // the same set as a list and as a progression agree
+  const std::int32_t odd[] = {1, 3, 5, 7};
+  const TeamValue as_list{1, 0, 4, 0, nullptr, odd}, as_stride{1, 2, 4, 0, nullptr, nullptr};
+  for (int pe = 0; pe < 9; ++pe) EXPECT_EQ(gshmem::team_rank_of(as_list, pe), gshmem::team_rank_of(as_stride, pe));
 }
 
 }  // namespace

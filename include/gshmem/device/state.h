@@ -18,18 +18,23 @@ extern "C" {
 
 /* Layout version of gshmem_device_state_t; 0 in `version` means "never set" (no gshmem_init yet). 3: coll_offset.
  * 4: coll_ll_offset, coll_ll_bytes. 5: LL buffers of 32 KiB (coll::kLLBufBytes; headers and library must agree).
- * 6: LL buffers of 256 KiB. */
-#define GSHMEM_DEVICE_STATE_VERSION 6u
+ * 6: LL buffers of 256 KiB. 7: teams of any member set (gshmem_device_team_t's member lists). */
+#define GSHMEM_DEVICE_STATE_VERSION 7u
 /* Team slots in the device team table (the library's kMaxTeams) and dissemination rounds per slot. */
 #define GSHMEM_DEVICE_MAX_TEAMS 64
 #define GSHMEM_DEVICE_MAX_ROUNDS 32
 
-/* One team as device code sees it: world PE of team rank r is start + r * stride. size 0: slot unused here. */
+/* One team as device code sees it: world PE of team rank r is start + r * stride, or, for a team whose members are
+ * not evenly spaced in increasing order (gshmemx_team_init of any set, a split of such a team), members[r]: the
+ * list sits in device memory for device code and in host memory for host code (both the library's, for the
+ * team's life). size 0: slot unused here. */
 typedef struct gshmem_device_team {
-  int32_t start;
-  int32_t stride;
+  int32_t start;    /* world PE of rank 0 */
+  int32_t stride;   /* 0 where the members are a list */
   int32_t size;
-  int32_t my_rank; /* this PE's rank in the team, -1 if not a member */
+  int32_t my_rank;  /* this PE's rank in the team, -1 if not a member */
+  const int32_t *members;       /* device memory [size], or NULL: start + r * stride */
+  const int32_t *host_members;  /* the same list in host memory (host code), or NULL */
 } gshmem_device_team_t;
 
 typedef struct gshmem_device_state {
@@ -63,7 +68,7 @@ typedef struct gshmem_device_state {
 
 #ifdef __cplusplus
 static_assert(sizeof(void *) == 8, "gshmem device state assumes 64-bit pointers");
-static_assert(sizeof(gshmem_device_team_t) == 16, "gshmem_device_team_t crosses host/device: keep it 16 bytes");
+static_assert(sizeof(gshmem_device_team_t) == 32, "gshmem_device_team_t crosses host/device: keep it 32 bytes");
 static_assert(sizeof(gshmem_device_state_t) == 112, "gshmem_device_state_t crosses host/device: keep its layout");
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(sizeof(gshmem_device_state_t) == 112, "gshmem_device_state_t crosses host/device");

@@ -8,8 +8,7 @@ start here (get_uniqueid, set_attr_uniqueid_args, hostlib_init_attr) and use gsh
 
 Where gshmem differs (python/README.md, "gshmem.bindings"): the *_on_stream calls raise NVSHMEMError
 (ERROR_NOT_SUPPORTED) on CPU PEs instead of ending the job; float/double atomic_add and atomic_fetch_add (no C
-function in gshmem) are a compare-and-swap loop; flush_on_stream is quiet_on_stream; team_init makes teams of
-evenly spaced PEs in increasing order only (others: NVSHMEMError naming the PEs);
+function in gshmem) are a compare-and-swap loop; flush_on_stream is quiet_on_stream;
 buffer_register_symmetric_at_preferred_address registers where buffer_register_symmetric would.
 """
 import ctypes as _ct

@@ -120,9 +120,8 @@ def team_split_2d(parent_team, xrange, xaxis_config=None, xaxis_mask=0, yaxis_co
 def team_init(team_config, config_mask, npes, pe_idx_in_team, new_team_name=None):
     """nvshmem4py's team_init: only the PEs of the new team call, each with a config whose uniqueid (a TeamUniqueId
     or its .value) one member got from get_team_unique_id and sent to the others, the team's size and its own
-    index; config_mask is checked but, as in users' code that passes 0, not needed for the uniqueid. gshmem's
-    teams are evenly spaced PEs in increasing order (start + i*stride): other sets raise NvshmemError naming the
-    PEs. Without a uniqueid only the team of every PE in world order can be made (npes = n_pes(), pe_idx_in_team
+    index; config_mask is checked but, as in users' code that passes 0, not needed for the uniqueid. Any set of PEs
+    in any order is a team (one not evenly spaced in increasing order is held as a member list). Without a uniqueid only the team of every PE in world order can be made (npes = n_pes(), pe_idx_in_team
     = my_pe(), every PE calling), what nvshmem4py's tests do."""
     call = "team_init"
     require_init(call)

@@ -263,7 +263,7 @@ __device__ __forceinline__ void flat_arrive(const DeviceHandle& h, const gshmem_
 #pragma unroll 1
   for (int k = 1; k < t.size; ++k) {
     const int r = t.my_rank + k < t.size ? t.my_rank + k : t.my_rank + k - t.size;
-    store_relaxed_sys(barrier_flag(h, peer_base(h, t.start + r * t.stride), team, t.my_rank), epoch);
+    store_relaxed_sys(barrier_flag(h, peer_base(h, team_world_pe(t, r)), team, t.my_rank), epoch);
   }
 }
 
@@ -272,7 +272,7 @@ __device__ __forceinline__ void dissemination(const DeviceHandle& h, const gshme
                                               uint64_t epoch, const char* call) {
   for (int k = 0; (1LL << k) < t.size; ++k) {
     const int dist = static_cast<int>((1LL << k) % t.size);
-    const int to = t.start + ((t.my_rank + dist) % t.size) * t.stride;
+    const int to = team_world_pe(t, (t.my_rank + dist) % t.size);
     uint64_t* flag = barrier_flag(h, peer_base(h, to), team, k);
     if constexpr (Barrier) {
       store_release_sys(flag, epoch);
