@@ -116,7 +116,7 @@ void TeamTable::claim_members(int slot, const std::vector<int>& world, int me) {
   const int n = static_cast<int>(world.size());
   const int stride = n > 1 ? world[1] - world[0] : 1;
   bool even = stride >= 1;
-  for (int i = 1; even && i < n; ++i) even = world[static_cast<std::size_t>(i)] - world[static_cast<std::size_t>(i) - 1] == stride;
+  for (std::size_t i = 1; even && i < world.size(); ++i) even = world[i] - world[i - 1] == stride;
   TeamInfo t{{world.front(), even ? stride : 0, n, me}, true, 0};
   const std::vector<std::int32_t> list(world.begin(), world.end());
   if (!even) t.host_members = list.data();  // claim keeps its own copy

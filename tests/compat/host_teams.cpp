@@ -18,7 +18,8 @@
 //   test teams  NVIDIA NVSHMEM's team test setup (init_test_teams, found by code search as a copy of its test
 //               utilities): NVSHMEM_TEAM_WORLD, NVSHMEM_TEAM_SHARED and NVSHMEMX_TEAM_NODE used as collective
 //               teams; first the three teams NVSHMEM's tests make by nvshmemx_team_init whose members are not
-//               evenly spaced (gaps growing, gaps shrinking, and from the last PE down: decreasing order); even PEs with size max(1, npes/2) (3 PEs: PE 2 is left out), odd PEs, every third PE;
+//               evenly spaced (gaps growing, gaps shrinking, and from the last PE down: decreasing order); even
+//               PEs with size max(1, npes/2) (3 PEs: PE 2 is left out), odd PEs, every third PE;
 //               nvshmem_team_split_2d with NULL configs and xrange 1, npes, npes/2, npes/3; a 2d split of the
 //               even team made on every PE, so PEs outside it pass NVSHMEM_TEAM_INVALID as the parent (NVSHMEM
 //               returns non-zero and INVALID teams there); all teams alive at once, destroyed at the end,

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "harness.hpp"
@@ -22,7 +23,18 @@ struct TeamShape {
   const char* name;
   gshmem_team_t handle;  // GSHMEM_TEAM_INVALID on non-members
   int start, stride, size;
+  std::vector<int> list;  // the world PE of each index for a team made from a member list (then start/stride unused)
+  // (a constructor, not aggregate initialization: nvcc's front end drops an empty trailing `{}`, and the host
+  // compiler then warns of a missing initializer)
+  TeamShape(const char* n, gshmem_team_t h, int a, int b, int c, std::vector<int> l = {})
+      : name(n), handle(h), start(a), stride(b), size(c), list(std::move(l)) {}
+  int pe(int i) const {
+    return list.empty() ? start + i * (size == 1 ? 0 : stride) : list[static_cast<std::size_t>(i)];
+  }
   int index_of(int pe) const {
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (list[i] == pe) return static_cast<int>(i);
+    if (!list.empty()) return -1;
     if (size == 1) return pe == start ? 0 : -1;
     const int d = pe - start;
     return d >= 0 && d % stride == 0 && d / stride < size ? d / stride : -1;
@@ -89,13 +101,13 @@ void run(Kind k, const TeamShape& team, std::size_t n, int root, bool mem, bool 
     want[kGuard + dest_n + i] = mpt::gen<T>(tag, 2000 + static_cast<std::uint64_t>(me), i);
   }
   if (idx >= 0) {
-    const int root_pe = team.start + root * (team.size == 1 ? 0 : team.stride);
+    const int root_pe = team.pe(root);
     for (std::size_t j = 0; j < dest_n; ++j) {
       if (k == Kind::Broadcast) {
         want[kGuard + j] = sent(root_pe, j);
       } else {
         const std::size_t from = j / (n ? n : 1), e = j % (n ? n : 1);
-        const int p = team.start + static_cast<int>(from) * team.stride;
+        const int p = team.pe(static_cast<int>(from));
         want[kGuard + j] = sent(p, k == Kind::Fcollect ? e : static_cast<std::size_t>(idx) * n + e);
       }
     }
@@ -143,6 +155,29 @@ inline std::vector<TeamShape> make_teams() {
   if (n >= 2) split("odd", 1, 2, n / 2);        // strided: world PEs 1, 3, 5, ...
   if (n >= 3) split("even", 0, 2, (n + 1) / 2);  // strided, odd size at 3 PEs
   split("one", n - 1, 1, 1);                     // a team of one: the last PE
+  if (n >= 2) {
+    // a member list (gshmemx_team_init): every PE in decreasing world order, PE 0's unique ID handed out through
+    // the heap; the collectives then reach members only through the list (host and device code alike)
+    auto* box = static_cast<std::uint64_t*>(gshmem_malloc(sizeof(std::uint64_t)));
+    mpt::require(box != nullptr, "gshmem_malloc");
+    if (mpt::me() == 0) {
+      gshmemx_team_uniqueid_t id = 0;
+      mpt::require(gshmemx_team_get_uniqueid(&id) == GSHMEM_SUCCESS, "gshmemx_team_get_uniqueid");
+      for (int p = 0; p < n; ++p) gshmem_uint64_p(box, id, p);
+      gshmem_quiet();
+    }
+    gshmem_barrier_all();
+    gshmem_team_config_t cfg = GSHMEM_TEAM_CONFIG_INITIALIZER;
+    cfg.uniqueid = gshmem_uint64_g(box, mpt::me());
+    gshmem_team_t h = GSHMEM_TEAM_INVALID;
+    mpt::require(gshmemx_team_init(&h, &cfg, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, n, n - 1 - mpt::me()) ==
+                     GSHMEM_SUCCESS, "gshmemx_team_init");
+    TeamShape r{"reversed", h, n - 1, 0, n};
+    for (int p = n - 1; p >= 0; --p) r.list.push_back(p);
+    t.push_back(r);
+    gshmem_barrier_all();
+    gshmem_free(box);
+  }
   return t;
 }
 inline void destroy(std::vector<TeamShape>& teams) {
@@ -204,7 +239,7 @@ void run_strided(const TeamShape& team, std::size_t n, std::ptrdiff_t dst, std::
   if (idx >= 0) {
     for (std::size_t i = 0; i < blocks; ++i)
       for (std::size_t l = 0; l < n; ++l) {
-        const int p = team.start + static_cast<int>(i) * team.stride;
+        const int p = team.pe(static_cast<int>(i));
         const std::size_t at = kGuard + static_cast<std::size_t>(dst) * (i * n + l);
         want[at] = sent(p, static_cast<std::size_t>(sst) * (static_cast<std::size_t>(idx) * n + l));
         mpt::poison_of(&init[at], &want[at], sizeof(T));
@@ -379,8 +414,8 @@ void run_red(Op op, bool scatter, const TeamShape& team, std::size_t n, bool inp
   if (idx >= 0) {
     const std::size_t first = scatter ? static_cast<std::size_t>(idx) * n : 0;
     for (std::size_t i = 0; i < n; ++i) {
-      T acc = sent(team.start, first + i);
-      for (int r = 1; r < team.size; ++r) acc = ref_op(op, acc, sent(team.start + r * team.stride, first + i));
+      T acc = sent(team.pe(0), first + i);
+      for (int r = 1; r < team.size; ++r) acc = ref_op(op, acc, sent(team.pe(r), first + i));
       want[kGuard + i] = acc;
     }
     for (std::size_t i = 0; i < src_n; ++i) mysrc[i] = sent(me, i);

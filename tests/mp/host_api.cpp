@@ -1549,8 +1549,8 @@ MPT_CASE(team_init) {
       check_team(s, every_other, std::string(what) + " split 0:2", buf, round++);
       if (s != GSHMEM_TEAM_INVALID) check_team_collective(s, every_other, std::string(what) + " split 0:2", red, src);
       MPT_CHECK_STATUS(gshmem_team_split_2d(t, 2, nullptr, 0, &x, nullptr, 0, &y), GSHMEM_SUCCESS, what);
-      for (std::size_t i = static_cast<std::size_t>(idx) / 2 * 2; i < std::min(m.size(), static_cast<std::size_t>(idx) / 2 * 2 + 2); ++i)
-        xrow.push_back(m[i]);
+      const std::size_t row = static_cast<std::size_t>(idx) / 2 * 2;
+      for (std::size_t i = row; i < std::min(m.size(), row + 2); ++i) xrow.push_back(m[i]);
       for (std::size_t i = static_cast<std::size_t>(idx) % 2; i < m.size(); i += 2) ycol.push_back(m[i]);
       check_team(x, xrow, std::string(what) + " 2d x", buf, round++);
       check_team(y, ycol, std::string(what) + " 2d y", buf, round++);

@@ -1,6 +1,7 @@
 // gshmem device API, implementation: point-to-point waits, quiet/fence, and team barriers in device code.
 #pragma once
 #include "gshmem/device/impl/common.cuh"
+#include "gshmem/team_value.h"
 
 namespace gshmem {
 namespace dev {
