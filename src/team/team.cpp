@@ -17,49 +17,26 @@
 
 namespace gshmem {
 
-namespace {
-// Team value of the ascending world PEs `m` if they are start + i*stride, else size 0.
-TeamValue progression(const std::vector<int>& m, int me) {
-  if (m.empty()) return TeamValue{};
-  const int stride = m.size() > 1 ? m[1] - m[0] : 1;
-  for (std::size_t i = 1; i < m.size(); ++i)
-    if (m[i] - m[i - 1] != stride) return TeamValue{};
-  TeamValue t{m.front(), stride, static_cast<int>(m.size()), -1};
-  t.my_rank = team_rank_of(t, me);
-  return t;
-}
-
-std::string pe_list(const std::vector<int>& m) { return fmt::format("{}", fmt::join(m, ", ")); }
-}  // namespace
-
 GpuTeams gpu_teams(const std::vector<std::string>& device_of, int me) {
   GpuTeams g;
-  std::vector<int> mine, leaders;
   std::map<std::string, int> first;  // device -> its lowest PE
   for (int pe = 0; pe < static_cast<int>(device_of.size()); ++pe) {
     const std::string& d = device_of[static_cast<std::size_t>(pe)];
-    if (d == device_of[static_cast<std::size_t>(me)]) mine.push_back(pe);
-    if (first.emplace(d, pe).second) leaders.push_back(pe);
+    if (d == device_of[static_cast<std::size_t>(me)]) {
+      if (pe == me) g.same_gpu.my_rank = static_cast<int>(g.same_gpu.members.size());
+      g.same_gpu.members.push_back(pe);
+    }
+    if (first.emplace(d, pe).second) {
+      if (pe == me) g.leaders.my_rank = static_cast<int>(g.leaders.members.size());
+      g.leaders.members.push_back(pe);
+    }
   }
-  g.same_gpu = progression(mine, me);
-  if (g.same_gpu.size == 0)
-    g.same_gpu_absent = fmt::format(
-        "GSHMEMX_TEAM_SAME_GPU (NVSHMEMI_TEAM_SAME_GPU) is no team on PE {}: the PEs on its GPU are world PEs {}, not "
-        "evenly spaced, and a gshmem team is start + i*stride (NVSHMEM does not start at all then). Fix: give the "
-        "PEs their GPUs round-robin (PE i takes GPU i % n_gpus: gshmem's choice when the program selects none) or "
-        "in equal blocks of consecutive PEs", me, pe_list(mine));
-  g.leaders = progression(leaders, me);
-  if (g.leaders.size == 0)
-    g.leaders_absent = fmt::format(
-        "GSHMEMX_TEAM_GPU_LEADERS (NVSHMEMI_TEAM_GPU_LEADERS) is no team: the lowest PEs of the GPUs are world PEs "
-        "{}, not evenly spaced, and a gshmem team is start + i*stride. Fix: give the PEs their GPUs round-robin "
-        "(PE i takes GPU i % n_gpus) or in equal blocks of consecutive PEs", pe_list(leaders));
-  else if (g.leaders.my_rank < 0) {
+  if (g.leaders.my_rank < 0) {
     g.leaders_absent = fmt::format(
         "PE {} is not in GSHMEMX_TEAM_GPU_LEADERS (NVSHMEMI_TEAM_GPU_LEADERS): the team holds the lowest PE of each "
         "GPU, and PE {} shares its GPU with PE {}. Fix: use this team only on PEs where "
-        "gshmem_team_my_pe(GSHMEMX_TEAM_GPU_LEADERS) >= 0", me, me, mine.front());
-    g.leaders = TeamValue{};
+        "gshmem_team_my_pe(GSHMEMX_TEAM_GPU_LEADERS) >= 0", me, me, g.same_gpu.members.front());
+    g.leaders = MemberSet{};
     g.not_a_leader = true;
   }
   return g;
@@ -81,20 +58,15 @@ TeamTable::TeamTable(Runtime& rt) : rt_(rt) {
     device_of[static_cast<std::size_t>(pe)] =
         bus.empty() ? fmt::format("CPU PE {}", pe) : fmt::format("{:x} {}", r.host_hash, bus);
   }
+  // (any layout is a team: a member list where the PEs are not evenly spaced; NVSHMEM ends the job at init for
+  // such a SAME_GPU)
   const GpuTeams g = gpu_teams(device_of, rt.my_pe);
-  const std::pair<int, std::pair<TeamValue, std::string>> gpu_slots[] = {
-      {GSHMEMX_TEAM_SAME_GPU, {g.same_gpu, g.same_gpu_absent}},
-      {GSHMEMX_TEAM_GPU_LEADERS, {g.leaders, g.leaders_absent}}};
-  for (const auto& [slot, team] : gpu_slots) {
-    if (team.first.size > 0) {
-      claim(slot, TeamInfo{team.first, true, 0});
-    } else {
-      used_ |= 1ull << slot;
-      absent_[slot] = team.second;
-      // Not being a leader is the normal case with several PEs per GPU; a team that cannot be formed is not
-      // (SAME_GPU: said by the PEs of that GPU; GPU_LEADERS: the same on every PE, said by PE 0).
-      if (slot == GSHMEMX_TEAM_SAME_GPU || (!g.not_a_leader && rt.my_pe == 0)) log::warn("{}", team.second);
-    }
+  claim_members(GSHMEMX_TEAM_SAME_GPU, g.same_gpu.members, g.same_gpu.my_rank);
+  if (g.not_a_leader) {  // the normal case with several PEs per GPU: the slot stays reserved, get() says why
+    used_ |= 1ull << GSHMEMX_TEAM_GPU_LEADERS;
+    absent_[GSHMEMX_TEAM_GPU_LEADERS] = g.leaders_absent;
+  } else {
+    claim_members(GSHMEMX_TEAM_GPU_LEADERS, g.leaders.members, g.leaders.my_rank);
   }
 }
 

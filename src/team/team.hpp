@@ -26,12 +26,17 @@ struct TeamInfo : TeamValue {
   int world_pe(int team_pe) const { return team_world_pe(*this, team_pe); }
 };
 
+// A team as world PEs in team order and this PE's index in it (empty, -1: no team of this PE).
+struct MemberSet {
+  std::vector<int> members;
+  int my_rank = -1;
+};
 // The GPU teams of PE `me`, from each PE's device (equal strings: the same GPU; CPU PEs pass distinct ones).
-// same_gpu: the PEs of my device; leaders: the lowest PE of each device. A team gshmem cannot hold (its PEs are
-// not start + i*stride) or, for leaders, one `me` is not in, comes back as size 0 with the reason in *_absent.
+// same_gpu: the PEs of my device; leaders: the lowest PE of each device, empty on a PE that is not one (the reason
+// in leaders_absent). Any layout is a team (one that is not start + i*stride becomes a member list).
 struct GpuTeams {
-  TeamValue same_gpu{}, leaders{};
-  std::string same_gpu_absent, leaders_absent;
+  MemberSet same_gpu, leaders;
+  std::string leaders_absent;
   bool not_a_leader = false;  // leaders is a team, `me` is not in it
 };
 GpuTeams gpu_teams(const std::vector<std::string>& device_of, int me);

@@ -3,9 +3,12 @@
 // kernels: gshmem_team_my_pe / n_pes / translate_pe (and the native forms) against the host's answers, and team
 // barrier / sync (and barrier_all / sync_all on TEAM_WORLD) in thread, warp and block scope, each round checking
 // that every member's put made before the barrier is visible after it, and (sync without quiet) that every
-// member's plain stores to its own memory before the sync are what the others read from it after.
+// member's plain stores to its own memory before the sync are what the others read from it after. Also a team held
+// as a member list (gshmemx_team_init of every PE in decreasing order) through all of that, and
+// gshmemx_barrier_on_stream on every team (host puts before it visible after it).
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "device_api.hpp"
 
@@ -130,12 +133,31 @@ void team_suite(Ctx& c) {
              "split_strided(odd PEs)");
   c.expect(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 2, nullptr, 0, &xt, nullptr, 0, &yt) == GSHMEM_SUCCESS,
            "split_2d(xrange 2)");
+  // A team held as a member list: every PE in decreasing order, by gshmemx_team_init (PE 0's unique ID put into
+  // every PE's box), so the device barriers and syncs reach members through the device list.
+  gshmem_team_t rev = GSHMEM_TEAM_INVALID;
+  auto* box = static_cast<uint64_t*>(gshmem_malloc(sizeof(uint64_t)));
+  c.expect(box != nullptr, "gshmem_malloc(uniqueid box)");
+  if (c.me == 0) {
+    gshmemx_team_uniqueid_t id = 0;
+    c.expect(gshmemx_team_get_uniqueid(&id) == GSHMEM_SUCCESS, "gshmemx_team_get_uniqueid");
+    for (int p = 0; p < c.n; ++p) gshmem_uint64_p(box, id, p);
+    gshmem_quiet();
+  }
+  gshmem_barrier_all();
+  gshmem_team_config_t cfg = GSHMEM_TEAM_CONFIG_INITIALIZER;
+  cfg.uniqueid = gshmem_uint64_g(box, c.me);
+  c.expect(gshmemx_team_init(&rev, &cfg, GSHMEM_TEAM_CONFIG_MASK_UNIQUEID, c.n, c.n - 1 - c.me) == GSHMEM_SUCCESS,
+           "team_init(every PE in decreasing order)");
+  gshmem_barrier_all();
+  gshmem_free(box);
   teams.emplace_back("world", GSHMEM_TEAM_WORLD);
   teams.emplace_back("world copy", dup);
   teams.emplace_back("even", even);
   teams.emplace_back("odd", odd);
   teams.emplace_back("2d row", xt);
   teams.emplace_back("2d column", yt);
+  teams.emplace_back("reversed (member list)", rev);
   const gshmem::DeviceHandle h = gshmem::device_handle();  // after the splits: the handle sees the new teams
 
   // Queries, on the teams this PE belongs to.
@@ -202,9 +224,41 @@ void team_suite(Ctx& c) {
     }
     gshmem_barrier_all();
   }
+  // The stream barrier (gshmemx_barrier_on_stream's kernel): each member puts a fresh value into its own slot at
+  // every member from the host, the barrier runs on a stream, then every member's value must be in this PE's buffer.
+  cudaStream_t st;
+  GT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  for (size_t ti = 0; ti < teams.size(); ++ti) {
+    const auto& t = teams[ti];
+    if (t.second == GSHMEM_TEAM_INVALID || gshmem_team_n_pes(t.second) > kMaxMembers) continue;
+    const int n = gshmem_team_n_pes(t.second), me = gshmem_team_my_pe(t.second);
+    int stale = 0;
+    uint64_t v = mix(base ^ (0x5EA0ull + ti));  // the same on every member, whatever teams this PE skipped
+    for (int round = 0; round < 20; ++round) {
+      v = mix(v);
+      for (int j = 0; j < n; ++j)
+        gshmem_uint64_p(buf + me, v + static_cast<uint64_t>(me),
+                        gshmem_team_translate_pe(t.second, j, GSHMEM_TEAM_WORLD));
+      gshmem_quiet();
+      c.expect(gshmemx_barrier_on_stream(t.second, reinterpret_cast<gshmem_stream_t>(st)) == GSHMEM_SUCCESS,
+               "gshmemx_barrier_on_stream");
+      GT_CUDA(cudaStreamSynchronize(st));
+      std::vector<uint64_t> got(static_cast<size_t>(n));
+      GT_CUDA(cudaMemcpy(got.data(), buf, got.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+      for (int j = 0; j < n; ++j) stale += got[static_cast<size_t>(j)] != v + static_cast<uint64_t>(j);
+      c.expect(gshmemx_barrier_on_stream(t.second, reinterpret_cast<gshmem_stream_t>(st)) == GSHMEM_SUCCESS,
+               "gshmemx_barrier_on_stream");  // nobody overwrites a slot before every member has read it
+      GT_CUDA(cudaStreamSynchronize(st));
+    }
+    char what[200];
+    std::snprintf(what, sizeof what, "team '%s' (%d PEs) barrier_on_stream: %d stale slots in 20 rounds",
+                  t.first.c_str(), n, stale);
+    c.expect(stale == 0, what);
+  }
+  GT_CUDA(cudaStreamDestroy(st));
   GT_CUDA(cudaFree(errors));
   gshmem_free(buf);
-  for (gshmem_team_t t : {dup, even, odd, xt, yt})
+  for (gshmem_team_t t : {dup, even, odd, xt, yt, rev})
     if (t != GSHMEM_TEAM_INVALID) gshmem_team_destroy(t);
   gshmem_barrier_all();
 }

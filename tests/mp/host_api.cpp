@@ -1104,12 +1104,6 @@ void check_team(gshmem_team_t t, const Members& m, const std::string& what, std:
   }
 }
 
-bool evenly_spaced(const Members& m) {
-  for (std::size_t i = 2; i < m.size(); ++i)
-    if (m[i] - m[i - 1] != m[1] - m[0]) return false;
-  return true;
-}
-
 // A small collective over a team: every member calls. `red` and `src`: symmetric, 2 ints each.
 void check_team_collective(gshmem_team_t t, const Members& m, const std::string& what, int* red, int* src) {
   const int my = me(), size = static_cast<int>(m.size());
@@ -1153,12 +1147,12 @@ GpuModel gpu_model(std::uint64_t* buf) {
   return g;
 }
 
-// A GPU team: its members (where gshmem can hold it: evenly spaced) get check_team and a collective; elsewhere the
-// handle answers like one of a team this PE is not in.
+// A GPU team: its members get check_team and a collective (a member list where the PEs are not evenly spaced);
+// elsewhere the handle answers like one of a team this PE is not in.
 void check_gpu_team(gshmem_team_t t, const Members& m, const std::string& what, std::uint64_t* buf,
                     std::uint64_t round, int* red, int* src) {
   const int my = me();
-  if (evenly_spaced(m) && index_in(m, my) >= 0) {
+  if (index_in(m, my) >= 0) {
     check_team(t, m, what, buf, round);
     check_team_collective(t, m, what, red, src);
     return;
@@ -1206,15 +1200,15 @@ MPT_CASE(teams_predefined) {
   gshmem_barrier_all();
   check_gpu_team(GSHMEMX_TEAM_GPU_LEADERS, g.leaders, "TEAM_GPU_LEADERS", buf, 6, red, src);
   gshmem_barrier_all();
-  if (index_in(g.same_gpu, my) >= 0 && evenly_spaced(g.same_gpu)) {
+  if (index_in(g.same_gpu, my) >= 0) {
     for (int i = 0; i < static_cast<int>(g.same_gpu.size()); ++i)  // between two predefined teams
       MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEMX_TEAM_SAME_GPU, i, GSHMEMX_TEAM_SAME_MYPE_NODE),
                    g.same_gpu[static_cast<std::size_t>(i)] == my ? 0 : -1);
-    if (evenly_spaced(g.leaders) && index_in(g.leaders, my) >= 0)  // index 0 of my GPU's PEs is its leader
+    if (index_in(g.leaders, my) >= 0)  // index 0 of my GPU's PEs is its leader
       MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEMX_TEAM_SAME_GPU, 0, GSHMEMX_TEAM_GPU_LEADERS),
                    index_in(g.leaders, g.same_gpu.front()));
   }
-  if (evenly_spaced(g.leaders) && index_in(g.leaders, my) >= 0)
+  if (index_in(g.leaders, my) >= 0)
     for (int i = 0; i < static_cast<int>(g.leaders.size()); ++i)
       MPT_CHECK_EQ(gshmem_team_translate_pe(GSHMEMX_TEAM_GPU_LEADERS, i, GSHMEM_TEAM_WORLD),
                    g.leaders[static_cast<std::size_t>(i)]);
@@ -1456,9 +1450,10 @@ MPT_CASE(team_errors) {
 
 // gshmemx_team_init (NVSHMEM 3.4's nvshmemx_team_init): teams made by their members alone from a unique ID that
 // PE 0 gets and hands out through the heap. The whole world in order, the even and the odd PEs at once (two IDs),
-// a team of one, the same PEs over and over (slots come back), then the refusals: bad arguments (local), members
-// in decreasing order (every member), two members with one index and members that disagree on the size
-// (every member: MISMATCH); after them a team is made as before.
+// a team of one, sets that are no progression (a member list: the world reversed, NVSHMEM's own three test sets,
+// and their splits), the same PEs over and over (slots come back), then the refusals: bad arguments (local), two
+// members with one index and members that disagree on the size (every member: MISMATCH); after them a team is
+// made as before.
 MPT_CASE(team_init) {
   const int n = npes(), my = me();
   auto* buf = sym_alloc<std::uint64_t>(static_cast<std::size_t>(n));

@@ -1,6 +1,6 @@
 // The GPU teams (TEAM_SAME_GPU, TEAM_GPU_LEADERS) from a PE -> device table: one PE per GPU, several PEs per GPU
-// round-robin and in blocks, uneven counts, CPU PEs, and the layouts gshmem cannot hold (not evenly spaced) or this
-// PE is not in (a PE that is not the lowest of its GPU). The multi-PE tests (tests/mp/host_api.cpp) see CPU PEs
+// round-robin and in blocks, uneven counts, CPU PEs, layouts that are not evenly spaced (member lists), and the
+// team this PE is not in (a PE that is not the lowest of its GPU). The multi-PE tests (tests/mp/host_api.cpp) see CPU PEs
 // only, where every PE is a device of its own; these cover the other layouts. Also the team value's arithmetic for a
 // team held as a member list (gshmem/team_value.h).
 #include <gtest/gtest.h>
@@ -15,6 +15,7 @@ namespace {
 
 using gshmem::GpuTeams;
 using gshmem::gpu_teams;
+using gshmem::MemberSet;
 using gshmem::TeamValue;
 
 // device_of for PE p = "gpu" + gpu[p] (a negative entry: a CPU PE, a device of its own)
@@ -25,11 +26,15 @@ std::vector<std::string> devices(const std::vector<int>& gpu) {
   return d;
 }
 
-void expect_team(const TeamValue& t, int start, int stride, int size, int my_rank, const char* what, int me) {
-  EXPECT_EQ(t.start, start) << what << " on PE " << me;
-  EXPECT_EQ(t.stride, stride) << what << " on PE " << me;
-  EXPECT_EQ(t.size, size) << what << " on PE " << me;
+void expect_list(const MemberSet& t, const std::vector<int>& members, int my_rank, const char* what, int me) {
+  EXPECT_EQ(t.members, members) << what << " on PE " << me;
   EXPECT_EQ(t.my_rank, my_rank) << what << " on PE " << me;
+}
+
+void expect_team(const MemberSet& t, int start, int stride, int size, int my_rank, const char* what, int me) {
+  std::vector<int> m;
+  for (int i = 0; i < size; ++i) m.push_back(start + i * stride);
+  expect_list(t, m, my_rank, what, me);
 }
 
 TEST(GpuTeams, OnePePerGpu) {
@@ -38,7 +43,7 @@ TEST(GpuTeams, OnePePerGpu) {
     const GpuTeams g = gpu_teams(d, me);
     expect_team(g.same_gpu, me, 1, 1, 0, "same_gpu", me);
     expect_team(g.leaders, 0, 1, 4, me, "leaders", me);
-    EXPECT_TRUE(g.same_gpu_absent.empty() && g.leaders_absent.empty());
+    EXPECT_TRUE(g.leaders_absent.empty());
   }
 }
 
@@ -61,7 +66,7 @@ TEST(GpuTeams, RoundRobin) {  // 6 PEs on 3 GPUs, PE p on GPU p % 3 (gshmem's ow
     if (me < 3) {
       expect_team(g.leaders, 0, 1, 3, me, "leaders", me);
     } else {
-      EXPECT_EQ(g.leaders.size, 0) << me;
+      EXPECT_TRUE(g.leaders.members.empty()) << me;
       EXPECT_TRUE(g.not_a_leader);
       EXPECT_NE(g.leaders_absent.find("PE " + std::to_string(me) + " is not in GSHMEMX_TEAM_GPU_LEADERS"),
                 std::string::npos) << g.leaders_absent;
@@ -77,7 +82,7 @@ TEST(GpuTeams, Blocks) {  // 6 PEs on 3 GPUs, two consecutive PEs each
     const GpuTeams g = gpu_teams(d, me);
     expect_team(g.same_gpu, me - me % 2, 1, 2, me % 2, "same_gpu", me);
     if (me % 2 == 0) expect_team(g.leaders, 0, 2, 3, me / 2, "leaders", me);
-    else EXPECT_TRUE(g.leaders.size == 0 && g.not_a_leader) << me;
+    else EXPECT_TRUE(g.leaders.members.empty() && g.not_a_leader) << me;
   }
 }
 
@@ -92,26 +97,25 @@ TEST(GpuTeams, UnevenRoundRobin) {  // 3 PEs on 2 GPUs: GPU 0 has PEs 0 and 2, G
 }
 
 TEST(GpuTeams, NotEvenlySpaced) {
-  // GPU 0: PEs 0, 1, 3 (not evenly spaced); GPU 1: PE 2. Leaders 0, 2 are evenly spaced.
+  // GPU 0: PEs 0, 1, 3 (not evenly spaced: a member list); GPU 1: PE 2. Leaders 0, 2 are evenly spaced.
   const auto d = devices({0, 0, 1, 0});
   for (int me : {0, 1, 3}) {
     const GpuTeams g = gpu_teams(d, me);
-    EXPECT_EQ(g.same_gpu.size, 0) << me;
-    EXPECT_NE(g.same_gpu_absent.find("world PEs 0, 1, 3, not evenly spaced"), std::string::npos)
-        << g.same_gpu_absent;
-    EXPECT_NE(g.same_gpu_absent.find("Fix:"), std::string::npos);
+    expect_list(g.same_gpu, {0, 1, 3}, me == 3 ? 2 : me, "same_gpu", me);
   }
   expect_team(gpu_teams(d, 2).same_gpu, 2, 1, 1, 0, "same_gpu", 2);
   expect_team(gpu_teams(d, 0).leaders, 0, 2, 2, 0, "leaders", 0);
   expect_team(gpu_teams(d, 2).leaders, 0, 2, 2, 1, "leaders", 2);
-  // leaders 0, 1, 3 (GPU 0: PEs 0, 2; GPU 1: PE 1; GPU 2: PE 3): no team on any PE, and not "not a leader"
+  EXPECT_TRUE(gpu_teams(d, 1).not_a_leader && gpu_teams(d, 3).not_a_leader);
+  // leaders 0, 1, 3 (GPU 0: PEs 0, 2; GPU 1: PE 1; GPU 2: PE 3): a member list on each leader; PE 2 is none
   const auto e = devices({0, 1, 0, 2});
-  for (int me = 0; me < 4; ++me) {
+  for (int me : {0, 1, 3}) {
     const GpuTeams g = gpu_teams(e, me);
-    EXPECT_EQ(g.leaders.size, 0) << me;
+    expect_list(g.leaders, {0, 1, 3}, me == 3 ? 2 : me, "leaders", me);
     EXPECT_FALSE(g.not_a_leader) << me;
-    EXPECT_NE(g.leaders_absent.find("world PEs 0, 1, 3, not evenly spaced"), std::string::npos) << g.leaders_absent;
+    EXPECT_TRUE(g.leaders_absent.empty()) << g.leaders_absent;
   }
+  EXPECT_TRUE(gpu_teams(e, 2).not_a_leader && gpu_teams(e, 2).leaders.members.empty());
 }
 
 // A member list (any order) against a strided team: world PE of each index, index of each world PE (-1 outside),

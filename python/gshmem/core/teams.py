@@ -55,8 +55,7 @@ def _team_arg(team, call, what="parent_team"):
     if not isinstance(team, int) or _gshmem.team_n_pes(int(team)) <= 0:
         why = ""
         if isinstance(team, int) and int(team) in (4, 5):  # TEAM_SAME_GPU, TEAM_GPU_LEADERS
-            why = (" (TEAM_GPU_LEADERS holds only the lowest PE of each GPU; TEAM_SAME_GPU and TEAM_GPU_LEADERS are "
-                   "no team where their PEs are not evenly spaced, as gshmem's warning at init says)")
+            why = " (TEAM_GPU_LEADERS holds only the lowest PE of each GPU)"
         raise GshmemInvalid(f"{call}: {what}={team!r} is not a team this PE is in{why}. Fix: pass a Teams value or "
                             "a team a split returned on this PE")
     return int(team)
