@@ -7,7 +7,8 @@
 # $OUT (or ./moe-gpu-out): log.txt, ctest.txt, python.txt, bench_torch.jsonl, bench_api_gshmem.jsonl,
 # bench_api_nvshmem.jsonl.
 #   PES=<n>          GPUs (default 2)        ARCH=sm_90 (default)     BUDGET_S=560: no new step starts after it
-#   MOE_TOKENS=1,2,4,8,16,32,64,128,4096     MOE_CONFIGS=64x6x2048,256x8x7168   MOE_MAX_GIB=40 (per GPU)
+#   MOE_TOKENS=1,2,4,8,16,32,64,128,4096     MOE_CONFIGS=64x6x2048,256x8x7168
+#   MOE_MAX_GIB=<GiB per GPU> (default 40, or 45 % of the GPU's memory where that is more)
 #   MOE_STEPS="build test python bench" (default all four)   MOE_NVSHMEM=0: no NVIDIA NVSHMEM column
 #   MOE_AB="NAME=VALUE": the gshmem.moe bench also with that variable set, then again without (A, B, A)
 # Never uses NVLink multicast.
@@ -26,7 +27,10 @@ arch=$(echo "${ARCH:-sm_90}" | tr -dc 0-9)
 steps=${MOE_STEPS:-build test python bench}
 tokens=${MOE_TOKENS:-1,2,4,8,16,32,64,128,4096}
 configs=${MOE_CONFIGS:-64x6x2048,256x8x7168}
-max_gib=${MOE_MAX_GIB:-40}
+# GiB of GPU memory a configuration may need (bench/moe skips larger ones): 40, or 45 % of the smallest GPU's memory
+# where that is more (an H200's 139 GiB runs 256 / 8 / 7168 at 4096 tokens, ~58 GiB; an H100's 80 GB keeps 40)
+gpu_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | sort -n | head -1)
+max_gib=${MOE_MAX_GIB:-$(awk -v m="${gpu_mib:-0}" 'BEGIN { g = int(m * 0.45 / 1024); print (g > 40 ? g : 40) }')}
 deadline=$((SECONDS + ${BUDGET_S:-560}))
 build=$root/build-moe
 work=$(mktemp -d /tmp/gshmem-moe.XXXXXX)
