@@ -1,7 +1,6 @@
 #include "team/team.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -10,7 +9,6 @@
 
 #include "runtime/device_state.hpp"
 #include "runtime/error.hpp"
-#include "runtime/log.hpp"
 #include "runtime/runtime.hpp"
 #include "runtime/spin.hpp"
 #include "transport/gpu.hpp"
