@@ -233,8 +233,10 @@ void team_suite(Ctx& c) {
     if (t.second == GSHMEM_TEAM_INVALID || gshmem_team_n_pes(t.second) > kMaxMembers) continue;
     const int n = gshmem_team_n_pes(t.second), me = gshmem_team_my_pe(t.second);
     int stale = 0;
+    char first[160] = "";  // the first stale slot, so that a failure says what was there instead
     uint64_t v = mix(base ^ (0x5EA0ull + ti));  // the same on every member, whatever teams this PE skipped
     for (int round = 0; round < 20; ++round) {
+      const uint64_t prev = v;
       v = mix(v);
       for (int j = 0; j < n; ++j)
         gshmem_uint64_p(buf + me, v + static_cast<uint64_t>(me),
@@ -245,14 +247,23 @@ void team_suite(Ctx& c) {
       GT_CUDA(cudaStreamSynchronize(st));
       std::vector<uint64_t> got(static_cast<size_t>(n));
       GT_CUDA(cudaMemcpy(got.data(), buf, got.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-      for (int j = 0; j < n; ++j) stale += got[static_cast<size_t>(j)] != v + static_cast<uint64_t>(j);
+      for (int j = 0; j < n; ++j) {
+        const uint64_t want = v + static_cast<uint64_t>(j), was = got[static_cast<size_t>(j)];
+        if (was == want) continue;
+        if (!stale++)
+          std::snprintf(first, sizeof first, "; first: round %d, rank %d (world PE %d) held %s", round, j,
+                        gshmem_team_translate_pe(t.second, j, GSHMEM_TEAM_WORLD),
+                        round > 0 && was == prev + static_cast<uint64_t>(j) ? "the previous round's value"
+                        : was == mix(v) + static_cast<uint64_t>(j)          ? "the next round's value"
+                                                                            : "another value");
+      }
       c.expect(gshmemx_barrier_on_stream(t.second, reinterpret_cast<gshmem_stream_t>(st)) == GSHMEM_SUCCESS,
                "gshmemx_barrier_on_stream");  // nobody overwrites a slot before every member has read it
       GT_CUDA(cudaStreamSynchronize(st));
     }
-    char what[200];
-    std::snprintf(what, sizeof what, "team '%s' (%d PEs) barrier_on_stream: %d stale slots in 20 rounds",
-                  t.first.c_str(), n, stale);
+    char what[400];
+    std::snprintf(what, sizeof what, "team '%s' (%d PEs) barrier_on_stream: %d stale slots in 20 rounds%s",
+                  t.first.c_str(), n, stale, first);
     c.expect(stale == 0, what);
   }
   GT_CUDA(cudaStreamDestroy(st));
