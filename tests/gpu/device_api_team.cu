@@ -228,7 +228,10 @@ void team_suite(Ctx& c) {
   // every member from the host, the barrier runs on a stream, then every member's value must be in this PE's buffer.
   cudaStream_t st;
   GT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  for (size_t ti = 0; ti < teams.size(); ++ti) {
+  // Every PE meets the others between two teams: the slots are shared by all teams, and a PE that went on to the
+  // next team (whose members it writes) while another still checked this one (a team it is not in, or a team of
+  // one, has no barrier to hold it back) would overwrite slots still being checked. Session 32's x4 run failed so.
+  for (size_t ti = 0; ti < teams.size(); gshmem_barrier_all(), ++ti) {
     const auto& t = teams[ti];
     if (t.second == GSHMEM_TEAM_INVALID || gshmem_team_n_pes(t.second) > kMaxMembers) continue;
     const int n = gshmem_team_n_pes(t.second), me = gshmem_team_my_pe(t.second);
