@@ -10,7 +10,8 @@ Rows measured on every PE (all-to-all bandwidth) also carry `min_over_pes` {libr
 every row keeps `pes`, the PE count it ran with (runs at several counts have names ending in /pes=<n>).
 With three or more libraries (gshmem, NVSHMEM, NCCL for the collective rows), `advantage_over` {library: times the
 first library is better} compares the first with each of the others, and the table gets a column per extra one.
-Collective busbw rows carry `algbw` {library: GB/s}. A row a library ran without a figure (its value null: a failed
+Collective busbw rows carry `algbw` {library: GB/s}; stream rows `host_us` {library: the host's wall time per call,
+us: a row whose time per call is about its host time is bound by the host}. A row a library ran without a figure (its value null: a failed
 result check, or skipped) carries `status` {library: why}, and the table shows the reason after the figures."""
 import argparse
 import datetime
@@ -51,7 +52,7 @@ def main():
                 if key not in values:
                     values[key] = {}
                     meta[key] = {"repeats": {}, "how": row.get("how", ""), "pes": row.get("pes", doc.get("pes")),
-                                 "min_over_pes": {}, "algbw": {}, "status": {}}
+                                 "min_over_pes": {}, "algbw": {}, "host_us": {}, "status": {}}
                     order.append(key)
                 v = row.get(col, row.get(lib))
                 if v is None:
@@ -62,8 +63,9 @@ def main():
                 meta[key]["repeats"][lib] = meta[key]["repeats"].get(lib, 0) + row.get("repeats", 1)
                 if row.get("min_over_pes") is not None:
                     meta[key]["min_over_pes"].setdefault(lib, []).append(row["min_over_pes"])
-                if row.get("algbw") is not None:
-                    meta[key]["algbw"].setdefault(lib, []).append(row["algbw"])
+                for side in ("algbw", "host_us"):
+                    if row.get(side) is not None:
+                        meta[key][side].setdefault(lib, []).append(row[side])
 
     rows = []
     for key in order:
@@ -86,8 +88,9 @@ def main():
             out["pes"] = meta[key]["pes"]
         if meta[key]["min_over_pes"]:
             out["min_over_pes"] = {lib: statistics.median(v) for lib, v in meta[key]["min_over_pes"].items()}
-        if meta[key]["algbw"]:
-            out["algbw"] = {lib: statistics.median(v) for lib, v in meta[key]["algbw"].items()}
+        for side in ("algbw", "host_us"):
+            if meta[key][side]:
+                out[side] = {lib: statistics.median(v) for lib, v in meta[key][side].items()}
         status = {lib: why for lib, why in meta[key]["status"].items() if lib not in out}
         if status:
             out["status"] = status
@@ -130,6 +133,9 @@ def main():
         if "min_over_pes" in r:
             line += "  min over PEs " + " / ".join(f"{r['min_over_pes'][lib]:.4g}" if lib in r["min_over_pes"]
                                                    else "-" for lib in libs)
+        if "host_us" in r:
+            line += "  host us " + " / ".join(f"{r['host_us'][lib]:.3g}" if lib in r["host_us"] else "-"
+                                              for lib in libs)
         for lib, why in r.get("status", {}).items():
             line += f"  {lib}: {why}"
         print(line)

@@ -270,10 +270,16 @@ inline void add_status_row(Rows& out, const std::string& name, const Shape& sh, 
 }
 
 // The rows of one collective at one size: time per call (us) and, with 2 or more PEs, busbw (GB/s, algbw beside).
+// host_s: where measured (stream forms), the host's median wall time of one sample's `it` calls: the time row
+// carries it per call (host_us), so a row whose time per call is its host time shows as host-bound.
 inline void add_rows(Rows& out, Kind k, const std::string& name, const Shape& sh, int npes, double sample_s,
-                     int repeats, std::uint64_t it, const std::string& how) {
+                     int repeats, std::uint64_t it, const std::string& how, double host_s = -1) {
   const double per_call = sample_s / double(it);
   out.push_back({name, sh.bytes, "us", per_call * 1e6, repeats, it, how + "; time per call"});
+  if (host_s >= 0) {
+    out.back().host_us = host_s / double(it) * 1e6;
+    out.back().how += "; host_us: the host's wall time per call (issuing it)";
+  }
   if (npes < 2) return;
   const double algbw = gbps(double(sh.bytes), per_call);
   Row r{name + "/busbw", sh.bytes, "GB/s", algbw * busbw_factor(k, npes), repeats, it,

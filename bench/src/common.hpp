@@ -45,6 +45,7 @@ struct Row {
   std::string how;          // one line: what was timed
   double min_over_pes = -1;  // where every PE measures the same thing (all-to-all rows): the lowest PE's figure
   double algbw = -1;         // collective busbw rows: the algorithm bandwidth (size / time) beside busbw, GB/s
+  double host_us = -1;       // stream rows: the host's wall time per call (issuing it, not waiting), median, us
   std::string status{};      // empty: measured; "failed: ..." (result check) or "skipped: ...": `value` means nothing
 };
 

@@ -190,6 +190,9 @@ __global__ void barrier_all_thread_kernel(uint64_t iters) {
   for (uint64_t i = 0; i < iters; ++i) nvshmem_barrier_all();
 }
 
+// Nothing: the floor of a stream call that launches one kernel (empty_kernel_on_stream).
+__global__ void empty_kernel() {}
+
 // One CTA, `iters` block-scope collectives back to back on the world team (launched with
 // nvshmemx_collective_launch); coll.hpp says what `count` means per kind.
 template <coll::Kind K>
@@ -266,15 +269,18 @@ struct Stream {
   Stream& operator=(const Stream&) = delete;
 };
 
-// Median seconds between two events around `launch(stream)`, each sample after a stream sync and a barrier.
+// Median seconds between two events around `launch(stream)`, each sample after a stream sync and a barrier;
+// host_s (where given): the median host wall time of launch() itself (issuing the work, not waiting for it).
 template <class L>
-double time_events(const Options& o, Stream& st, L&& launch) {
-  std::vector<double> t;
+double time_events(const Options& o, Stream& st, L&& launch, double* host_s = nullptr) {
+  std::vector<double> t, h;
   for (int r = 0; r < o.warmup + o.repeats; ++r) {
     CK(cudaStreamSynchronize(st.s));
     nvshmem_barrier_all();
     CK(cudaEventRecord(st.a, st.s));
+    const auto t0 = Clock::now();
     launch(st.s);
+    if (r >= o.warmup) h.push_back(seconds_since(t0));
     CK(cudaGetLastError());
     CK(cudaEventRecord(st.b, st.s));
     CK(cudaEventSynchronize(st.b));
@@ -284,6 +290,7 @@ double time_events(const Options& o, Stream& st, L&& launch) {
   }
   CK(cudaStreamSynchronize(st.s));
   nvshmem_barrier_all();
+  if (host_s) *host_s = median(h);
   return median(t);
 }
 
@@ -679,6 +686,20 @@ void coll_rows(const Options& o, Rows& out) {
     return o.coll_forms.empty() ||
            std::find(o.coll_forms.begin(), o.coll_forms.end(), block ? "block" : "stream") != o.coll_forms.end();
   };
+  if (form_wanted(false)) {
+    // The host's floor under the stream rows, no library call: an empty kernel launched back to back. A stream
+    // collective that launches one kernel a call cannot issue faster than this on this host (bench/NOTES.md 69).
+    double host = -1;
+    const double s = time_events(
+        o, st, [&](cudaStream_t cs) { for (std::uint64_t i = 0; i < cap; ++i) empty_kernel<<<1, 32, 0, cs>>>(); },
+        &host);
+    Row r{"empty_kernel_on_stream", 0, "us", s / double(cap) * 1e6, o.repeats, cap,
+          fmt::format("an empty kernel (one CTA of 32 threads, <<<>>>) x{} back to back between two events, no library "
+                      "call: the floor of a stream call that launches one kernel; time per launch; host_us: the "
+                      "host's wall time per launch", cap)};
+    r.host_us = host / double(cap) * 1e6;
+    out.push_back(r);
+  }
   for (const bool block : {false, true}) {
     if (!form_wanted(block)) continue;
     for (const coll::Kind k : coll::kKinds) {
@@ -702,11 +723,15 @@ void coll_rows(const Options& o, Rows& out) {
         }
         if (o.progress && me == 0) fmt::print(stderr, "gshmem-bench: {} at {} B\n", name, sh.bytes);
         coll::fill(k, src.p, dst.p, sh, me, st.s);
-        const double sec = time_events(o, st, [&](cudaStream_t cs) {
-          if (block) coll_block_launch(k, dst.p, src.p, sh.count, it, o.threads, cs);
-          else
-            for (std::uint64_t i = 0; i < it; ++i) coll_stream_call(k, dst.p, src.p, sh.count, cs);
-        });
+        double host = -1;
+        const double sec = time_events(
+            o, st,
+            [&](cudaStream_t cs) {
+              if (block) coll_block_launch(k, dst.p, src.p, sh.count, it, o.threads, cs);
+              else
+                for (std::uint64_t i = 0; i < it; ++i) coll_stream_call(k, dst.p, src.p, sh.count, cs);
+            },
+            block ? nullptr : &host);
         if (coll::fault_here(o.coll_fault, name, sh.bytes, me, npes)) coll::spoil(k, dst.p, sh, me, npes, st.s);
         const std::string wrong = coll::check(k, dst.p, sh, me, npes, name, st.s);
         if (!wrong.empty()) fmt::print(stderr, "gshmem-bench: PE {}: {}\n", me, wrong);
@@ -715,7 +740,7 @@ void coll_rows(const Options& o, Rows& out) {
           coll::add_status_row(out, name, sh, status, how);
           continue;
         }
-        coll::add_rows(out, k, name, sh, npes, sec, o.repeats, it, how);
+        coll::add_rows(out, k, name, sh, npes, sec, o.repeats, it, how, host);
       }
     }
   }

@@ -59,14 +59,17 @@ void barrier(Comm& c) {
   CK(cudaStreamSynchronize(c.s));
 }
 
-// Median seconds between two events around `launch`, each sample after a barrier (as gshmem-bench's time_events).
+// Median seconds between two events around `launch`, each sample after a barrier (as gshmem-bench's time_events);
+// host_s (where given): the median host wall time of launch() itself.
 template <class L>
-double time_events(const Options& o, Comm& c, L&& launch) {
-  std::vector<double> t;
+double time_events(const Options& o, Comm& c, L&& launch, double* host_s = nullptr) {
+  std::vector<double> t, h;
   for (int r = 0; r < o.warmup + o.repeats; ++r) {
     barrier(c);
     CK(cudaEventRecord(c.a, c.s));
+    const auto t0 = bench::Clock::now();
     launch();
+    if (r >= o.warmup) h.push_back(bench::seconds_since(t0));
     CK(cudaEventRecord(c.b, c.s));
     CK(cudaEventSynchronize(c.b));
     float ms = 0;
@@ -74,6 +77,7 @@ double time_events(const Options& o, Comm& c, L&& launch) {
     if (r >= o.warmup) t.push_back(ms * 1e-3);
   }
   barrier(c);
+  if (host_s) *host_s = bench::median(h);
   return bench::median(t);
 }
 
@@ -116,14 +120,15 @@ void coll_rows(const Options& o, Comm& c, std::vector<Row>& out) {
       if (!sh.ok()) continue;
       coll::fill(k, src, dst, sh, c.rank, c.s);
       const std::uint64_t it = coll::iters(o.iters, o.bw_target_bytes, cap, sh.bytes);
-      const double sec = time_events(o, c, [&] {
-        for (std::uint64_t i = 0; i < it; ++i) nccl_call(k, dst, src, sh, c);
-      });
+      double host = 0;
+      const double sec = time_events(
+          o, c, [&] { for (std::uint64_t i = 0; i < it; ++i) nccl_call(k, dst, src, sh, c); }, &host);
       if (const std::string wrong = coll::check(k, dst, sh, c.rank, c.n, name, c.s); !wrong.empty())
         throw std::runtime_error(wrong);
       coll::add_rows(out, k, name, sh, c.n, sec, o.repeats, it,
                      fmt::format("{} (count {}) x{} between two events, result checked", coll::names(k).nccl,
-                                 sh.count, it));
+                                 sh.count, it),
+                     host);
     }
   }
   CK(cudaFree(src));

@@ -52,6 +52,7 @@ inline nlohmann::json rows_json(const std::vector<Row>& rows, const char* librar
     }
     if (r.min_over_pes >= 0) row["min_over_pes"] = r.min_over_pes;
     if (r.algbw >= 0) row["algbw"] = r.algbw;
+    if (r.host_us >= 0) row["host_us"] = r.host_us;
     jr.push_back(row);
   }
   return jr;
