@@ -122,9 +122,17 @@ def main():
         judged.add((row["name"], row["bytes"]))
         if "nccl" in row:
             how = f"{how}; NCCL {fmt(row['nccl'])} {row['unit']}" if how else f"NCCL {fmt(row['nccl'])} {row['unit']}"
+        if "host_us" in row:  # the host's wall time per call: a figure about equal to it is bound by the host
+            host = " / ".join(fmt(row["host_us"].get(lib)) for lib in ("gshmem", "nvshmem"))
+            how = f"{how}; host us per call {host}" if how else f"host us per call {host}"
         label = f"`{row['name']}` {size(row['bytes'])}" + (f" ({how})" if how else "")
         print(f"| {text} | {label} | {fmt(row.get('gshmem'))} {row['unit']} | {fmt(row.get('nvshmem'))} | "
               f"{('yes' if ok(row) else 'no') if judge else 'not judged'} |")
+
+    floor = rows_by_key(doc).get(("empty_kernel_on_stream", 0))
+    if floor:  # no library in it: what one kernel launch a call costs on this host, back to back
+        print(f"\nThis host's floor under the stream rows: an empty kernel launched back to back, "
+              f"{fmt(floor['gshmem'])} us per launch (host {fmt(floor.get('host_us', {}).get('gshmem'))} us).")
 
     # Rows gshmem ran without a figure (merge.py's "status": a failed result check, or skipped): a goal on one of
     # them reads "(no row in this file)" above, so say why here.
