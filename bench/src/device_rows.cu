@@ -180,6 +180,20 @@ BENCH_KERNEL void amo_rate_kernel(unsigned long long* a, int peer, uint64_t iter
   nvshmem_quiet();
 }
 
+// One thread: signal_wait_until on a word of this PE's heap that already satisfies the comparison, x iters (each
+// call's address depends on the previous result): what a wait costs when the signal arrived long before, as for
+// the count words of a small MoE dispatch (bench/NOTES.md entry 69).
+__global__ void signal_wait_satisfied_kernel(uint64_t* sig, uint64_t iters, unsigned long long* out) {
+  unsigned long long acc = 0;
+  for (uint64_t i = 0; i < iters; ++i) acc += nvshmem_signal_wait_until(sig + (acc >> 63), NVSHMEM_CMP_GE, 1);
+  *out = acc;
+}
+// One thread: nvshmemx_signal_op SET of a new value into the peer's word, x iters, then quiet.
+__global__ void signal_set_kernel(uint64_t* sig, int peer, uint64_t iters) {
+  for (uint64_t i = 0; i < iters; ++i) nvshmemx_signal_op(sig, i + 1, NVSHMEM_SIGNAL_SET, peer);
+  nvshmem_quiet();
+}
+
 BENCH_KERNEL void barrier_all_block_kernel(uint64_t iters) {
   for (uint64_t i = 0; i < iters; ++i) nvshmemx_barrier_all_block();
 }
@@ -560,6 +574,24 @@ void amo(const Options& o, Rows& out) {
   out.push_back({fmt::format("amo_add_rate/ctas={}/threads={}", o.amo_ctas, o.amo_threads), 8, "Mop/s",
                  double(words) * double(it) / s / 1e6, o.repeats, it,
                  fmt::format("ulonglong_atomic_add, every thread x{} to its own word, then quiet", it)});
+  // Signals: word 0 of `sig` holds 1 on every PE before the timing (each PE writes its own), word 1 takes the sets.
+  Sym sig(2 * sizeof(std::uint64_t));
+  const std::uint64_t one = 1;
+  CK(cudaMemcpy(sig.p, &one, sizeof one, cudaMemcpyHostToDevice));
+  nvshmem_barrier_all();
+  s = time_events(o, st, [&](cudaStream_t cs) {
+    if (pr.me == 0) signal_wait_satisfied_kernel<<<1, 1, 0, cs>>>(sig.as<uint64_t>(), it, sink.as<unsigned long long>());
+  });
+  out.push_back({"signal_wait_satisfied", 8, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmem_signal_wait_until(GE 1) by one thread x{} on a word of its own heap that holds "
+                             "1 (nothing to wait for; each call's address from the previous result); time per call",
+                             it)});
+  s = time_events(o, st, [&](cudaStream_t cs) {
+    if (pr.me == 0) signal_set_kernel<<<1, 1, 0, cs>>>(sig.as<uint64_t>() + 1, pr.peer, it);
+  });
+  out.push_back({"signal_set", 8, "us", s / double(it) * 1e6, o.repeats, it,
+                 fmt::format("nvshmemx_signal_op SIGNAL_SET of a new value into the peer's word by one thread x{}, "
+                             "then quiet; time per op", it)});
 }
 
 void barriers(const Options& o, Rows& out) {
