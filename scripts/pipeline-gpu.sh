@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The pipeline-parallel example's tokens/s on GPU PEs, gshmem beside torch.distributed over NCCL (issue 18, item 4):
 # examples/python/pipeline_train.py under torchrun, one stage per GPU, for each configuration below (small
-# micro-batches first: there communication latency matters), ROUNDS times each. Each run trains with both transports
+# micro-batches first: there communication latency matters; with --graphs each stage's step is a CUDA graph, so the
+# host's launches no longer hide the transfers), ROUNDS times each. Each run trains with both transports
 # from one seed and checks that their losses and final parameters are bit-identical; this script keeps its console
 # and collects the tokens/s into table.md.
 #   PYTHON=python3   a python that imports torch and gshmem.core (scripts/gpu-all.sh STEPS=pipeline installs it)
@@ -27,6 +28,8 @@ pes=${PES:-$((ngpu > 2 ? ngpu : 2))}
 rounds=${ROUNDS:-2}
 default_configs="--micro-batch-size 1 --micro-batches 16 --steps 24 --warmup 4;\
 --micro-batch-size 1 --micro-batches 16 --steps 24 --warmup 4 --schedule 1f1b;\
+--micro-batch-size 1 --micro-batches 16 --steps 24 --warmup 4 --graphs;\
+--micro-batch-size 1 --micro-batches 16 --steps 24 --warmup 4 --schedule 1f1b --graphs;\
 --micro-batch-size 4 --micro-batches 8 --steps 16 --warmup 4;\
 --micro-batch-size 16 --micro-batches 8 --hidden 1024 --layers 8 --seq 256 --steps 12 --warmup 3"
 IFS=';' read -r -a configs <<<"${CONFIGS:-$default_configs}"
@@ -52,11 +55,13 @@ for ((r = 1; r <= rounds; ++r)); do
     g=$(sed -n 's/^  gshmem: \([0-9]*\) tokens\/s.*/\1/p' "$log" | head -1)
     t=$(sed -n 's/^  \(nccl\|gloo\): \([0-9]*\) tokens\/s.*/\2/p' "$log" | head -1)
     same=$(grep -c 'losses bit-identical' "$log")
+    # how each transport's steps ran: eager, CUDA graphs, or why not graphs (the example's tokens/s lines)
+    modes=$(sed -n 's/^  \(gshmem\|nccl\|gloo\): [0-9]* tokens\/s over steps [0-9.]*, \(.*\)/\2/p' "$log" | paste -sd/ -)
     verdict=$(grep -oE 'pipeline: (ok|FAILED)' "$log" | tail -1)
     [[ $s -eq 0 && $verdict == "pipeline: ok" ]] || failed=1
     ratio=-
     [[ -n $g && -n $t && $t != 0 ]] && ratio=$(awk -v a="$g" -v b="$t" 'BEGIN { printf "%.2f", a / b }')
-    rows+=("| $r | \`$cfg\` | ${g:--} | ${t:--} | $ratio | $([[ $same -gt 0 ]] && echo yes || echo no) | ${verdict:-status $s} |")
+    rows+=("| $r | \`$cfg\` | ${g:--} | ${t:--} | $ratio | ${modes:--} | $([[ $same -gt 0 ]] && echo yes || echo no) | ${verdict:-status $s} |")
     echo "run $run (round $r): $cfg -> gshmem ${g:--} tokens/s, NCCL ${t:--}, ratio $ratio, exit $s"
     [[ $s -eq 0 ]] || tail -20 "$log"
   done
@@ -64,8 +69,8 @@ done
 {
   echo "pipeline_train.py, $pes stages, tokens/s of the timed steps (last stage's figures); ratio above 1: gshmem faster"
   echo
-  echo "| round | arguments | gshmem | NCCL | gshmem / NCCL | losses bit-identical | result |"
-  echo "|---|---|---:|---:|---:|---|---|"
+  echo "| round | arguments | gshmem | NCCL | gshmem / NCCL | steps (gshmem / NCCL) | losses bit-identical | result |"
+  echo "|---|---|---:|---:|---:|---|---|---|"
   printf '%s\n' "${rows[@]}"
 } >"$out/table.md"
 cat "$out/table.md"

@@ -19,6 +19,14 @@ before it is read. No host synchronisation: on GPUs every call is stream-ordered
 torch.distributed transport: `isend` / `irecv` of the same tensors in the same order (NCCL: on its own stream, ordered
 after the compute stream; gloo on CPU PEs).
 
+`--graphs` (GPUs): after the warm-up steps each stage captures its whole training step (every micro-batch's forward
+and backward, the transfers, the optimizer step) in one CUDA graph and replays it for the timed steps, so the
+host's launches no longer bound the step and the transfers' latency is on its path. The gshmem transport then
+starts every step with its signal words zeroed between two barriers, so the captured signal values (1: each slot
+is used once a step) are right on every replay and no credits are needed. The torch transport's NCCL send / recv
+are captured too where torch can (a failed capture is reported and that transport runs eagerly; every stage runs
+the same mode). AdamW runs with capturable=True under both transports (and in `--reference`).
+
 Both transports run in one job from the same seed; the last stage prints each step's loss for both and the tokens/s
 of each, and checks that the losses are bit-identical (deterministic algorithms on); every stage checks that its
 parameters after training are bit-identical under both (a one-ulp error in a moved tensor shows there even where
@@ -114,7 +122,9 @@ class GshmemTransport:
 
     def __init__(self, cfg, me, n, device, dtype):
         self.me, self.n = me, n
-        self.stream = torch.cuda.current_stream() if device.type == "cuda" else None
+        # --graphs: the stream current at each call (None), which is torch's capture stream while capturing
+        self.per_step = cfg.graphs
+        self.stream = torch.cuda.current_stream() if device.type == "cuda" and not cfg.graphs else None
         m, shape = cfg.micro_batches, (cfg.mb, cfg.seq, cfg.hidden)
         self.slots = {d: nvshmem.tensor((m,) + shape, dtype=dtype) for d in ("act", "grad")}
         # signal words: "ready" (written by the sender: the slot's use count), "credit" (written by the receiver:
@@ -131,6 +141,21 @@ class GshmemTransport:
         self.got = {d: [0] * m for d in ("act", "grad")}
         nvshmem.barrier_all(stream=self.stream)  # every PE's words are zero before anyone signals
 
+    def step_begin(self):
+        """--graphs: every slot is used once a step, so its signal word counts from 0 each step: every PE's stream
+        work of the last step is done (including the puts into this PE's slots), this PE zeroes its words, and
+        nobody puts before every PE has (two barriers on the stream). The same values are then sent every step, as
+        a replayed graph does."""
+        if not self.per_step:
+            return
+        nvshmem.barrier_all(stream=self.stream)
+        for t in self.ready.values():
+            t.zero_()
+        nvshmem.barrier_all(stream=self.stream)
+        for d in ("act", "grad"):
+            self.sent[d] = [0] * len(self.sent[d])
+            self.got[d] = [0] * len(self.got[d])
+
     def _send(self, d, m, x, peer):
         k = self.sent[d][m] = self.sent[d][m] + 1
         if k > 1:  # the receiver has read the slot's previous use
@@ -142,7 +167,8 @@ class GshmemTransport:
         k = self.got[d][m] = self.got[d][m] + 1
         nvshmem.signal_wait(self.ready[d][m:m + 1], k, nvshmem.ComparisonType.CMP_GE, stream=self.stream)
         x = self.slots[d][m].clone()
-        nvshmem.signal_op(self.credit[d][m:m + 1], 1, nvshmem.SignalOp.SIGNAL_ADD, peer, stream=self.stream)
+        if not self.per_step:  # per step: the next step's barriers order the slot's reuse instead
+            nvshmem.signal_op(self.credit[d][m:m + 1], 1, nvshmem.SignalOp.SIGNAL_ADD, peer, stream=self.stream)
         return x
 
     def send_act(self, m, x):
@@ -162,8 +188,8 @@ class GshmemTransport:
 
     def close(self):
         nvshmem.barrier_all(stream=self.stream)
-        if self.stream is not None:
-            self.stream.synchronize()
+        if self.slots["act"].is_cuda:  # every use of the slots is done before they are freed
+            torch.cuda.synchronize()
         for group in (self.slots, self.ready, self.credit):
             for t in group.values():
                 nvshmem.free_tensor(t)
@@ -176,6 +202,9 @@ class TorchTransport:
         self.me, self.device, self.dtype = me, device, dtype
         self.shape = (cfg.mb, cfg.seq, cfg.hidden)
         self.pending = []  # isend handles and the tensors they send, completed at the end of each step
+
+    def step_begin(self):
+        self.pending.clear()  # empty after every step; not after a capture that failed part way
 
     def _send(self, x, peer):
         x = x.contiguous()
@@ -227,16 +256,18 @@ def schedule(kind, stage, n_stages, m):
 
 def train(cfg, transport_cls, me, n, device):
     """Trains cfg.steps steps; returns (losses per step on the last stage else [], tokens/s of the timed steps, this
-    stage's parameters at the end)."""
+    stage's parameters at the end, how the steps ran: "eager", "CUDA graphs" or why not graphs)."""
     dtype = torch.float32
     stage = build_stages(cfg, n, device)[me]
-    opt = torch.optim.AdamW(stage.parameters(), lr=cfg.lr)
+    opt = torch.optim.AdamW(stage.parameters(), lr=cfg.lr, capturable=cfg.graphs)
     tp = transport_cls(cfg, me, n, device, dtype) if n > 1 else None
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     losses, t0 = [], None
 
-    def run_step(step):
-        tokens = batch(cfg, step, device)
+    def body(tokens):
+        """One training step on this stage: its share of every micro-batch, the transfers, the optimizer step."""
+        if tp:
+            tp.step_begin()
         inputs, outputs, total = {}, {}, torch.zeros((), device=device)
         for kind, i in schedule(cfg.schedule, me, n, cfg.micro_batches):
             if kind == "F":
@@ -260,27 +291,86 @@ def train(cfg, transport_cls, me, n, device):
         if tp:
             tp.step_done()
         opt.step()
+        return total
+
+    def run_step(step):
+        total = body(batch(cfg, step, device))
         opt.zero_grad(set_to_none=True)
         return total
+
+    # --graphs: steps 0 .. warmup - 2 run eagerly on a side stream (torch's rule for work before a capture: the
+    # optimizer's state and the libraries' handles are made there), step warmup - 1 is captured and is the graph's
+    # first replay, the timed steps replay it. The grads are None at capture, so the captured backward makes them
+    # (from the graph's pool) and every replay starts them afresh, as zero_grad(set_to_none=True) does eagerly.
+    mode, graph, static = "eager", None, {}
+    side = torch.cuda.Stream() if cfg.graphs else None
+    if side is not None:
+        side.wait_stream(torch.cuda.current_stream())
+
+    def capture(step):
+        nonlocal graph
+        static["tokens"] = batch(cfg, step, device)
+        sync()
+        graph = torch.cuda.CUDAGraph()
+        why = ""
+        try:
+            with torch.cuda.graph(graph):
+                static["total"] = body(static["tokens"])
+        except Exception as e:  # reported, and every stage then runs eagerly (below)
+            why = f"{type(e).__name__}: {e}".splitlines()[0][:200]
+            graph = None
+        # every stage the same mode: the lowest verdict over the PEs, through gshmem (independent of the
+        # transport whose capture may have failed)
+        flag = nvshmem.tensor((1,), dtype=torch.int32)
+        res = nvshmem.tensor((1,), dtype=torch.int32)
+        flag.fill_(0 if why else 1)
+        nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, res, flag, "min")
+        everyone = int(res.item()) == 1
+        nvshmem.free_tensor(flag)
+        nvshmem.free_tensor(res)
+        if not everyone:
+            graph = None
+            opt.zero_grad(set_to_none=True)  # grads the capture made (never written): the eager step makes its own
+            if why:
+                print(f"stage {me}, {transport_cls.__name__}: CUDA graph capture failed ({why}); eager steps",
+                      flush=True)
+            return f"eager (a stage's CUDA graph capture failed{': ' + why if why else ''})"
+        return "CUDA graphs"
+
+    def replay(step):
+        static["tokens"].copy_(batch(cfg, step, device))
+        graph.replay()
+        return static["total"]
 
     for step in range(cfg.steps):
         if step == cfg.warmup:
             sync()
             dist.barrier()
             t0 = time.perf_counter()
-        total = run_step(step)
+        if cfg.graphs and step == cfg.warmup - 1:
+            torch.cuda.current_stream().wait_stream(side)
+            mode = capture(step)
+        if graph is not None:
+            total = replay(step)
+        elif cfg.graphs and mode == "eager":  # before the capture: on the side stream
+            with torch.cuda.stream(side):
+                total = run_step(step)
+        else:
+            total = run_step(step)
         if stage.is_last:
             losses.append(total.item())
     sync()
     dist.barrier()
     elapsed = time.perf_counter() - t0
     if cfg.profile:  # one more step, after the timed ones, under torch.profiler
-        profile_step(cfg, lambda: run_step(cfg.steps), sync, me, transport_cls.__name__)
+        # (under --graphs a replay: an eager step would add its grads to the ones the graph's last replay left)
+        profile_step(cfg, (lambda: replay(cfg.steps)) if graph is not None else (lambda: run_step(cfg.steps)), sync,
+                     me, transport_cls.__name__)
     if tp:
         tp.close()
     timed = cfg.steps - cfg.warmup
     params = [p.detach().cpu() for p in stage.parameters()]
-    return losses, timed * cfg.micro_batches * cfg.mb * cfg.seq / elapsed, params
+    return losses, timed * cfg.micro_batches * cfg.mb * cfg.seq / elapsed, params, mode
 
 
 def profile_step(cfg, step, sync, me, name):
@@ -314,7 +404,7 @@ def profile_step(cfg, step, sync, me, name):
 def reference(cfg, device):
     """The same steps with the whole model in this process (one stage), for --reference."""
     stage = build_stages(cfg, 1, device)[0]
-    opt = torch.optim.AdamW(stage.parameters(), lr=cfg.lr)
+    opt = torch.optim.AdamW(stage.parameters(), lr=cfg.lr, capturable=cfg.graphs)
     losses = []
     for step in range(cfg.steps):
         tokens = batch(cfg, step, device)
@@ -351,17 +441,24 @@ def main():
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--reference", action="store_true", help="also train the unsplit model on the last stage")
+    ap.add_argument("--graphs", action="store_true",
+                    help="GPUs: capture each stage's training step in a CUDA graph after the warm-up steps and replay "
+                         "it (both transports; a transport whose capture fails runs eagerly, and says so)")
     ap.add_argument("--profile", action="store_true",
                     help="after the timed steps, one more step under torch.profiler: each stage prints its top "
                          "operators (the same extra step under both transports, so the results still compare)")
     cfg = ap.parse_args()
     if cfg.hidden % cfg.heads or cfg.steps <= cfg.warmup:
         ap.error("--hidden must be a multiple of --heads, and --steps larger than --warmup")
+    if cfg.graphs and cfg.warmup < 2:
+        ap.error("--graphs needs --warmup 2 or more (eager steps first, then the step that is captured)")
 
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")  # no NVLink multicast (shared machines)
     use_cuda = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available()
                                         and os.environ.get("GSHMEM_DEVICE") != "cpu")
     cfg.use_cuda = use_cuda
+    if cfg.graphs and not use_cuda:
+        ap.error("--graphs needs GPUs (CUDA graphs); CPU PEs run the steps eagerly: leave it out")
     if use_cuda:
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic cuBLAS
@@ -393,7 +490,7 @@ def main():
         for step in range(cfg.steps):
             print(f"  step {step}: " + "  ".join(f"{label[k]} loss {v[0][step]:.6f}" for k, v in results.items()))
         for k, v in results.items():
-            print(f"  {label[k]}: {v[1]:.0f} tokens/s over steps {cfg.warmup}..{cfg.steps - 1}")
+            print(f"  {label[k]}: {v[1]:.0f} tokens/s over steps {cfg.warmup}..{cfg.steps - 1}, {v[3]}")
         if len(results) == 2:
             a, b = results["gshmem"][0], results["torch"][0]
             same = a == b
