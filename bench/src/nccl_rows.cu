@@ -120,7 +120,7 @@ void coll_rows(const Options& o, Comm& c, std::vector<Row>& out) {
       if (!sh.ok()) continue;
       coll::fill(k, src, dst, sh, c.rank, c.s);
       const std::uint64_t it = coll::iters(o.iters, o.bw_target_bytes, cap, sh.bytes);
-      double host = 0;
+      double host = -1;
       const double sec = time_events(
           o, c, [&] { for (std::uint64_t i = 0; i < it; ++i) nccl_call(k, dst, src, sh, c); }, &host);
       if (const std::string wrong = coll::check(k, dst, sh, c.rank, c.n, name, c.s); !wrong.empty())

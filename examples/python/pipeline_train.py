@@ -22,8 +22,8 @@ after the compute stream; gloo on CPU PEs).
 `--graphs` (GPUs): after the warm-up steps each stage captures its whole training step (every micro-batch's forward
 and backward, the transfers, the optimizer step) in one CUDA graph and replays it for the timed steps, so the
 host's launches no longer bound the step and the transfers' latency is on its path. The gshmem transport then
-starts every step with its signal words zeroed between two barriers, so the captured signal values (1: each slot
-is used once a step) are right on every replay and no credits are needed. The torch transport's NCCL send / recv
+starts every step by zeroing its signal words, then a barrier, so the captured signal values (1: each slot is used
+once a step) are right on every replay and no credits are needed. The torch transport's NCCL send / recv
 are captured too where torch can (a failed capture is reported and that transport runs eagerly; every stage runs
 the same mode). AdamW runs with capturable=True under both transports (and in `--reference`).
 
@@ -142,13 +142,12 @@ class GshmemTransport:
         nvshmem.barrier_all(stream=self.stream)  # every PE's words are zero before anyone signals
 
     def step_begin(self):
-        """--graphs: every slot is used once a step, so its signal word counts from 0 each step: every PE's stream
-        work of the last step is done (including the puts into this PE's slots), this PE zeroes its words, and
-        nobody puts before every PE has (two barriers on the stream). The same values are then sent every step, as
-        a replayed graph does."""
+        """--graphs: every slot is used once a step, so its signal word counts from 0 each step. This PE's stream
+        has waited for every word it receives on in the last step (so every put into its slots has landed) and
+        copied those slots out; it zeroes its words, and a barrier on the stream keeps every PE from putting
+        before every PE has done so. The same values are then sent every step, as a replayed graph does."""
         if not self.per_step:
             return
-        nvshmem.barrier_all(stream=self.stream)
         for t in self.ready.values():
             t.zero_()
         nvshmem.barrier_all(stream=self.stream)
@@ -312,13 +311,15 @@ def train(cfg, transport_cls, me, n, device):
         static["tokens"] = batch(cfg, step, device)
         sync()
         graph = torch.cuda.CUDAGraph()
-        why = ""
+        why, before = "", torch.cuda.current_stream()
         try:
-            with torch.cuda.graph(graph):
+            # thread_local: the NCCL watchdog's (and any other thread's) CUDA calls do not end the capture
+            with torch.cuda.graph(graph, capture_error_mode="thread_local"):
                 static["total"] = body(static["tokens"])
         except Exception as e:  # reported, and every stage then runs eagerly (below)
-            why = f"{type(e).__name__}: {e}".splitlines()[0][:200]
+            why = f"{type(e).__name__}: {e}".splitlines()[0][:200].replace("|", "/")
             graph = None
+            torch.cuda.set_stream(before)  # a failed capture_end leaves torch's capture stream current
         # every stage the same mode: the lowest verdict over the PEs, through gshmem (independent of the
         # transport whose capture may have failed)
         flag = nvshmem.tensor((1,), dtype=torch.int32)
@@ -355,6 +356,7 @@ def train(cfg, transport_cls, me, n, device):
         elif cfg.graphs and mode == "eager":  # before the capture: on the side stream
             with torch.cuda.stream(side):
                 total = run_step(step)
+            torch.cuda.current_stream().wait_stream(side)  # the loss below is read on the default stream
         else:
             total = run_step(step)
         if stage.is_last:
