@@ -35,13 +35,27 @@ import os
 import statistics
 import sys
 
-CONFIGS = {"64x6x2048": (64, 6, 2048), "256x8x7168": (256, 8, 7168)}
+CONFIGS = {"64x6x2048": (64, 6, 2048), "256x8x7168": (256, 8, 7168)}  # pplx-kernels' (the default)
+
+
+def config(name):
+    """(experts, experts per token, hidden) of "ExKxH": pplx-kernels' two, or any other (e.g. 256x6x2048 beside
+    64x6x2048, to tell what grows with the experts from what grows with K and the row)."""
+    try:
+        E, K, H = (int(v) for v in name.lower().split("x"))
+    except ValueError:
+        raise SystemExit(f"moe_bench: --configs item {name!r} is not ExKxH (e.g. 64x6x2048)") from None
+    if E < 1 or not 1 <= K <= E or H < 8 or H % 8:
+        raise SystemExit(f"moe_bench: --configs item {name!r}: need 1 <= K <= E and a hidden size that is a "
+                         "multiple of 8")
+    return E, K, H
 DEFAULT_TOKENS = "1,2,4,8,16,32,64,128,4096"
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--configs", default=",".join(CONFIGS), help="E x K x hidden, comma separated")
+    p.add_argument("--configs", default=",".join(CONFIGS),
+                   help="E x K x hidden, comma separated (default: pplx-kernels' two; any ExKxH runs)")
     p.add_argument("--tokens", default=DEFAULT_TOKENS, help="tokens per rank (m), comma separated")
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--iters", type=int, default=50)
@@ -101,7 +115,7 @@ def main():
         return statistics.median(samples)
 
     for name in args.configs.split(","):
-        E, K, H = CONFIGS[name]
+        E, K, H = config(name)
         for m in (int(t) for t in args.tokens.split(",")):
             need = gshmem_bytes(E, K, H, m, world)
             if need > args.max_gib * (1 << 30):
