@@ -141,5 +141,45 @@ class CollectiveGoals(unittest.TestCase):
         self.assertIn("| `alltoall_on_stream/mem` | 16 MiB | failed: wrong result on PE 1 |", text)
 
 
+class HostTime(unittest.TestCase):
+    """The host's wall time per call (host_us) through merge.py into targets.py, and the empty-kernel floor row: shown
+    beside the goals and its value, never counted among the rows compared (no library is in it)."""
+
+    def test_merge_and_report(self):
+        def lib_file(d, lib, reduce_us, host_us, floor_us, floor_host):
+            doc = {"device": "test x2", "pes": 2, "gpus": 2, "library": lib, "rows": [
+                {"name": "reduce_on_stream/sum/float", "bytes": 1024, "unit": "us", lib: reduce_us, "repeats": 3,
+                 "iters": 200, "pes": 2, "how": "h", "host_us": host_us},
+                {"name": "empty_kernel_on_stream", "bytes": 0, "unit": "us", lib: floor_us, "repeats": 3,
+                 "iters": 200, "pes": 2, "how": "e", "host_us": floor_host}]}
+            path = os.path.join(d, lib + ".json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            return path
+
+        import subprocess
+        with tempfile.TemporaryDirectory() as d:
+            g = lib_file(d, "gshmem", 5.0, 4.9, 3.0, 2.9)
+            n = lib_file(d, "nvshmem", 11.2, 6.1, 3.3, 3.2)  # the floor slower in NVIDIA's run: noise, not a row
+            merged = os.path.join(d, "m.json")
+            table = subprocess.run([sys.executable, os.path.join(here, "merge.py"), "--lib", "gshmem", g, "--lib",
+                                    "nvshmem", n, "-o", merged], capture_output=True, text=True, check=True).stdout
+            self.assertIn("host us 4.9 / 6.1", table)
+            with open(merged) as f:
+                doc = json.load(f)
+            row = next(r for r in doc["rows"] if r["name"] == "reduce_on_stream/sum/float")
+            self.assertEqual(row["host_us"], {"gshmem": 4.9, "nvshmem": 6.1})
+            out = io.StringIO()
+            sys.argv = ["targets.py", merged]
+            with contextlib.redirect_stdout(out):
+                targets.main()
+            text = out.getvalue()
+        self.assertIn("| allreduce f32 1 KiB on a stream <= 4.5 us | `reduce_on_stream/sum/float` 1 KiB "
+                      "(float_sum_reduce_on_stream; host us per call 4.9 / 6.1) | 5 us | 11.2 | no |", text)
+        self.assertIn("an empty kernel launched back to back, 3 us per launch (host 2.9 us)", text)
+        self.assertIn("Other rows: 1 compared; 0 behind", text)  # the floor row is not one of them
+        self.assertNotIn("`empty_kernel_on_stream`", text)
+
+
 if __name__ == "__main__":
     unittest.main()
