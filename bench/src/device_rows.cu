@@ -720,7 +720,7 @@ void coll_rows(const Options& o, Rows& out) {
   };
   if (form_wanted(false)) {
     // The host's floor under the stream rows, no library call: an empty kernel launched back to back. A stream
-    // collective that launches one kernel a call cannot issue faster than this on this host (bench/NOTES.md 69).
+    // collective that launches one kernel a call cannot issue faster than this on this host (bench/NOTES.md 70).
     double host = -1;
     const double s = time_events(
         o, st, [&](cudaStream_t cs) { for (std::uint64_t i = 0; i < cap; ++i) empty_kernel<<<1, 32, 0, cs>>>(); },
