@@ -77,8 +77,9 @@ void store_on_stream(Context* ctx, void* dst, std::uint64_t value, int bytes, gs
 void signal_on_stream(Context* ctx, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s);
 void wait_on_stream(Context* ctx, std::uint64_t* sig, int cmp, std::uint64_t value, gshmem_stream_t s);
 void quiet_on_stream(Context* ctx, gshmem_stream_t s);
-// Barrier over team slot `slot` on the stream (strided team start/stride/size, me = my index): one release, then
-// flat flags up to kMaxRounds members, dissemination above; graph-replay safe (epochs live in device memory).
+// Barrier over team slot `slot` on the stream (team value t: strided or a member list, t.my_rank this PE): one
+// release, then flat flags up to kMaxRounds members, dissemination above; graph-replay safe (epochs live in device
+// memory).
 void barrier_on_stream(Context* ctx, int slot, const TeamValue& t, gshmem_stream_t s);
 
 }  // namespace gshmem::gpu
