@@ -11,6 +11,7 @@
 #   default 560; carry build/wheels for nvshmem4py; "peervm": bench/experiments/peer_vm_probe, whether the CUDA
 #   driver keeps address space after a peer mapping; "bidir": bench/experiments/bidir_probe, NVLink both ways at once
 #   (SM stores / loads / copy engine, allreduce shapes), BIDIR_MIB sizes;
+#   "flagprobe": bench/experiments/flag_probe, a signal's wait and set at each memory order, and its SASS;
 #   "abi": scripts/nvshmem-abi-gpu.sh, libnvshmem_host.so.3 over gshmem: its tests, the same C program on NVIDIA's
 #   library, nvshmem4py over it (carry build/wheels), ABI_ROUNDS, ABI_TIMEOUT default 120 + 320 a round (PREBUILT:
 #   build-gpu);
@@ -111,6 +112,11 @@ for step in $steps; do
         >"$work/bidir/build.txt" 2>&1 && timeout 200 "$work/bidir/bidir_probe" ${BIDIR_MIB:-} >"$work/bidir/probe.txt" 2>&1 ;;
     abi) BUILD=$gbuild OUT=$work/abi timeout "${ABI_TIMEOUT:-$((120 + 320 * ${ABI_ROUNDS:-1}))}" "$root/scripts/nvshmem-abi-gpu.sh" \
            >"$work/abi/console.txt" 2>&1 ;;
+    flagprobe)
+      nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/flagprobe/flag_probe" "$root/bench/experiments/flag_probe.cu" \
+        >"$work/flagprobe/build.txt" 2>&1 && timeout 120 "$work/flagprobe/flag_probe" >"$work/flagprobe/probe.txt" 2>&1 &&
+        { cuobjdump -sass "$work/flagprobe/flag_probe" | grep -E 'Function|LD|ST|RED|MEMBAR|FENCE|CCTL|ERRBAR' \
+            >"$work/flagprobe/sass.txt" 2>&1 || true; } ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \
         >"$work/peervm/build.txt" 2>&1 && timeout 60 "$work/peervm/peer_vm_probe" >"$work/peervm/probe.txt" 2>&1 ;;
@@ -134,6 +140,7 @@ for step in $steps; do
                 tail -20 "$work/pipeline/console.txt" ;;
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
     bidir) cat "$work/bidir/build.txt" "$work/bidir/probe.txt" 2>/dev/null ;;
+    flagprobe) cat "$work/flagprobe/build.txt" "$work/flagprobe/probe.txt" 2>/dev/null ;;
     abi) cat "$work/abi/abi.md" 2>/dev/null || tail -20 "$work/abi/console.txt" ;;
     peervm) cat "$work/peervm/build.txt" "$work/peervm/probe.txt" 2>/dev/null ;;
     collquick) grep -vE '/busbw' "$work/collquick/console.txt" | head -150 ;;

@@ -478,18 +478,27 @@ void stream_bw(const Options& o, Rows& out) {
     std::uint64_t bytes;
     const char* what;
   };
+  // put_signal_on_stream at 8 B (into a word beside the signals) and, where the sizes reach them, 4 and 64 KiB
+  // (into dst): the sizes of a pipeline stage's activations at micro-batch 1 (docs/workloads.md)
   const Op ops[] = {{"p_on_stream", sizeof(int), "nvshmemx_int_p_on_stream"},
                     {"signal_set_on_stream", 8, "nvshmemx_signal_op_on_stream SIGNAL_SET"},
                     {"signal_add_on_stream", 8, "nvshmemx_signal_op_on_stream SIGNAL_ADD"},
-                    {"put_signal_on_stream", 8, "nvshmemx_putmem_signal_on_stream of 8 bytes, SIGNAL_SET"}};
-  for (int k = 0; k < 4; ++k) {
+                    {"put_signal_on_stream", 8, "nvshmemx_putmem_signal_on_stream of 8 bytes, SIGNAL_SET"},
+                    {"put_signal_on_stream", 4096, "nvshmemx_putmem_signal_on_stream of 4 KiB, SIGNAL_SET"},
+                    {"put_signal_on_stream", 65536, "nvshmemx_putmem_signal_on_stream of 64 KiB, SIGNAL_SET"}};
+  for (int k = 0; k < 6; ++k) {
+    if (ops[k].bytes > maxb) continue;
     const double sec = time_events(o, st, [&](cudaStream_t cs) {
       if (pr.me != 0) return;
       for (std::uint64_t i = 0; i < it; ++i) {
         if (k == 0) nvshmemx_int_p_on_stream(target, static_cast<int>(i), pr.peer, cs);
         else if (k == 1) nvshmemx_signal_op_on_stream(sig, i + 1, NVSHMEM_SIGNAL_SET, pr.peer, cs);
         else if (k == 2) nvshmemx_signal_op_on_stream(sig + 1, 1, NVSHMEM_SIGNAL_ADD, pr.peer, cs);
-        else nvshmemx_putmem_signal_on_stream(sig + 2, src.p, 8, sig + 3, i + 1, NVSHMEM_SIGNAL_SET, pr.peer, cs);
+        else if (k == 3)
+          nvshmemx_putmem_signal_on_stream(sig + 2, src.p, 8, sig + 3, i + 1, NVSHMEM_SIGNAL_SET, pr.peer, cs);
+        else
+          nvshmemx_putmem_signal_on_stream(dst.p, src.p, ops[k].bytes, sig + 3, i + 1, NVSHMEM_SIGNAL_SET, pr.peer,
+                                           cs);
       }
     });
     out.push_back({ops[k].name, ops[k].bytes, "us", sec / double(it) * 1e6, o.repeats, it,

@@ -498,8 +498,11 @@ void putmem_signal_on_stream(void* dest, const void* src, std::size_t bytes, std
   auto& g = gpu_ctx(r, call);
   check_sig_op(sig_op, call);
   check_signal_word(r, sig, call);
-  putmem_on_stream(dest, src, bytes, pe, s, call);
-  gpu::signal_on_stream(&g, static_cast<std::uint64_t*>(r.peer(sig, pe)), signal, sig_op, s);
+  r.check_pe(pe, call);
+  check_ptr(src, bytes, "source", call);
+  if (bytes) r.check_symmetric(dest, bytes, "dest", call);
+  gpu::put_signal_on_stream(&g, bytes ? r.peer(dest, pe) : nullptr, src, bytes,
+                            static_cast<std::uint64_t*>(r.peer(sig, pe)), signal, sig_op, s);
 }
 
 void signal_op_on_stream(std::uint64_t* sig, std::uint64_t signal, int sig_op, int pe, gshmem_stream_t s) {

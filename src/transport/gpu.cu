@@ -107,6 +107,30 @@ __global__ void signal_kernel(unsigned long long* sig, unsigned long long v, int
   else ref.store(v, ::cuda::memory_order_release);
 }
 
+// putmem_signal_on_stream in one launch (put_signal_on_stream below): the block copies src to dst (the target's
+// memory) in 16-byte pieces where both are 16-byte aligned, else byte by byte, then one thread updates the signal
+// with release order at system scope, which the block barrier makes cumulative over every thread's copy: the
+// signal is never visible before the data (as the device API's put_signal).
+constexpr unsigned kPutSignalThreads = 512;
+__global__ void put_signal_kernel(char* dst, const char* src, std::size_t bytes, unsigned long long* sig,
+                                  unsigned long long v, int op) {
+  stream_kernel_entry();
+  const std::size_t t = threadIdx.x, n = blockDim.x;
+  if (((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) & 15) == 0) {
+    const std::size_t words = bytes / 16;
+    for (std::size_t i = t; i < words; i += n) reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+    for (std::size_t i = words * 16 + t; i < bytes; i += n) dst[i] = src[i];
+  } else {
+    for (std::size_t i = t; i < bytes; i += n) dst[i] = src[i];
+  }
+  __syncthreads();
+  if (t == 0) {
+    sys_atomic64 ref(*sig);
+    if (op == GSHMEM_SIGNAL_ADD) ref.fetch_add(v, ::cuda::memory_order_release);
+    else ref.store(v, ::cuda::memory_order_release);
+  }
+}
+
 // Set (through mapped pinned memory) by the host's watchdog when a peer PE died: spinning kernels give up at once.
 __device__ __forceinline__ bool peer_failed(const volatile int* abort_flag, unsigned iter) {
   return (iter & 1023) == 0 && *abort_flag != 0;
@@ -661,6 +685,30 @@ void signal_on_stream(Context* c, std::uint64_t* sig, std::uint64_t value, int s
                              reinterpret_cast<unsigned long long*>(sig), static_cast<unsigned long long>(value),
                              sig_op),
         "launching the signal kernel");
+}
+
+void put_signal_on_stream(Context* c, void* dst, const void* src, std::size_t bytes, std::uint64_t* sig,
+                          std::uint64_t value, int sig_op, gshmem_stream_t s) {
+  GSHMEM_BIND(c);
+  // One kernel instead of two stream operations (a copy-engine copy, then a write-value or a signal kernel) for
+  // small payloads: bench/NOTES.md entry 71. The kernel reads src, so src must be this GPU's memory.
+  bool kernel = bytes <= config::get().put_signal_kernel_bytes;
+  if (kernel) {
+    cudaPointerAttributes a{};
+    kernel = cudaPointerGetAttributes(&a, src) == cudaSuccess && a.type == cudaMemoryTypeDevice &&
+             a.device == c->device;
+    if (!kernel) (void)cudaGetLastError();  // a host pointer unknown to CUDA: the copy engine takes it
+  }
+  if (!kernel) {
+    if (bytes) copy_on_stream(c, dst, src, bytes, s);
+    signal_on_stream(c, sig, value, sig_op, s);
+    return;
+  }
+  check(launch_stream_kernel(c->overlap_launch, put_signal_kernel, kPutSignalThreads,
+                             reinterpret_cast<cudaStream_t>(s), static_cast<char*>(dst),
+                             static_cast<const char*>(src), bytes, reinterpret_cast<unsigned long long*>(sig),
+                             static_cast<unsigned long long>(value), sig_op),
+        "launching the put-with-signal kernel");
 }
 
 void wait_on_stream(Context* c, std::uint64_t* sig, int cmp, std::uint64_t value, gshmem_stream_t s) {

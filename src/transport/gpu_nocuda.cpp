@@ -35,6 +35,10 @@ std::uint64_t amo(Context*, void*, int, AmoOp, std::uint64_t, std::uint64_t) { u
 void copy_on_stream(Context*, void*, const void*, std::size_t, gshmem_stream_t) { unavailable(); }
 void store_on_stream(Context*, void*, std::uint64_t, int, gshmem_stream_t) { unavailable(); }
 void signal_on_stream(Context*, std::uint64_t*, std::uint64_t, int, gshmem_stream_t) { unavailable(); }
+void put_signal_on_stream(Context*, void*, const void*, std::size_t, std::uint64_t*, std::uint64_t, int,
+                          gshmem_stream_t) {
+  unavailable();
+}
 void wait_on_stream(Context*, std::uint64_t*, int, std::uint64_t, gshmem_stream_t) { unavailable(); }
 void quiet_on_stream(Context*, gshmem_stream_t) { unavailable(); }
 void barrier_on_stream(Context*, int, const TeamValue&, gshmem_stream_t) { unavailable(); }

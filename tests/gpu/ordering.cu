@@ -9,7 +9,8 @@
 //     memory (scope 4, block put from a __shared__ source).
 //  2. unpaced message passing, the receiver never waiting for the sender: whenever it reads the flag (acquire),
 //     the data written before it must be at least as new:  p(a); fence; p(flag)  |  putmem_nbi; fence; p(flag)  |
-//     putmem_nbi; quiet; atomic_set(flag) (and a get after quiet sees the put)  |  putmem_signal_nbi.
+//     putmem_nbi; quiet; atomic_set(flag) (and a get after quiet sees the put)  |  putmem_signal_nbi  |
+//     putmem_nbi; fence; signal_op SET / ADD (signal_op itself is relaxed: the fence orders).
 //  3. device barrier: every PE puts a stamp to every other, barrier_all (native Block scope, and the thread-scope
 //     free function), then checks every stamp.
 #include <gshmem/device.cuh>
@@ -100,10 +101,12 @@ __global__ void paced_signal(Bufs b, int scope, int rounds) {
   }
 }
 
-enum Mp { MP_P_FENCE_P, MP_PUT_FENCE_P, MP_PUT_QUIET_AMO, MP_PUT_SIGNAL, MP_COUNT };
+enum Mp { MP_P_FENCE_P, MP_PUT_FENCE_P, MP_PUT_QUIET_AMO, MP_PUT_SIGNAL, MP_PUT_FENCE_SET, MP_PUT_FENCE_ADD,
+          MP_COUNT };
 const char* mp_name(int m) {
   static const char* n[] = {"p; fence; p", "putmem_nbi; fence; p", "putmem_nbi; quiet; atomic_set",
-                            "putmem_signal_nbi"};
+                            "putmem_signal_nbi", "putmem_nbi; fence; signal_op SET",
+                            "putmem_nbi; fence; signal_op ADD"};
   return n[m];
 }
 
@@ -132,6 +135,16 @@ __global__ void message_passing(Bufs b, int mode, int rounds) {
           gshmem_quiet();
           if (gshmem_uint64_g(&b.a[kMp - 1], right) < v) atomicAdd(b.errors, 1);  // complete after quiet
           gshmem_uint64_atomic_set(flag, v, right);
+          break;
+        case MP_PUT_FENCE_SET:  // signal_op is relaxed (NVSHMEM's too): the fence is what orders the data first
+          gshmem_putmem_nbi(b.a, b.src, kMp * sizeof(uint64_t), right);
+          gshmem_fence();
+          gshmemx_signal_op(flag, v, GSHMEM_SIGNAL_SET, right);
+          break;
+        case MP_PUT_FENCE_ADD:  // the flag counts rounds: +1 each
+          gshmem_putmem_nbi(b.a, b.src, kMp * sizeof(uint64_t), right);
+          gshmem_fence();
+          gshmemx_signal_op(flag, 1, GSHMEM_SIGNAL_ADD, right);
           break;
         default:
           gshmem_putmem_signal_nbi(b.a, b.src, kMp * sizeof(uint64_t), flag, v, GSHMEM_SIGNAL_SET, right);

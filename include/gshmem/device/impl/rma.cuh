@@ -96,15 +96,17 @@ __device__ __forceinline__ void iget(const DeviceHandle& h, T* dst, const T* src
 
 // ---- signals ----
 
-// SIGNAL_SET or SIGNAL_ADD on PE pe's signal word, with release order at system scope: every write this thread
-// made before (and, through a group barrier, its group's) is visible at the target before the signal is.
+// Signal updates. Two orders: put_signal's update is a system-scope release (every write the thread made before,
+// and through a group barrier its group's, is visible at the target before the signal is); signal_op's is relaxed,
+// as NVSHMEM's is (its documentation orders a put before a signal_op with quiet): a release costs a system-scope
+// fence, ~0.8 us per call on H200, where a relaxed store pipelines at ~0.07 us (bench row signal_set, NOTES 71).
 namespace detail {
 [[noreturn]] __device__ __noinline__ inline void trap_signal_op(int op, int pe) {
   printf("gshmem: signal operation on PE %d: sig_op=%d is neither GSHMEM_SIGNAL_SET (%d) nor GSHMEM_SIGNAL_ADD (%d); "
          "aborting the kernel. Fix: pass one of those constants\n", pe, op, GSHMEM_SIGNAL_SET, GSHMEM_SIGNAL_ADD);
   __trap();
 }
-// The signal update on an already translated address (target: PE pe's copy of the signal word).
+// The signal update on an already translated address (target: PE pe's copy of the signal word), with release order.
 __device__ __forceinline__ void signal_store(uint64_t* target, uint64_t value, int op, int pe) {
   // .global: with a generic address the add would wait for its reply (a software fallback for shared memory).
   if (op == GSHMEM_SIGNAL_ADD) {
@@ -115,10 +117,23 @@ __device__ __forceinline__ void signal_store(uint64_t* target, uint64_t value, i
     trap_signal_op(op, pe);
   }
 }
+// The same update, relaxed: atomic at system scope, ordered after nothing (fire-and-forget, like the other
+// non-fetching AMOs).
+__device__ __forceinline__ void signal_store_relaxed(uint64_t* target, uint64_t value, int op, int pe) {
+  if (op == GSHMEM_SIGNAL_ADD) {
+    asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
+  } else if (op == GSHMEM_SIGNAL_SET) {
+    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
+  } else {
+    trap_signal_op(op, pe);
+  }
+}
 }  // namespace detail
 
+// SIGNAL_SET or SIGNAL_ADD on PE pe's signal word: relaxed (see above). Data written before it needs fence() or
+// quiet() in between, or put_signal, to be visible before the signal.
 __device__ __forceinline__ void signal_op(const DeviceHandle& h, uint64_t* sig, uint64_t value, int op, int pe) {
-  detail::signal_store(detail::peer(h, sig, pe), value, op, pe);
+  detail::signal_store_relaxed(detail::peer(h, sig, pe), value, op, pe);
 }
 
 __device__ __forceinline__ uint64_t signal_fetch(const DeviceHandle&, const uint64_t* sig) {
@@ -146,7 +161,7 @@ __device__ __forceinline__ void putmem_signal_nbi(const DeviceHandle& h, void* d
   Coop::sync();
   detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
   Coop::sync();
-  if (Coop::rank() == 0) signal_op(h, sig, value, op, pe);
+  if (Coop::rank() == 0) detail::signal_store(detail::peer(h, sig, pe), value, op, pe);
   // The group synchronises on return, as NVSHMEM's does: a thread that fences and stores after the call must find
   // the signal already issued (removing this barrier measured no gain: bench/NOTES.md, entry 4).
   Coop::sync();
