@@ -94,7 +94,7 @@ for step in $steps; do
                  >"$work/collsweep/console.txt" 2>&1 ;;
     collbisect) OUT=$work/collbisect BUDGET_S=$((${BISECT_TIMEOUT:-560} - 20)) timeout "${BISECT_TIMEOUT:-560}" \
                   "$root/scripts/coll-bisect-gpu.sh" >"$work/collbisect/console.txt" 2>&1 ;;
-    moe) OUT=$work/moe BUDGET_S=$((${MOE_TIMEOUT:-580} - 20)) timeout "${MOE_TIMEOUT:-580}" "$root/scripts/moe-gpu.sh" \
+    moe) MOE_BUILD=${PREBUILT:+$gbuild} OUT=$work/moe BUDGET_S=$((${MOE_TIMEOUT:-580} - 20)) timeout "${MOE_TIMEOUT:-580}" "$root/scripts/moe-gpu.sh" \
            >"$work/moe/console.txt" 2>&1 ;;
     pipeline) py_step pipeline pipeline-gpu.sh "${PIPELINE_TIMEOUT:-560}" 120 ;;
     collquick)

@@ -11,6 +11,9 @@
 #   MOE_MAX_GIB=<GiB per GPU> (default 40, or 45 % of the GPU's memory where that is more)
 #   MOE_STEPS="build test python bench" (default all four)   MOE_NVSHMEM=0: no NVIDIA NVSHMEM column
 #   MOE_AB="NAME=VALUE": the gshmem.moe bench also with that variable set, then again without (A, B, A)
+#   MOE_TORCH=0: no gshmem.moe / NCCL bench (the NVSHMEM-API kernel's two builds only)
+#   MOE_BUILD=<dir>: the build tree (default build-moe; scripts/gpu-all.sh PREBUILT=1 passes build-gpu, which has
+#                    every target the steps use, so leave "build" out of MOE_STEPS then)
 # Never uses NVLink multicast.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,7 +35,7 @@ configs=${MOE_CONFIGS:-64x6x2048,256x8x7168}
 gpu_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | sort -n | head -1)
 max_gib=${MOE_MAX_GIB:-$(awk -v m="${gpu_mib:-0}" 'BEGIN { g = int(m * 0.45 / 1024); print (g > 40 ? g : 40) }')}
 deadline=$((SECONDS + ${BUDGET_S:-560}))
-build=$root/build-moe
+build=${MOE_BUILD:-$root/build-moe}
 work=$(mktemp -d /tmp/gshmem-moe.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 rc=0
@@ -135,7 +138,7 @@ print(int(most * 1.25) + (2 << 30))' "$pes" "$max_gib" "$configs" "$tokens" 2>/d
   fi
 fi
 
-if want bench && [[ -d $work/site ]]; then
+if want bench && [[ -d $work/site ]] && [[ ${MOE_TORCH:-1} != 0 ]]; then
   echo "=== bench: gshmem.moe beside all_to_all_single over NCCL (bench/moe/moe_bench.py, torchrun)"
   PYTHONPATH=$work/site${PYTHONPATH:+:$PYTHONPATH} PATH=$work/site/bin:$PATH GSHMEM_DEVICE=gpu \
     GSHMEM_SYMMETRIC_SIZE=4G \
