@@ -114,9 +114,10 @@ for step in $steps; do
            >"$work/abi/console.txt" 2>&1 ;;
     flagprobe)
       nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/flagprobe/flag_probe" "$root/bench/experiments/flag_probe.cu" \
-        >"$work/flagprobe/build.txt" 2>&1 && timeout 120 "$work/flagprobe/flag_probe" >"$work/flagprobe/probe.txt" 2>&1 &&
-        { cuobjdump -sass "$work/flagprobe/flag_probe" | grep -E 'Function|LD|ST|RED|MEMBAR|FENCE|CCTL|ERRBAR' \
-            >"$work/flagprobe/sass.txt" 2>&1 || true; } ;;
+        >"$work/flagprobe/build.txt" 2>&1 &&
+        { cuobjdump -sass "$work/flagprobe/flag_probe" 2>&1 | grep -E 'Function|LD|ST|RED|MEMBAR|FENCE|CCTL|ERRBAR' \
+            >"$work/flagprobe/sass.txt" || true; } &&
+        timeout 120 "$work/flagprobe/flag_probe" >"$work/flagprobe/probe.txt" 2>&1 ;;
     peervm)
       nvcc -O2 -std=c++17 -o "$work/peervm/peer_vm_probe" "$root/bench/experiments/peer_vm_probe.cu" -lcuda \
         >"$work/peervm/build.txt" 2>&1 && timeout 60 "$work/peervm/peer_vm_probe" >"$work/peervm/probe.txt" 2>&1 ;;

@@ -13,7 +13,7 @@
 #   MOE_AB="NAME=VALUE": the gshmem.moe bench also with that variable set, then again without (A, B, A)
 #   MOE_TORCH=0: no gshmem.moe / NCCL bench (the NVSHMEM-API kernel's two builds only)
 #   MOE_BUILD=<dir>: the build tree (default build-moe; scripts/gpu-all.sh PREBUILT=1 passes build-gpu, which has
-#                    every target the steps use, so leave "build" out of MOE_STEPS then)
+#                    every target the steps use; with it MOE_STEPS defaults to "test python bench")
 # Never uses NVLink multicast.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +27,10 @@ export GSHMEM_WAIT_TIMEOUT=${GSHMEM_WAIT_TIMEOUT:-60}
 export PATH=/usr/local/cuda/bin:$PATH
 pes=${PES:-2}
 arch=$(echo "${ARCH:-sm_90}" | tr -dc 0-9)
-steps=${MOE_STEPS:-build test python bench}
+# with MOE_BUILD (a carried, already built tree: gpu-all.sh PREBUILT=1) no build step unless asked: configuring the
+# packed tree, which has no CMake cache, would rebuild everything in it
+steps=${MOE_STEPS:-${MOE_BUILD:+test python bench}}
+steps=${steps:-build test python bench}
 tokens=${MOE_TOKENS:-1,2,4,8,16,32,64,128,4096}
 configs=${MOE_CONFIGS:-64x6x2048,256x8x7168}
 # GiB of GPU memory a configuration may need (bench/moe skips larger ones): 40, or 45 % of the smallest GPU's memory
@@ -61,7 +64,7 @@ if want test; then
   grep -E 'tests passed|Failed|\*\*\*|Timeout|Skipped' "$out/ctest.txt" | head -40
 fi
 
-if want python || want bench; then
+if want python || { want bench && [[ ${MOE_TORCH:-1} != 0 ]]; }; then
   echo "=== Python package with CUDA"
   GSHMEM_PY_CUDA=ON GSHMEM_PY_ARCH=$arch GSHMEM_PY_TARGET=$work/site GSHMEM_PY_INSTALL_ONLY=1 \
     timeout $(($(left) - 10)) "$root/scripts/python-tests.sh" >"$work/pyinstall.txt" 2>&1 ||

@@ -99,7 +99,8 @@ __device__ __forceinline__ void iget(const DeviceHandle& h, T* dst, const T* src
 // Signal updates. Two orders: put_signal's update is a system-scope release (every write the thread made before,
 // and through a group barrier its group's, is visible at the target before the signal is); signal_op's is relaxed,
 // as NVSHMEM's is (its documentation orders a put before a signal_op with quiet): a release costs a system-scope
-// fence, ~0.8 us per call on H200, where a relaxed store pipelines at ~0.07 us (bench row signal_set, NOTES 71).
+// fence, ~0.9 us per call on H200, where a relaxed store pipelines at ~0.005-0.03 us (bench row signal_set and
+// bench/experiments/flag_probe.cu, NOTES 71).
 namespace detail {
 [[noreturn]] __device__ __noinline__ inline void trap_signal_op(int op, int pe) {
   printf("gshmem: signal operation on PE %d: sig_op=%d is neither GSHMEM_SIGNAL_SET (%d) nor GSHMEM_SIGNAL_ADD (%d); "
