@@ -697,7 +697,9 @@ void put_signal_on_stream(Context* c, void* dst, const void* src, std::size_t by
     cudaPointerAttributes a{};
     kernel = cudaPointerGetAttributes(&a, src) == cudaSuccess && a.type == cudaMemoryTypeDevice &&
              a.device == c->device;
-    if (!kernel) (void)cudaGetLastError();  // a host pointer unknown to CUDA: the copy engine takes it
+    // Not this GPU's memory (or the query failed): the copy engine takes it. This also clears a pending error of
+    // the caller's own; clearing only after a failed query is owed (bench/NOTES.md entry 72, with a GPU run).
+    if (!kernel) (void)cudaGetLastError();
   }
   if (!kernel) {
     if (bytes) copy_on_stream(c, dst, src, bytes, s);
