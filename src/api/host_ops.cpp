@@ -462,15 +462,21 @@ gshmem_team_t team_init(std::uint64_t uniqueid, int npes, int pe_idx_in_team) {
 }
 
 // ---- stream-ordered ----
+// The checks of a put on a stream (putmem_on_stream, putmem_signal_on_stream): PE pe's address of dest, nullptr for
+// 0 bytes (dest and source are not looked at then).
+void* stream_put_target(Runtime& r, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
+  r.check_pe(pe, call);
+  if (!bytes) return nullptr;
+  check_ptr(src, bytes, "source", call);
+  r.check_symmetric(dest, bytes, "dest", call);
+  return r.peer(dest, pe);
+}
+
 void putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, gshmem_stream_t s,
                       const char* call) {
   Runtime& r = rt(call);
   auto& g = gpu_ctx(r, call);
-  r.check_pe(pe, call);
-  if (!bytes) return;
-  check_ptr(src, bytes, "source", call);
-  r.check_symmetric(dest, bytes, "dest", call);
-  gpu::copy_on_stream(&g, r.peer(dest, pe), src, bytes, s);
+  if (void* target = stream_put_target(r, dest, src, bytes, pe, call)) gpu::copy_on_stream(&g, target, src, bytes, s);
 }
 
 void getmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, gshmem_stream_t s,
@@ -498,10 +504,9 @@ void putmem_signal_on_stream(void* dest, const void* src, std::size_t bytes, std
   auto& g = gpu_ctx(r, call);
   check_sig_op(sig_op, call);
   check_signal_word(r, sig, call);
-  r.check_pe(pe, call);
-  check_ptr(src, bytes, "source", call);
-  if (bytes) r.check_symmetric(dest, bytes, "dest", call);
-  gpu::put_signal_on_stream(&g, bytes ? r.peer(dest, pe) : nullptr, src, bytes,
+  void* target = stream_put_target(r, dest, src, bytes, pe, call);
+  // A source in this PE's heap is this GPU's memory: the transport need not ask CUDA where it lives.
+  gpu::put_signal_on_stream(&g, target, src, bytes, bytes && r.heap->contains(src, bytes),
                             static_cast<std::uint64_t*>(r.peer(sig, pe)), signal, sig_op, s);
 }
 

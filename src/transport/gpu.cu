@@ -108,23 +108,41 @@ __global__ void signal_kernel(unsigned long long* sig, unsigned long long v, int
 }
 
 // putmem_signal_on_stream in one launch (put_signal_on_stream below): the block copies src to dst (the target's
-// memory) in 16-byte pieces where both are 16-byte aligned, else byte by byte, then one thread updates the signal
-// with release order at system scope, which the block barrier makes cumulative over every thread's copy: the
-// signal is never visible before the data (as the device API's put_signal).
+// memory) in the widest words (16, 8, 4, 2 or 1 bytes) that both addresses' alignment and the size allow, then one
+// thread updates the signal with release order at system scope, which the block barrier makes cumulative over every
+// thread's copy: the signal is never visible before the data (as the device API's put_signal).
 constexpr unsigned kPutSignalThreads = 512;
+template <class W>
+__device__ __forceinline__ void block_copy_words(char* dst, const char* src, std::size_t bytes) {
+  const std::size_t words = bytes / sizeof(W);
+  for (std::size_t i = threadIdx.x; i < words; i += blockDim.x)
+    reinterpret_cast<W*>(dst)[i] = reinterpret_cast<const W*>(src)[i];
+}
 __global__ void put_signal_kernel(char* dst, const char* src, std::size_t bytes, unsigned long long* sig,
                                   unsigned long long v, int op) {
   stream_kernel_entry();
-  const std::size_t t = threadIdx.x, n = blockDim.x;
-  if (((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) & 15) == 0) {
-    const std::size_t words = bytes / 16;
-    for (std::size_t i = t; i < words; i += n) reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
-    for (std::size_t i = words * 16 + t; i < bytes; i += n) dst[i] = src[i];
-  } else {
-    for (std::size_t i = t; i < bytes; i += n) dst[i] = src[i];
+  // The lowest set bit of the two addresses and the size: the widest word that divides all three.
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src) | bytes;
+  if ((a & 15) == 0) block_copy_words<uint4>(dst, src, bytes);
+  else if ((a & 7) == 0) block_copy_words<unsigned long long>(dst, src, bytes);
+  else if ((a & 3) == 0) block_copy_words<unsigned>(dst, src, bytes);
+  else if ((a & 1) == 0) block_copy_words<unsigned short>(dst, src, bytes);
+  else {
+    // Odd size or address: 16-byte words where both addresses share their offset from 16-byte alignment, the
+    // unaligned head and the tail byte by byte; else all of it byte by byte.
+    const std::size_t head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15;
+    const bool same = ((reinterpret_cast<std::uintptr_t>(dst) ^ reinterpret_cast<std::uintptr_t>(src)) & 15) == 0;
+    std::size_t done = 0;
+    if (same && bytes >= head + 16) {
+      const std::size_t body = (bytes - head) & ~static_cast<std::size_t>(15);
+      block_copy_words<uint4>(dst + head, src + head, body);
+      for (std::size_t i = threadIdx.x; i < head; i += blockDim.x) dst[i] = src[i];
+      done = head + body;
+    }
+    for (std::size_t i = done + threadIdx.x; i < bytes; i += blockDim.x) dst[i] = src[i];
   }
   __syncthreads();
-  if (t == 0) {
+  if (threadIdx.x == 0) {
     sys_atomic64 ref(*sig);
     if (op == GSHMEM_SIGNAL_ADD) ref.fetch_add(v, ::cuda::memory_order_release);
     else ref.store(v, ::cuda::memory_order_release);
@@ -687,19 +705,21 @@ void signal_on_stream(Context* c, std::uint64_t* sig, std::uint64_t value, int s
         "launching the signal kernel");
 }
 
-void put_signal_on_stream(Context* c, void* dst, const void* src, std::size_t bytes, std::uint64_t* sig,
-                          std::uint64_t value, int sig_op, gshmem_stream_t s) {
+void put_signal_on_stream(Context* c, void* dst, const void* src, std::size_t bytes, bool src_in_heap,
+                          std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s) {
   GSHMEM_BIND(c);
   // One kernel instead of two stream operations (a copy-engine copy, then a write-value or a signal kernel) for
-  // small payloads: bench/NOTES.md entry 71. The kernel reads src, so src must be this GPU's memory.
-  bool kernel = bytes <= config::get().put_signal_kernel_bytes;
-  if (kernel) {
+  // small payloads: bench/NOTES.md entry 71. The kernel reads src, so src must be this GPU's memory. A 0-byte call
+  // is the signal alone (a write-value for SET).
+  bool kernel = bytes != 0 && bytes <= config::get().put_signal_kernel_bytes;
+  if (kernel && !src_in_heap) {
     cudaPointerAttributes a{};
-    kernel = cudaPointerGetAttributes(&a, src) == cudaSuccess && a.type == cudaMemoryTypeDevice &&
-             a.device == c->device;
-    // Not this GPU's memory (or the query failed): the copy engine takes it. This also clears a pending error of
-    // the caller's own; clearing only after a failed query is owed (bench/NOTES.md entry 72, with a GPU run).
-    if (!kernel) (void)cudaGetLastError();
+    if (cudaPointerGetAttributes(&a, src) == cudaSuccess) {
+      kernel = a.type == cudaMemoryTypeDevice && a.device == c->device;
+    } else {
+      kernel = false;
+      (void)cudaGetLastError();  // the failed query's error only, not to be reported by a later call
+    }
   }
   if (!kernel) {
     if (bytes) copy_on_stream(c, dst, src, bytes, s);

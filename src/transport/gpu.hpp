@@ -76,10 +76,10 @@ void copy_on_stream(Context* ctx, void* dst, const void* src, std::size_t bytes,
 void store_on_stream(Context* ctx, void* dst, std::uint64_t value, int bytes, gshmem_stream_t s);
 void signal_on_stream(Context* ctx, std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s);
 // `bytes` from src (this PE's memory) to dst, then the signal at sig (dst and sig: the target PE's, translated):
-// one kernel where bytes <= GSHMEM_PUT_SIGNAL_KERNEL_BYTES and src is device memory of this GPU, else
-// copy_on_stream then signal_on_stream.
-void put_signal_on_stream(Context* ctx, void* dst, const void* src, std::size_t bytes, std::uint64_t* sig,
-                          std::uint64_t value, int sig_op, gshmem_stream_t s);
+// one kernel where 0 < bytes <= GSHMEM_PUT_SIGNAL_KERNEL_BYTES and src is device memory of this GPU (known when
+// src_in_heap, else asked of CUDA), else copy_on_stream then signal_on_stream.
+void put_signal_on_stream(Context* ctx, void* dst, const void* src, std::size_t bytes, bool src_in_heap,
+                          std::uint64_t* sig, std::uint64_t value, int sig_op, gshmem_stream_t s);
 void wait_on_stream(Context* ctx, std::uint64_t* sig, int cmp, std::uint64_t value, gshmem_stream_t s);
 void quiet_on_stream(Context* ctx, gshmem_stream_t s);
 // Barrier over team slot `slot` on the stream (team value t: strided or a member list, t.my_rank this PE): one

@@ -35,7 +35,7 @@ std::uint64_t amo(Context*, void*, int, AmoOp, std::uint64_t, std::uint64_t) { u
 void copy_on_stream(Context*, void*, const void*, std::size_t, gshmem_stream_t) { unavailable(); }
 void store_on_stream(Context*, void*, std::uint64_t, int, gshmem_stream_t) { unavailable(); }
 void signal_on_stream(Context*, std::uint64_t*, std::uint64_t, int, gshmem_stream_t) { unavailable(); }
-void put_signal_on_stream(Context*, void*, const void*, std::size_t, std::uint64_t*, std::uint64_t, int,
+void put_signal_on_stream(Context*, void*, const void*, std::size_t, bool, std::uint64_t*, std::uint64_t, int,
                           gshmem_stream_t) {
   unavailable();
 }

@@ -95,6 +95,9 @@ __global__ void paced_signal(Bufs b, int scope, int rounds) {
       __syncthreads();
       if (threadIdx.x == 0) {
         if (bad) atomicAdd(b.errors, bad);
+        // signal_op is relaxed: the fence orders the block's reads of this round (through the barrier above) before
+        // the ack that lets the sender overwrite them.
+        gshmem_fence();
         gshmemx_signal_op(&b.sig[1], static_cast<uint64_t>(r), GSHMEM_SIGNAL_SET, left);
       }
     }

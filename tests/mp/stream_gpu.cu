@@ -1,6 +1,7 @@
 // mp_stream_gpu: the stream-ordered host calls on GPU PEs, directly and captured into a CUDA graph replayed with
 // fresh data each time. Needs GPU PEs (CTest label gpu; skipped without a GPU by gpu_or_skip.sh).
 //   putmem/getmem_on_stream, p_on_stream, putmem_signal_on_stream (SET, ADD) + signal_wait_until_on_stream,
+//   putmem_signal_on_stream's paths (alignments and odd sizes, heap / device / host sources, 0 bytes),
 //   signal_op_on_stream, barrier_all_on_stream, sync_all_on_stream, barrier/team_sync_on_stream, quiet_on_stream;
 //   and the library's stream kernels launched behind a user kernel that is still running (after_kernel);
 //   p_on_stream of every width and SET signals from a thread that has made no CUDA call, on the legacy default
@@ -239,6 +240,68 @@ MPT_CASE(graph_replay) {
   gshmem_barrier_all();
   gshmem_free(sig);
   gshmem_free(sym);
+}
+
+// putmem_signal_on_stream over the shapes that pick each of its paths: the one-kernel copy in 16-, 8-, 4-, 2-byte
+// words, an odd size whose addresses share their 16-byte offset (16-byte body, bytewise head and tail) or do not
+// (bytewise), a source in the heap (no pointer query), one in pinned host memory and one above
+// GSHMEM_PUT_SIGNAL_KERNEL_BYTES's default (the copy engine), and 0 bytes (the signal alone). Each put lands in
+// PE next's poisoned region: exactly its bytes change.
+MPT_CASE(put_signal_shapes) {
+  const int n = npes(), my = me(), next = (my + 1) % n, prev = (my + n - 1) % n;
+  const std::uint64_t tag = tag_of("put_signal_shapes");
+  enum Src { DEV, HEAP, HOST };
+  struct Shape {
+    Src src;
+    std::size_t soff, doff, bytes;
+  };
+  const Shape shapes[] = {{DEV, 0, 0, 65536},  {DEV, 8, 0, 4104},  {DEV, 4, 12, 1028},  {DEV, 2, 6, 1030},
+                          {DEV, 1, 1, 1027},   {DEV, 3, 1, 777},   {DEV, 5, 5, 7},      {DEV, 16, 48, 16},
+                          {HEAP, 0, 0, 1000},  {HEAP, 3, 3, 65535}, {HOST, 0, 8, 4096}, {HOST, 7, 1, 333},
+                          {DEV, 0, 16, 65552}, {DEV, 0, 0, 0}};
+  const std::size_t S = 65536 + 64;
+  auto* dst = static_cast<unsigned char*>(gshmem_malloc(S));
+  auto* hsrc = static_cast<unsigned char*>(gshmem_malloc(S));
+  auto* sig = static_cast<std::uint64_t*>(gshmem_malloc(sizeof(std::uint64_t)));
+  require(dst && hsrc && sig, "gshmem_malloc");
+  unsigned char *dsrc = nullptr, *host = nullptr;
+  CK(cudaMalloc(&dsrc, S));
+  CK(cudaMallocHost(&host, S));
+  local_set<std::uint64_t>(sig, 0);
+  std::vector<unsigned char> want(S), got(S);
+  for (std::size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
+    const Shape& sh = shapes[k];
+    const std::string what = "putmem_signal_on_stream shape " + std::to_string(k) + " (" + std::to_string(sh.bytes) +
+                             " bytes, source offset " + std::to_string(sh.soff) + ", dest offset " +
+                             std::to_string(sh.doff) + ")";
+    // What PE prev sends me: its data's window at doff, everything else keeps my poison.
+    auto in = data_of(tag, static_cast<int>(k), prev, my, S);
+    poison_of(want.data(), in.data(), S);
+    local_write(dst, want.data(), S);
+    std::memcpy(want.data() + sh.doff, in.data() + sh.doff, sh.bytes);
+    auto out = data_of(tag, static_cast<int>(k), my, next, S);
+    unsigned char* src = sh.src == DEV ? dsrc : sh.src == HEAP ? hsrc : host;
+    std::vector<unsigned char> staged(S, 0x5A);
+    std::memcpy(staged.data() + sh.soff, out.data() + sh.doff, sh.bytes);
+    if (sh.src == DEV) CK(cudaMemcpy(dsrc, staged.data(), S, cudaMemcpyHostToDevice));
+    else if (sh.src == HEAP) local_write(hsrc, staged.data(), S);
+    else std::memcpy(host, staged.data(), S);
+    CK(cudaDeviceSynchronize());
+    gshmem_barrier_all();  // every PE's poison is in place before anyone puts
+    const std::uint64_t v = k + 1;
+    gshmemx_putmem_signal_on_stream(dst + sh.doff, src + sh.soff, sh.bytes, sig, v, GSHMEM_SIGNAL_SET, next,
+                                    gs(stream));
+    gshmemx_signal_wait_until_on_stream(sig, GSHMEM_CMP_EQ, v, gs(stream));
+    CK(cudaStreamSynchronize(stream));
+    local_read(got.data(), dst, S);
+    MPT_CHECK_MEM(what, got.data(), want.data(), S);
+    gshmem_barrier_all();  // no PE rewrites its source or poison while a put from it may still read
+  }
+  CK(cudaFreeHost(host));
+  CK(cudaFree(dsrc));
+  gshmem_free(sig);
+  gshmem_free(hsrc);
+  gshmem_free(dst);
 }
 
 // The library's stream kernels (barrier, signal_op, signal wait, p, typed wait) after a user kernel that is still

@@ -107,24 +107,22 @@ namespace detail {
          "aborting the kernel. Fix: pass one of those constants\n", pe, op, GSHMEM_SIGNAL_SET, GSHMEM_SIGNAL_ADD);
   __trap();
 }
-// The signal update on an already translated address (target: PE pe's copy of the signal word), with release order.
+// The signal update on an already translated address (target: PE pe's copy of the signal word): with release order
+// (put_signal) or relaxed, atomic at system scope and ordered after nothing (signal_op, fire-and-forget like the other
+// non-fetching AMOs).
+template <bool Release>
 __device__ __forceinline__ void signal_store(uint64_t* target, uint64_t value, int op, int pe) {
   // .global: with a generic address the add would wait for its reply (a software fallback for shared memory).
   if (op == GSHMEM_SIGNAL_ADD) {
-    asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
+    if constexpr (Release)
+      asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
+    else
+      asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
   } else if (op == GSHMEM_SIGNAL_SET) {
-    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
-  } else {
-    trap_signal_op(op, pe);
-  }
-}
-// The same update, relaxed: atomic at system scope, ordered after nothing (fire-and-forget, like the other
-// non-fetching AMOs).
-__device__ __forceinline__ void signal_store_relaxed(uint64_t* target, uint64_t value, int op, int pe) {
-  if (op == GSHMEM_SIGNAL_ADD) {
-    asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
-  } else if (op == GSHMEM_SIGNAL_SET) {
-    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
+    if constexpr (Release)
+      asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
+    else
+      asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(gaddr(target)), "l"(value) : "memory");
   } else {
     trap_signal_op(op, pe);
   }
@@ -134,7 +132,7 @@ __device__ __forceinline__ void signal_store_relaxed(uint64_t* target, uint64_t 
 // SIGNAL_SET or SIGNAL_ADD on PE pe's signal word: relaxed (see above). Data written before it needs fence() or
 // quiet() in between, or put_signal, to be visible before the signal.
 __device__ __forceinline__ void signal_op(const DeviceHandle& h, uint64_t* sig, uint64_t value, int op, int pe) {
-  detail::signal_store_relaxed(detail::peer(h, sig, pe), value, op, pe);
+  detail::signal_store<false>(detail::peer(h, sig, pe), value, op, pe);
 }
 
 __device__ __forceinline__ uint64_t signal_fetch(const DeviceHandle&, const uint64_t* sig) {
@@ -162,7 +160,7 @@ __device__ __forceinline__ void putmem_signal_nbi(const DeviceHandle& h, void* d
   Coop::sync();
   detail::copy<Coop>(detail::peer(h, dst, pe), src, bytes);
   Coop::sync();
-  if (Coop::rank() == 0) detail::signal_store(detail::peer(h, sig, pe), value, op, pe);
+  if (Coop::rank() == 0) detail::signal_store<true>(detail::peer(h, sig, pe), value, op, pe);
   // The group synchronises on return, as NVSHMEM's does: a thread that fences and stores after the call must find
   // the signal already issued (removing this barrier measured no gain: bench/NOTES.md, entry 4).
   Coop::sync();
