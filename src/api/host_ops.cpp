@@ -462,6 +462,7 @@ gshmem_team_t team_init(std::uint64_t uniqueid, int npes, int pe_idx_in_team) {
 }
 
 // ---- stream-ordered ----
+namespace {
 // The checks of a put on a stream (putmem_on_stream, putmem_signal_on_stream): PE pe's address of dest, nullptr for
 // 0 bytes (dest and source are not looked at then).
 void* stream_put_target(Runtime& r, void* dest, const void* src, std::size_t bytes, int pe, const char* call) {
@@ -471,6 +472,7 @@ void* stream_put_target(Runtime& r, void* dest, const void* src, std::size_t byt
   r.check_symmetric(dest, bytes, "dest", call);
   return r.peer(dest, pe);
 }
+}  // namespace
 
 void putmem_on_stream(void* dest, const void* src, std::size_t bytes, int pe, gshmem_stream_t s,
                       const char* call) {

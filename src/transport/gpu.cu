@@ -718,7 +718,9 @@ void put_signal_on_stream(Context* c, void* dst, const void* src, std::size_t by
       kernel = a.type == cudaMemoryTypeDevice && a.device == c->device;
     } else {
       kernel = false;
-      (void)cudaGetLastError();  // the failed query's error only, not to be reported by a later call
+      // Not reported by a later call. This also clears an error the caller's own work left pending (which can be
+      // what made the query fail): the runtime has no way to clear one error only.
+      (void)cudaGetLastError();
     }
   }
   if (!kernel) {
