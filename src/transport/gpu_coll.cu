@@ -45,11 +45,21 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
   const std::size_t bytes = x.elem * x.nelems;
   const coll::Part part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
   auto data = [&] {
-    if (phase == CollPhase::BroadcastTwoShot)
-      coll::broadcast_two_shot_data<CollCta>(env, t, slot, dest, src, bytes, root, part,
-                                             "gshmem broadcast (stream kernel, two-shot)");
-    else if (bcast) coll::broadcast_data<CollCta>(env, t, dest, src, bytes, root, part);
-    else coll::exchange_data<CollCta>(env, t, dest, src, x, part);
+    if (phase == CollPhase::BroadcastTwoShot) {
+      // The root with dest != src runs twice the parts (collective_on_stream): the first half sends as every
+      // member's parts do (CTA b waits for the root's CTA b), the second half copies its own dest.
+      const bool split = t.my_rank == root && dest != src;
+      const int parts = split ? part.count / 2 : part.count;
+      if (part.index >= parts)
+        coll::broadcast_root_copy<CollCta>(env, dest, src, bytes, coll::Part{part.index - parts, parts});
+      else
+        coll::broadcast_two_shot_data<CollCta>(env, t, slot, dest, src, bytes, root, coll::Part{part.index, parts},
+                                               "gshmem broadcast (stream kernel, two-shot)", !split);
+    } else if (bcast) {
+      coll::broadcast_data<CollCta>(env, t, dest, src, bytes, root, part);
+    } else {
+      coll::exchange_data<CollCta>(env, t, dest, src, x, part);
+    }
   };
   // Named in the kernel's timeout and peer-failure messages (device string literals).
   const char* call = bcast                                          ? "gshmem broadcast (stream kernel)"
@@ -148,9 +158,12 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
                                           : coll::exchange_uses_staged(slot, t.size, x, staged));
   const unsigned most_parts = static_cast<unsigned>(coll::kBcastParts);
   const unsigned two_shot_ctas = bcast_two_shot ? coll_ctas(block) : 0u;
+  // Two-shot: the root with dest != src runs a second set of CTAs for its own copy (coll_kernel), off the path of
+  // the copies that feed the links (bench/NOTES.md entry 74).
+  const unsigned two_shot_sets = root_here && dest != src ? 2u : 1u;
   const unsigned ctas = by_ll            ? ll_ctas(coll::ll_lines(block) * 8 * members)
                         : by_staged      ? staged_ctas(bcast ? block : block * members)
-                        : bcast_two_shot ? (two_shot_ctas < most_parts ? two_shot_ctas : most_parts)
+                        : bcast_two_shot ? two_shot_sets * (two_shot_ctas < most_parts ? two_shot_ctas : most_parts)
                                          : coll_ctas(work);
   cudaError_t e;
   if (by_staged) {
