@@ -143,8 +143,9 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   const bool bcast_two_shot = bcast && coll::broadcast_uses_two_shot(t.size, block, bcast_two_shot_bytes);
   const bool root_here = t.my_rank == root;
   // This PE's data: the root's copies to every member (broadcast), or its blocks to every member. Two-shot
-  // broadcast: every member runs the same number of CTAs (CTA b waits for CTA b of the root), from the data's size
-  // and settings that are equal on every PE (checked at init), at most coll::kBcastParts.
+  // broadcast: every member runs the same number of sending CTAs (CTA b waits for CTA b of the root), from the
+  // data's size and settings that are equal on every PE (checked at init), at most coll::kBcastParts; the root with
+  // dest != src as many again for its own copy.
   const std::size_t members = static_cast<std::size_t>(t.size);
   const std::size_t work = !bcast ? block * members : root_here ? block * members : 0;
   // LL (small calls, one flight without syncs) runs whole in one kernel: one CTA, or one per
@@ -222,8 +223,8 @@ void reduction_on_stream(Context* c, coll::ReduceOp op, ReduceType type, bool sc
   auto typed = [&](auto zero) {
     using T = decltype(zero);
     // This PE's reads: every member's copy of its output elements (one-shot), or of its block (two-shot: about
-    // nelems in all, per phase).
-    // The copy-engine gather (ce_peer_dest) runs two-shot's first phase.
+    // nelems in all).
+    // The copy-engine gather (ce_peer_dest) runs two-shot's reduction alone (the copy engine pushes).
     const std::size_t bytes = nelems * sizeof(T), threshold = config::get().coll_two_shot_bytes;
     const bool two_shot = !scatter && (ce_peer_dest || coll::use_two_shot(t.size, bytes, dest == src, threshold));
     const unsigned ctas = coll_ctas(two_shot ? bytes : bytes * static_cast<std::size_t>(t.size));

@@ -1149,17 +1149,17 @@ GSHMEM_COLL_FN void reduce_data(Env& env, const TeamValue& t, T* dest, const T* 
 // returns. Every member's output element i is op(op(s0[i], s1[i]), s2[i])... in team-index order, so every member
 // computes the bit-identical result, floating point included.
 // Two-shot (reduce at and above the threshold, and in place): member m owns block m of the elements (Part{m,
-// size}: blocks of ceil(nelems / size), rounded up to kPartAlign elements); it reduces its block from every
-// member's source into its own dest (the same team-index order, so the same bits), the team syncs, and each
-// member pushes its block into every other member's dest; a last sync ends it. Each member reads nelems in total
-// instead of nelems * size and each link carries each element once each way, at the cost of one more sync.
+// size}: blocks of ceil(nelems / size), rounded up to kPartAlign elements); between the same two syncs, each group
+// reduces its part of the block from every member's source into its own dest (the same team-index order, so the
+// same bits) and pushes those elements into every other member's dest (reduce_owned_push, below). Each member
+// reads nelems in total instead of nelems * size and each link carries each element once each way.
 // In place (dest == source, the same on every member since the addresses are symmetric) is safe with two-shot
-// alone: during the first phase a member writes only its own block, which no other member reads; during the
-// second nobody reads a source. (One-shot in place would let a member overwrite elements a peer still reads.)
+// alone: block m of every source is read by member m alone, by the group that then overwrites it, after its
+// reads. (One-shot in place would let a member overwrite elements a peer still reads.)
 // The threshold (GSHMEM_COLL_TWO_SHOT_BYTES): 0, the default, is automatic: on a team of 2 one-shot at every size
-// (two-shot moves the same bytes there and pays one more sync: on 2 x H100 one-shot took 14.6 / 24.1 / 63.4 us at
-// 1 / 4 / 16 MiB against two-shot's 20.8 / 30.0 / 68.2, bench/NOTES.md entry 41), on larger teams two-shot from
-// kTwoShotBytes. Any other value applies to every team size (1: always two-shot).
+// (two-shot moves the same bytes there; measured when it still had a middle sync, on 2 x H100 one-shot took 14.6 /
+// 24.1 / 63.4 us at 1 / 4 / 16 MiB against two-shot's 20.8 / 30.0 / 68.2, bench/NOTES.md entry 41), on larger
+// teams two-shot from kTwoShotBytes. Any other value applies to every team size (1: always two-shot).
 GSHMEM_HD constexpr bool use_two_shot(int size, size_t bytes, bool in_place, size_t threshold) {
   return size > 1 && (in_place || (threshold == 0 ? size > 2 && bytes >= kTwoShotBytes : bytes >= threshold));
 }
