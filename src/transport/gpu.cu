@@ -108,39 +108,32 @@ __global__ void signal_kernel(unsigned long long* sig, unsigned long long v, int
 }
 
 // putmem_signal_on_stream in one launch (put_signal_on_stream below): the block copies src to dst (the target's
-// memory) in the widest words (16, 8, 4, 2 or 1 bytes) that both addresses' alignment and the size allow, then one
-// thread updates the signal with release order at system scope, which the block barrier makes cumulative over every
-// thread's copy: the signal is never visible before the data (as the device API's put_signal).
+// memory) in the widest words (16, 8, 4, 2 or 1 bytes) at which the two addresses agree (dst ^ src), with the
+// bytes before dst's first such boundary and after the last whole word one by one, then one thread updates the
+// signal with release order at system scope, which the block barrier makes cumulative over every thread's copy:
+// the signal is never visible before the data (as the device API's put_signal).
 constexpr unsigned kPutSignalThreads = 512;
 template <class W>
 __device__ __forceinline__ void block_copy_words(char* dst, const char* src, std::size_t bytes) {
-  const std::size_t words = bytes / sizeof(W);
+  constexpr std::size_t w = sizeof(W);
+  std::size_t head = (w - (reinterpret_cast<std::uintptr_t>(dst) & (w - 1))) & (w - 1);
+  if (head > bytes) head = bytes;
+  const std::size_t words = (bytes - head) / w, tail = head + words * w;
+  for (std::size_t i = threadIdx.x; i < head; i += blockDim.x) dst[i] = src[i];
   for (std::size_t i = threadIdx.x; i < words; i += blockDim.x)
-    reinterpret_cast<W*>(dst)[i] = reinterpret_cast<const W*>(src)[i];
+    reinterpret_cast<W*>(dst + head)[i] = reinterpret_cast<const W*>(src + head)[i];
+  for (std::size_t i = tail + threadIdx.x; i < bytes; i += blockDim.x) dst[i] = src[i];
 }
 __global__ void put_signal_kernel(char* dst, const char* src, std::size_t bytes, unsigned long long* sig,
                                   unsigned long long v, int op) {
   stream_kernel_entry();
-  // The lowest set bit of the two addresses and the size: the widest word that divides all three.
-  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src) | bytes;
-  if ((a & 15) == 0) block_copy_words<uint4>(dst, src, bytes);
-  else if ((a & 7) == 0) block_copy_words<unsigned long long>(dst, src, bytes);
-  else if ((a & 3) == 0) block_copy_words<unsigned>(dst, src, bytes);
-  else if ((a & 1) == 0) block_copy_words<unsigned short>(dst, src, bytes);
-  else {
-    // Odd size or address: 16-byte words where both addresses share their offset from 16-byte alignment, the
-    // unaligned head and the tail byte by byte; else all of it byte by byte.
-    const std::size_t head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15;
-    const bool same = ((reinterpret_cast<std::uintptr_t>(dst) ^ reinterpret_cast<std::uintptr_t>(src)) & 15) == 0;
-    std::size_t done = 0;
-    if (same && bytes >= head + 16) {
-      const std::size_t body = (bytes - head) & ~static_cast<std::size_t>(15);
-      block_copy_words<uint4>(dst + head, src + head, body);
-      for (std::size_t i = threadIdx.x; i < head; i += blockDim.x) dst[i] = src[i];
-      done = head + body;
-    }
-    for (std::size_t i = done + threadIdx.x; i < bytes; i += blockDim.x) dst[i] = src[i];
-  }
+  // The lowest set bit of dst ^ src: the widest word at whose boundaries both addresses fall together.
+  const std::uintptr_t x = reinterpret_cast<std::uintptr_t>(dst) ^ reinterpret_cast<std::uintptr_t>(src);
+  if ((x & 15) == 0) block_copy_words<uint4>(dst, src, bytes);
+  else if ((x & 7) == 0) block_copy_words<unsigned long long>(dst, src, bytes);
+  else if ((x & 3) == 0) block_copy_words<unsigned>(dst, src, bytes);
+  else if ((x & 1) == 0) block_copy_words<unsigned short>(dst, src, bytes);
+  else block_copy_words<char>(dst, src, bytes);
   __syncthreads();
   if (threadIdx.x == 0) {
     sys_atomic64 ref(*sig);

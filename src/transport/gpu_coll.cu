@@ -45,11 +45,21 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
   const std::size_t bytes = x.elem * x.nelems;
   const coll::Part part{static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
   auto data = [&] {
-    if (phase == CollPhase::BroadcastTwoShot)
-      coll::broadcast_two_shot_data<CollCta>(env, t, slot, dest, src, bytes, root, part,
-                                             "gshmem broadcast (stream kernel, two-shot)");
-    else if (bcast) coll::broadcast_data<CollCta>(env, t, dest, src, bytes, root, part);
-    else coll::exchange_data<CollCta>(env, t, dest, src, x, part);
+    if (phase == CollPhase::BroadcastTwoShot) {
+      // The root with dest != src runs twice the parts (collective_on_stream): the first half sends as every
+      // member's parts do (CTA b waits for the root's CTA b), the second half copies its own dest.
+      const bool split = t.my_rank == root && dest != src;
+      const int parts = split ? part.count / 2 : part.count;
+      if (part.index >= parts)
+        coll::broadcast_root_copy<CollCta>(env, dest, src, bytes, coll::Part{part.index - parts, parts});
+      else
+        coll::broadcast_two_shot_data<CollCta>(env, t, slot, dest, src, bytes, root, coll::Part{part.index, parts},
+                                               "gshmem broadcast (stream kernel, two-shot)", !split);
+    } else if (bcast) {
+      coll::broadcast_data<CollCta>(env, t, dest, src, bytes, root, part);
+    } else {
+      coll::exchange_data<CollCta>(env, t, dest, src, x, part);
+    }
   };
   // Named in the kernel's timeout and peer-failure messages (device string literals).
   const char* call = bcast                                          ? "gshmem broadcast (stream kernel)"
@@ -133,8 +143,9 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   const bool bcast_two_shot = bcast && coll::broadcast_uses_two_shot(t.size, block, bcast_two_shot_bytes);
   const bool root_here = t.my_rank == root;
   // This PE's data: the root's copies to every member (broadcast), or its blocks to every member. Two-shot
-  // broadcast: every member runs the same number of CTAs (CTA b waits for CTA b of the root), from the data's size
-  // and settings that are equal on every PE (checked at init), at most coll::kBcastParts.
+  // broadcast: every member runs the same number of sending CTAs (CTA b waits for CTA b of the root), from the
+  // data's size and settings that are equal on every PE (checked at init), at most coll::kBcastParts; the root with
+  // dest != src as many again for its own copy.
   const std::size_t members = static_cast<std::size_t>(t.size);
   const std::size_t work = !bcast ? block * members : root_here ? block * members : 0;
   // LL (small calls, one flight without syncs) runs whole in one kernel: one CTA, or one per
@@ -148,9 +159,12 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
                                           : coll::exchange_uses_staged(slot, t.size, x, staged));
   const unsigned most_parts = static_cast<unsigned>(coll::kBcastParts);
   const unsigned two_shot_ctas = bcast_two_shot ? coll_ctas(block) : 0u;
+  // Two-shot: the root with dest != src runs a second set of CTAs for its own copy (coll_kernel), off the path of
+  // the copies that feed the links (bench/NOTES.md entry 74).
+  const unsigned two_shot_sets = root_here && dest != src ? 2u : 1u;
   const unsigned ctas = by_ll            ? ll_ctas(coll::ll_lines(block) * 8 * members)
                         : by_staged      ? staged_ctas(bcast ? block : block * members)
-                        : bcast_two_shot ? (two_shot_ctas < most_parts ? two_shot_ctas : most_parts)
+                        : bcast_two_shot ? two_shot_sets * (two_shot_ctas < most_parts ? two_shot_ctas : most_parts)
                                          : coll_ctas(work);
   cudaError_t e;
   if (by_staged) {
@@ -209,8 +223,8 @@ void reduction_on_stream(Context* c, coll::ReduceOp op, ReduceType type, bool sc
   auto typed = [&](auto zero) {
     using T = decltype(zero);
     // This PE's reads: every member's copy of its output elements (one-shot), or of its block (two-shot: about
-    // nelems in all, per phase).
-    // The copy-engine gather (ce_peer_dest) runs two-shot's first phase.
+    // nelems in all).
+    // The copy-engine gather (ce_peer_dest) runs two-shot's reduction alone (the copy engine pushes).
     const std::size_t bytes = nelems * sizeof(T), threshold = config::get().coll_two_shot_bytes;
     const bool two_shot = !scatter && (ce_peer_dest || coll::use_two_shot(t.size, bytes, dest == src, threshold));
     const unsigned ctas = coll_ctas(two_shot ? bytes : bytes * static_cast<std::size_t>(t.size));

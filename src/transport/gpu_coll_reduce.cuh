@@ -39,9 +39,9 @@ void note_reduce_ce();
 
 // What one launch of reduce_kernel does: the whole reduction (one CTA, or an LL call's parts over the grid), a
 // staged call's parts over the grid, or one data phase split over the grid's CTAs (coll::Part; its syncs inside,
-// gpu_coll_split.cuh, or sync kernels around it): one-shot's, or two-shot's first (reduce the owned block) or
-// second (push it to the other members).
-enum class ReducePhase : int { Whole, Staged, OneShotData, OwnedReduce, OwnedGather };
+// gpu_coll_split.cuh, or sync kernels around it): one-shot's, two-shot's (reduce the owned block and push it to the
+// other members), or the owned block's reduction alone (the copy engine pushes it).
+enum class ReducePhase : int { Whole, Staged, OneShotData, OwnedPush, OwnedReduce };
 
 // Launches reduce_kernel<op, T>: reducescatter and small reduces one-shot, reduce from `two_shot_bytes` of data
 // and in place two-shot (coll::use_two_shot); one CTA, or (ctas > 1) each data phase over ctas CTAs, the syncs
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kCollThreads) reduce_kernel(gshmem_device_stat
     switch (phase) {
       case ReducePhase::OneShotData: return coll::reduce_data<ReduceCta, Op>(env, t, dest, src, first, nelems, part);
       case ReducePhase::OwnedReduce: return coll::reduce_owned_data<ReduceCta, Op>(env, t, dest, src, nelems, part);
-      default: return coll::gather_owned_data<ReduceCta>(env, t, dest, sizeof(T), nelems, part);
+      default: return coll::reduce_owned_push<ReduceCta, Op>(env, t, dest, src, nelems, part);
     }
   };
   const char* call = scatter ? "gshmem reducescatter (stream kernel)" : "gshmem reduce (stream kernel)";
@@ -132,17 +132,13 @@ cudaError_t launch_reduce(bool overlap, coll::ReduceOp op, cudaStream_t st, cons
     if (ctas <= 1 || by_ll)  // whole: one CTA, or LL's parts in one kernel
       return launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems,
                                 ReducePhase::Whole, SplitSyncs::None, two_shot, abort_flag);
-    // Each data phase over the grid. split_syncs: the kernels run the syncs (the first phase both, a second one
-    // the exit sync: the first one's exit is its entry); otherwise a sync kernel before and after each phase.
-    auto grid = [&](ReducePhase phase, SplitSyncs inside) {
-      cudaError_t e = split_syncs ? cudaSuccess : launch_coll_sync(overlap, st, h, t, slot, abort_flag);
-      if (e == cudaSuccess)
-        e = launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems, phase,
-                               split_syncs ? inside : SplitSyncs::None, two_shot, abort_flag);
-      return e;
-    };
-    cudaError_t e = grid(two_shot ? ReducePhase::OwnedReduce : ReducePhase::OneShotData, SplitSyncs::Both);
-    if (e == cudaSuccess && two_shot) e = grid(ReducePhase::OwnedGather, SplitSyncs::Exit);
+    // The data phase over the grid (two-shot's too: coll::reduce_owned_push needs no sync inside). split_syncs:
+    // the kernel runs the entry and exit syncs; otherwise a sync kernel before and after it.
+    const ReducePhase phase = two_shot ? ReducePhase::OwnedPush : ReducePhase::OneShotData;
+    cudaError_t e = split_syncs ? cudaSuccess : launch_coll_sync(overlap, st, h, t, slot, abort_flag);
+    if (e == cudaSuccess)
+      e = launch_stream_grid(overlap, k, ctas, kCollThreads, st, h, t, slot, scatter, d, s, nelems, phase,
+                             split_syncs ? SplitSyncs::Both : SplitSyncs::None, two_shot, abort_flag);
     return e == cudaSuccess && !split_syncs ? launch_coll_sync(overlap, st, h, t, slot, abort_flag) : e;
   };
   switch (op) {

@@ -14,9 +14,9 @@
 namespace gshmem::gpu {
 
 // Which team syncs a split kernel runs itself: none (it runs between one-CTA sync kernels: GSHMEM_COLL_SPLIT_SYNCS
-// off), only the exit sync (a phase right after another split phase, whose exit sync is its entry), both, or only
-// the entry sync (a phase that copies follow on the stream before a sync kernel: reduce's copy-engine gather).
-enum class SplitSyncs : int { None, Exit, Both, Entry };
+// off), both, or only the entry sync (a phase that copies follow on the stream before a sync kernel: reduce's
+// copy-engine gather).
+enum class SplitSyncs : int { None, Both, Entry };
 // The words are this PE's own and touched only by its GPU: GPU-scope atomics.
 using SplitWord = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
 
@@ -43,8 +43,8 @@ __device__ __noinline__ inline void wait_opened(const dev::detail::CollEnv& env,
 //    opening.
 //    "First to start" is a ticket, not block 0: a CTA holding a ticket is resident, so nobody waits for a CTA the
 //    GPU has not started (no co-residency is assumed; the grid may be larger than the GPU holds at once).
-//  - Exit and Both: the last CTA to finish runs the exit sync, with every CTA's stores ordered before it. (Entry: the
-//    last CTA to finish only clears the words.)
+//  - Both: the last CTA to finish runs the exit sync, with every CTA's stores ordered before it. (Entry: the last
+//    CTA to finish only clears the words.)
 // Ordering: inside this GPU by GPU-scope release and acquire (the opening flag; the finished CTAs' count, an acq_rel
 // add after the CTA's barrier), towards the peers by the syncs' own system-scope fences. Causality order is
 // transitive, so a peer that sees the exit sync's flag sees every CTA's stores, and every CTA's loads from peers

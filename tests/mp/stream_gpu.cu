@@ -243,22 +243,28 @@ MPT_CASE(graph_replay) {
 }
 
 // putmem_signal_on_stream over the shapes that pick each of its paths: the one-kernel copy in 16-, 8-, 4-, 2-byte
-// words, an odd size whose addresses share their 16-byte offset (16-byte body, bytewise head and tail) or do not
-// (bytewise), a source in the heap (no pointer query), one in pinned host memory and one above
-// GSHMEM_PUT_SIGNAL_KERNEL_BYTES's default (the copy engine), and 0 bytes (the signal alone). Each put lands in
-// PE next's poisoned region: exactly its bytes change.
+// words and bytewise (the widest word at whose boundaries source and dest fall together), each with and without a
+// bytewise head before dest's first boundary and a tail after the last whole word, and a size within the head; a
+// source in the heap (no pointer query), one in pinned host memory and one above GSHMEM_PUT_SIGNAL_KERNEL_BYTES's
+// default (the copy engine), and 0 bytes (the signal alone). Each put lands in PE next's poisoned region: exactly
+// its bytes change.
 MPT_CASE(put_signal_shapes) {
   const int n = npes(), my = me(), next = (my + 1) % n, prev = (my + n - 1) % n;
   const std::uint64_t tag = tag_of("put_signal_shapes");
   enum Src { DEV, HEAP, HOST };
   struct Shape {
     Src src;
-    std::size_t soff, doff, bytes;
+    std::size_t soff, doff, bytes;  // offsets from 256-byte aligned buffers
   };
-  const Shape shapes[] = {{DEV, 0, 0, 65536},  {DEV, 8, 0, 4104},  {DEV, 4, 12, 1028},  {DEV, 2, 6, 1030},
-                          {DEV, 1, 1, 1027},   {DEV, 3, 1, 777},   {DEV, 5, 5, 7},      {DEV, 16, 48, 16},
-                          {HEAP, 0, 0, 1000},  {HEAP, 3, 3, 65535}, {HOST, 0, 8, 4096}, {HOST, 7, 1, 333},
-                          {DEV, 0, 16, 65552}, {DEV, 0, 0, 0}};
+  const Shape shapes[] = {
+      {DEV, 0, 0, 65536}, {DEV, 16, 48, 16}, {DEV, 0, 0, 4100},   {DEV, 1, 1, 1027},  // 16-byte words
+      {DEV, 8, 0, 4104},  {DEV, 4, 12, 1028},                                          // 8
+      {DEV, 3, 7, 1000},                                                               // 4
+      {DEV, 2, 0, 1030},  {DEV, 1, 3, 777},                                            // 2
+      {DEV, 0, 1, 777},                                                                // bytewise
+      {DEV, 5, 5, 7},                                                                  // all in the head
+      {HEAP, 0, 0, 1000}, {HEAP, 3, 3, 65535}, {HOST, 0, 8, 4096}, {HOST, 7, 1, 333},
+      {DEV, 0, 16, 65552}, {DEV, 0, 0, 0}};
   const std::size_t S = 65536 + 64;
   auto* dst = static_cast<unsigned char*>(gshmem_malloc(S));
   auto* hsrc = static_cast<unsigned char*>(gshmem_malloc(S));

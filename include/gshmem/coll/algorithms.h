@@ -615,9 +615,13 @@ GSHMEM_HD void broadcast_chunk_part(const TeamValue& t, int root, int r, size_t 
   hi += plo + clo;
 }
 // The data phase between the entry and exit syncs (every member, part `part` of part.count; at most kBcastParts).
+// The root also copies its own dest chunk by chunk after each chunk's flags, unless `root_copies` is false: the
+// stream kernel gives that copy to CTAs of its own (broadcast_root_copy), so the copies that feed the links do not
+// wait for it (bench/NOTES.md entry 74).
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast_two_shot_data(Env& env, const TeamValue& t, int slot, void* dest, const void* src,
-                                            size_t bytes, int root, Part part, const char* call) {
+                                            size_t bytes, int root, Part part, const char* call,
+                                            bool root_copies = true) {
   if (bytes == 0) return;
   const uint64_t epoch = *env.epoch(slot);
   const int chunks = broadcast_chunks(bytes);
@@ -642,7 +646,7 @@ GSHMEM_COLL_FN void broadcast_two_shot_data(Env& env, const TeamValue& t, int sl
           env.store_relaxed(f, epoch);
         }
       }
-      if (dest != src) {
+      if (root_copies && dest != src) {
         for (int k = 1; k < t.size; ++k) {
           size_t lo, hi;
           broadcast_chunk_part(t, root, member_after(t, root, k), bytes, chunks, c, part, lo, hi);
@@ -665,6 +669,14 @@ GSHMEM_COLL_FN void broadcast_two_shot_data(Env& env, const TeamValue& t, int sl
       env.template copy<Scope>(static_cast<char*>(env.peer(dest, team_world_pe(t, r))) + lo, d + lo, hi - lo);
     }
   }
+}
+// The root's own copy of a two-shot broadcast when broadcast_two_shot_data leaves it out: part `part` of src into
+// dest (dest != src), between the same syncs.
+GSHMEM_COLL_TEMPLATE
+GSHMEM_COLL_FN void broadcast_root_copy(Env& env, void* dest, const void* src, size_t bytes, Part part) {
+  size_t lo, hi;
+  part.range(bytes, kPartAlign, lo, hi);
+  if (lo < hi) env.template copy<Scope>(static_cast<char*>(dest) + lo, static_cast<const char*>(src) + lo, hi - lo);
 }
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
@@ -1137,17 +1149,17 @@ GSHMEM_COLL_FN void reduce_data(Env& env, const TeamValue& t, T* dest, const T* 
 // returns. Every member's output element i is op(op(s0[i], s1[i]), s2[i])... in team-index order, so every member
 // computes the bit-identical result, floating point included.
 // Two-shot (reduce at and above the threshold, and in place): member m owns block m of the elements (Part{m,
-// size}: blocks of ceil(nelems / size), rounded up to kPartAlign elements); it reduces its block from every
-// member's source into its own dest (the same team-index order, so the same bits), the team syncs, and each
-// member pushes its block into every other member's dest; a last sync ends it. Each member reads nelems in total
-// instead of nelems * size and each link carries each element once each way, at the cost of one more sync.
+// size}: blocks of ceil(nelems / size), rounded up to kPartAlign elements); between the same two syncs, each group
+// reduces its part of the block from every member's source into its own dest (the same team-index order, so the
+// same bits) and pushes those elements into every other member's dest (reduce_owned_push, below). Each member
+// reads nelems in total instead of nelems * size and each link carries each element once each way.
 // In place (dest == source, the same on every member since the addresses are symmetric) is safe with two-shot
-// alone: during the first phase a member writes only its own block, which no other member reads; during the
-// second nobody reads a source. (One-shot in place would let a member overwrite elements a peer still reads.)
+// alone: block m of every source is read by member m alone, by the group that then overwrites it, after its
+// reads. (One-shot in place would let a member overwrite elements a peer still reads.)
 // The threshold (GSHMEM_COLL_TWO_SHOT_BYTES): 0, the default, is automatic: on a team of 2 one-shot at every size
-// (two-shot moves the same bytes there and pays one more sync: on 2 x H100 one-shot took 14.6 / 24.1 / 63.4 us at
-// 1 / 4 / 16 MiB against two-shot's 20.8 / 30.0 / 68.2, bench/NOTES.md entry 41), on larger teams two-shot from
-// kTwoShotBytes. Any other value applies to every team size (1: always two-shot).
+// (two-shot moves the same bytes there; measured when it still had a middle sync, on 2 x H100 one-shot took 14.6 /
+// 24.1 / 63.4 us at 1 / 4 / 16 MiB against two-shot's 20.8 / 30.0 / 68.2, bench/NOTES.md entry 41), on larger
+// teams two-shot from kTwoShotBytes. Any other value applies to every team size (1: always two-shot).
 GSHMEM_HD constexpr bool use_two_shot(int size, size_t bytes, bool in_place, size_t threshold) {
   return size > 1 && (in_place || (threshold == 0 ? size > 2 && bytes >= kTwoShotBytes : bytes >= threshold));
 }
@@ -1175,19 +1187,23 @@ GSHMEM_COLL_FN void reduce_owned_data(Env& env, const TeamValue& t, T* dest, con
   Part{t.my_rank, t.size}.range(nelems, kPartAlign, lo, hi);
   reduce_data<Scope, Op>(env, t, dest + lo, src, lo, hi - lo, part);
 }
-// Two-shot, second phase's data: `part` of this member's block of dest (elements of `elem` bytes) pushed into
-// every other member's dest, staggered from the next member.
-GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN void gather_owned_data(Env& env, const TeamValue& t, void* dest, size_t elem, size_t nelems,
-                                      Part part) {
+// Two-shot's data in one phase: `part` of this member's block reduced from every member's source into its dest,
+// then the same elements pushed into every other member's dest (staggered from the next member), with no team sync
+// between. A member writes only its own block of the others' dests, which nobody reads during the call; in place,
+// block m of a source is read by member m alone, and by the same group that then overwrites it. So the sync the
+// two phases had between them (bench/NOTES.md entry 74) bought nothing.
+GSHMEM_COLL_REDUCE_TEMPLATE
+GSHMEM_COLL_FN void reduce_owned_push(Env& env, const TeamValue& t, T* dest, const T* src, size_t nelems, Part part) {
   size_t blo, bhi, lo, hi;
   Part{t.my_rank, t.size}.range(nelems, kPartAlign, blo, bhi);
-  part.range((bhi - blo) * elem, kPartAlign, lo, hi);
+  part.range(bhi - blo, kPartAlign, lo, hi);
   if (lo >= hi) return;
-  char* mine = static_cast<char*>(dest) + blo * elem;
+  T* mine = dest + blo + lo;
+  reduce_data<Scope, Op>(env, t, mine, src, blo + lo, hi - lo, Part::whole());
+  Scope::sync();  // the group's reduced elements are in dest before any of its threads copies them out
   for (int k = 1; k < t.size; ++k) {
     const int r = member_after(t, t.my_rank, k);
-    env.template copy<Scope>(env.peer(mine, team_world_pe(t, r)) + lo, mine + lo, hi - lo);
+    env.template copy<Scope>(env.peer(mine, team_world_pe(t, r)), mine, (hi - lo) * sizeof(T));
   }
 }
 
@@ -1204,9 +1220,7 @@ GSHMEM_COLL_FN void reduce_two_shot(Env& env, const TeamValue& t, int slot, T* d
                                     const char* call) {
   team_sync<Scope>(env, t, slot, call);
   entered<Scope>(env, t, slot, call);
-  reduce_owned_data<Scope, Op>(env, t, dest, src, nelems, Part::whole());
-  team_sync<Scope>(env, t, slot, call);
-  gather_owned_data<Scope>(env, t, dest, sizeof(T), nelems, Part::whole());
+  reduce_owned_push<Scope, Op>(env, t, dest, src, nelems, Part::whole());
   team_sync<Scope>(env, t, slot, call);
 }
 

@@ -59,6 +59,10 @@ __device__ __forceinline__ MoeGridState& moe_grid_state() {
 // last block arrives and the low bits return to 0, whatever the grid size (no reset, any number of kernels).
 __device__ __forceinline__ void moe_grid_sync() {
   __syncthreads();
+  // One block (1-2 tokens): the block barrier is the grid's. What other PEs read after it is released by a
+  // system-scope fence of its own (row and done flags, flag_pieces) or carries its own value (a count word, stored
+  // relaxed: its call number and count are the message), so the device fence and the word's round trip buy nothing.
+  if (gridDim.x * gridDim.y * gridDim.z == 1) return;
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
     const MoeGridState& s = moe_grid_state();
     const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;

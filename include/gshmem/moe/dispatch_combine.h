@@ -252,10 +252,16 @@ GSHMEM_COLL_FN void flag_pieces(Env& env, uint64_t n, bool sent, uint64_t c, con
   for (uint64_t j = rank; j < n; j += size) env.store_relaxed(flag_of(j), c);
 }
 
-// Rows group g sent local expert l in call c, q = l * G + g (its count word, acquired before this is read).
+// Pair q = l * G + g's count word: count_word(p, ws, h, l, g) without dividing q (the words are contiguous in q).
+GSHMEM_HD uint64_t* pair_count_word(const Plan& p, char* ws, uint64_t h, uint64_t q) {
+  return reinterpret_cast<uint64_t*>(ws + p.count_off) +
+         h * static_cast<uint64_t>(p.local_experts) * static_cast<uint64_t>(p.groups) + q;
+}
+// Rows group g sent local expert l in call c, q = l * G + g (its count word, acquired before this is read). No
+// division: recv_first's pass issues kLoadsInFlight of these at once, and a 64-bit division per load serialised
+// them (bench/NOTES.md entry 74).
 GSHMEM_HD uint64_t pair_rows(const Plan& p, char* ws, uint64_t h, uint64_t q) {
-  const uint64_t G = static_cast<uint64_t>(p.groups);
-  return *count_word(p, ws, h, q / G, q % G) & kCountMask;
+  return *pair_count_word(p, ws, h, q) & kCountMask;
 }
 GSHMEM_HD uint64_t recv_pairs(const Plan& p) {
   return static_cast<uint64_t>(p.my_local_experts) * static_cast<uint64_t>(p.groups);
@@ -422,7 +428,7 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   // 5. Receive. The count words: the threads split the (local expert, group) pairs; after the sync every thread
   //    reads them. Tokens per local expert: the threads split the experts.
   const uint64_t P = recv_pairs(p);
-  for (uint64_t q = rank; q < P; q += size) env.wait_flag(count_word(p, ws, h, q / G, q % G), c << kCountShift, call);
+  for (uint64_t q = rank; q < P; q += size) env.wait_flag(pair_count_word(p, ws, h, q), c << kCountShift, call);
   Scope::sync();
   for (uint64_t l = rank; l < L; l += size) {
     uint64_t total = 0;
