@@ -122,8 +122,14 @@ moe::Plan launch_plan(const moe::Plan& p, bool combine, const char* call) {
   if (v < 0 || v > 2)
     fail(GSHMEM_ERROR_INVALID_VALUE, "{}: GSHMEM_MOE_SEND_PIECES={} is not 0, 1 or 2 (send wide rows in pieces: 0 "
          "never, 1 in dispatch, 2 in dispatch and combine). Fix: set 0, 1 or 2, or unset it (1)", call, v);
+  const long long share = config::get().moe_recv_share;
+  if (share < 0 || share > 99)
+    fail(GSHMEM_ERROR_INVALID_VALUE, "{}: GSHMEM_MOE_RECV_SHARE={} is not a percentage from 0 to 99 (the warps of a "
+         "large dispatch that receive while the others send; 0: receive after sending). Fix: set 0..99, or unset it "
+         "({})", call, share, moe::kRecvShare);
   moe::Plan q = p;
   if (v == 0 || (combine && v == 1)) q.send_piece_bytes = ~uint64_t{0};
+  q.recv_share = static_cast<uint64_t>(share);
   return q;
 }
 

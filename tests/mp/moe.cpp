@@ -263,6 +263,9 @@ class CBackend : public Backend {
 // scenarios only.
 int group_threads = 8;
 constexpr int kPart = 2;
+// Plan::recv_share of the group scenarios: dispatch's receiving parts while the others send, once every part has
+// rows to send (the default), or 0 (send, then receive), or most parts receiving; set between scenarios only.
+std::uint64_t recv_share = gshmem::moe::kRecvShare;
 class GroupBarrier {
  public:
   explicit GroupBarrier(int n) : n_(n) {}
@@ -357,6 +360,7 @@ class GroupBackend : public Backend {
     plan_.scan_chunk_entries = 1;  // every thread scans a chunk whenever there are entries enough (the GPU's shape)
     plan_.piece_bytes = 16;        // rows and tokens split into pieces whenever there are fewer than parts
     plan_.send_piece_bytes = 16;   // likewise the rows sent (dispatch) and the expert rows sent back (combine)
+    plan_.recv_share = recv_share;
     ws_ = static_cast<char*>(gshmem_calloc(1, plan_.bytes));
     mpt::require(ws_ != nullptr, "gshmem_calloc of the MoE workspace");
     gshmem_barrier_all();  // every PE zeroed its workspace before any PE writes into it
@@ -967,6 +971,13 @@ MPT_CASE(graph_replay) {
 // scopes' shape), through the test's own environment.
 MPT_CASE(group_scope) {
   run_all({"group_random", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 0, 5}, 20, Via::Group);
+  // Dispatch with its receive overlapped (the default where every part has rows to send, as in group_random and
+  // group_max) against the plain order, and with 3 of 4 parts receiving from 1 sender.
+  recv_share = 0;
+  run_all({"group_random_no_overlap", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 1, 4}, 33, Via::Group);
+  recv_share = 90;
+  run_all({"group_random_most_receive", 8, 3 * n_pes(), 3, 8, 32, 16, Routing::Random, 1, 4}, 34, Via::Group);
+  recv_share = gshmem::moe::kRecvShare;
   run_all({"group_hot_empty", 5, 4 * n_pes() + 1, 2, 5, 16, 0, Routing::Hot, 0, 4}, 21, Via::Group);
   run_all({"group_max", 16, 8 * n_pes(), 8, 37, 48, 16, Routing::Random, 1, 3}, 22, Via::Group);
   run_all({"group_many_calls", 6, 2 * n_pes() + 2, 2, 6, 32, 16, Routing::Random, 0, 12}, 23, Via::Group);
@@ -981,6 +992,11 @@ MPT_CASE(group_scope) {
   skew_copies = true;
   run_all({"group_wide_one_token", 2, 4 * n_pes(), 1, 1040, 2080, 16, Routing::Random, 3, 8}, 27, Via::Group);
   run_all({"group_wide_few_tokens", 3, 3 * n_pes(), 3, 1001, 2000, 16, Routing::Random, 2, 8}, 28, Via::Group);
+  // Many rows over 8 parts, overlapped (4 send in waves of batches, 4 receive ranges of rows), odd PEs sleeping in
+  // some copies: a receiver must wait for each row's own flag (wrong rows if it copies a row its flag did not cover),
+  // and a hot expert puts most rows in one pair.
+  run_all({"group_overlap_skewed", 16, 2 * n_pes(), 4, 24, 48, 16, Routing::Random, 1, 4}, 35, Via::Group);
+  run_all({"group_overlap_hot", 12, 3 * n_pes(), 3, 16, 32, 0, Routing::Hot, 0, 4}, 36, Via::Group);
   skew_copies = false;
   group_threads = 8;
   // Few tokens over many experts (so PEs often exchange nothing in a call: no implicit ordering through the data)

@@ -25,8 +25,8 @@ namespace coll = gshmem::coll;
 
 TEST(ReduceTwoShot, Automatic) {
   const std::size_t mib = std::size_t(1) << 20;
-  for (std::size_t bytes : {std::size_t(8), mib - 1, mib, 16 * mib, 256 * mib}) {
-    EXPECT_FALSE(coll::use_two_shot(2, bytes, false, 0)) << bytes << " bytes at 2 PEs";
+  for (std::size_t bytes : {std::size_t(8), mib - 1, mib, 4 * mib - 1, 4 * mib, 16 * mib, 256 * mib}) {
+    EXPECT_EQ(coll::use_two_shot(2, bytes, false, 0), bytes >= coll::kTwoShotBytesPair) << bytes << " bytes at 2 PEs";
     EXPECT_TRUE(coll::use_two_shot(2, bytes, true, 0)) << bytes << " bytes at 2 PEs, in place";
     for (int size : {3, 4, 8}) {
       EXPECT_EQ(coll::use_two_shot(size, bytes, false, 0), bytes >= coll::kTwoShotBytes) << bytes << " at " << size;

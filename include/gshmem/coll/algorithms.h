@@ -116,6 +116,10 @@ inline constexpr size_t kPartAlign = 256;
 // automatic (GSHMEM_COLL_TWO_SHOT_BYTES 0, the default; the same on every PE, checked at init). Broadcast's own:
 // kBroadcastTwoShotBytes.
 inline constexpr size_t kTwoShotBytes = size_t(1) << 20;
+// The same on a team of 2: two-shot moves the same bytes over the link as one-shot there, but each PE reads half
+// of every source instead of all of it. On 2 x H200, with the fused two-shot (reduce_owned_push, no middle sync),
+// 4 / 16 MiB took 21.1 / 58.4 us against one-shot's 22.5 / 61.6, 1 MiB 11.6 either way (bench/NOTES.md entry 75).
+inline constexpr size_t kTwoShotBytesPair = size_t(4) << 20;
 // At 4 PEs on 4 x H100 two-shot broadcast was slower at 1 MiB (23.6 against 19.7 us) and faster from 4 MiB (40
 // against 48): bench/NOTES.md entry 33.
 inline constexpr size_t kBroadcastTwoShotBytes = size_t(4) << 20;
@@ -1156,12 +1160,13 @@ GSHMEM_COLL_FN void reduce_data(Env& env, const TeamValue& t, T* dest, const T* 
 // In place (dest == source, the same on every member since the addresses are symmetric) is safe with two-shot
 // alone: block m of every source is read by member m alone, by the group that then overwrites it, after its
 // reads. (One-shot in place would let a member overwrite elements a peer still reads.)
-// The threshold (GSHMEM_COLL_TWO_SHOT_BYTES): 0, the default, is automatic: on a team of 2 one-shot at every size
-// (two-shot moves the same bytes there; measured when it still had a middle sync, on 2 x H100 one-shot took 14.6 /
+// The threshold (GSHMEM_COLL_TWO_SHOT_BYTES): 0, the default, is automatic: on a team of 2 two-shot from
+// kTwoShotBytesPair (while it still had a middle sync it lost there at every size: on 2 x H100 one-shot took 14.6 /
 // 24.1 / 63.4 us at 1 / 4 / 16 MiB against two-shot's 20.8 / 30.0 / 68.2, bench/NOTES.md entry 41), on larger
-// teams two-shot from kTwoShotBytes. Any other value applies to every team size (1: always two-shot).
+// teams from kTwoShotBytes. Any other value applies to every team size (1: always two-shot).
 GSHMEM_HD constexpr bool use_two_shot(int size, size_t bytes, bool in_place, size_t threshold) {
-  return size > 1 && (in_place || (threshold == 0 ? size > 2 && bytes >= kTwoShotBytes : bytes >= threshold));
+  return size > 1 &&
+         (in_place || bytes >= (threshold != 0 ? threshold : size > 2 ? kTwoShotBytes : kTwoShotBytesPair));
 }
 
 // In place on a scope without two-shot (ReducePass::kTwoShot false, the device API's scopes): each pass is combined

@@ -55,6 +55,11 @@ inline constexpr uint64_t kScanChunkEntries = 8;
 inline constexpr uint64_t kLoadsInFlight = 16;
 // Most rows a part sends before one release fence and their flags (a batch of puts with signal).
 inline constexpr uint64_t kBatchRows = 32;
+// Dispatch with its receive overlapped (Plan::recv_share): the sending parts go through their rows in about this
+// many waves of batches, so that rows land (and their receivers copy them) all along the send instead of at its end.
+inline constexpr uint64_t kSendWaves = 8;
+// Plan::recv_share's default: the percentage of a group's parts that copy received rows while the others send.
+inline constexpr uint64_t kRecvShare = 50;
 // Fewest bytes of a piece: while there are fewer rows (tokens) than parts, a row (token) is split among several
 // parts, in pieces of at least this, on the receive side and (Plan::send_piece_bytes) on the send side.
 inline constexpr uint64_t kPieceBytes = 1024;
@@ -98,6 +103,7 @@ struct Plan {
   uint64_t scan_chunk_entries; // fewest entries per chunk (kScanChunkEntries; the CPU tests lower it to 1)
   uint64_t piece_bytes;        // fewest bytes of a receive-side piece (kPieceBytes; the CPU tests lower it to 16)
   uint64_t send_piece_bytes;   // of a send-side piece (kPieceBytes; ~0: rows always sent whole; tests: 16)
+  uint64_t recv_share;         // dispatch: % of the parts that receive while the others send (kRecvShare; 0: after)
   uint64_t state_off;          // [4] uint64, this PE's own: the GPU stream kernels' call state (kState*)
   uint64_t bytes;              // workspace size
   int32_t rank;                // this PE (world)
@@ -107,7 +113,7 @@ struct Plan {
   int32_t groups;              // G
   int32_t my_local_experts;    // experts this PE holds: min(L, max(0, E - rank * L))
 };
-static_assert(sizeof(Plan) == 24 * 8 + 6 * 4, "Plan is plain data crossing host and device");
+static_assert(sizeof(Plan) == 25 * 8 + 6 * 4, "Plan is plain data crossing host and device");
 
 GSHMEM_HD uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
 
@@ -157,6 +163,7 @@ GSHMEM_HD Plan make_plan(uint64_t max_tokens, uint64_t num_experts, uint64_t exp
   p.scan_chunk_entries = kScanChunkEntries;
   p.piece_bytes = kPieceBytes;
   p.send_piece_bytes = kPieceBytes;
+  p.recv_share = kRecvShare;
   p.scan_off = off;
   off += round16(p.scan_chunks * num_experts * 4);
   p.recv_first_off = off;
@@ -289,6 +296,66 @@ GSHMEM_HD void recv_seek(const Plan& p, char* ws, RecvCursor& cur, uint64_t r) {
   cur = RecvCursor{lo, f[lo], f[lo + 1], f[lo] - f[lo / G * G]};
 }
 
+// Rows per batch of a sending part while dispatch overlaps its receive: its share of `rows` over about kSendWaves
+// batches (at least 1, at most kBatchRows), so rows land all along the send.
+GSHMEM_HD uint64_t wave_rows(uint64_t rows, uint64_t parts) {
+  const uint64_t b = rows / (parts * kSendWaves);
+  return b == 0 ? 1 : b > kBatchRows ? kBatchRows : b;
+}
+// The parts' roles while dispatch overlaps its receive (Plan::recv_share = `share` %, 1..99): share % of the
+// parts receive, spread evenly among the others (every other warp of a block at 50 %, so every SM both sends and
+// copies out). Part `part` receives iff the count of receivers before it, part * share / 100, grows at it; its
+// index among the receivers (or the senders) is then that count (or part minus it).
+struct Roles {
+  uint64_t receivers, senders;  // how many of each
+  bool receives;                // this part's role
+  uint64_t index;               // its index among its role's parts
+};
+GSHMEM_HD Roles roles_of(uint64_t part, uint64_t parts, uint64_t share) {
+  const uint64_t before = part * share / 100, receivers = parts * share / 100;
+  const bool receives = (part + 1) * share / 100 > before;
+  return Roles{receivers, parts - receivers, receives, receives ? before : part - before};
+}
+
+// dispatch step 5a: the count words of call c (the threads split the (local expert, group) pairs), a sync, the
+// tokens per local expert into out_num_tokens, and the received rows numbered in out_x's order (recv_first: one
+// thread, a pass over the count words, which are contiguous), for the parts to find their rows (and combine's send
+// its rows) by a binary search; a sync.
+GSHMEM_MOE_TEMPLATE(class Scope, class Env)
+GSHMEM_COLL_FN void number_received(Env& env, const Plan& p, char* ws, uint64_t c, int32_t* out_num_tokens,
+                                    const char* call) {
+  const uint64_t h = c & 1, L = static_cast<uint64_t>(p.local_experts), G = static_cast<uint64_t>(p.groups);
+  const uint64_t size = static_cast<uint64_t>(Scope::size()), rank = static_cast<uint64_t>(Scope::rank());
+  const uint64_t P = recv_pairs(p);
+  for (uint64_t q = rank; q < P; q += size) env.wait_flag(pair_count_word(p, ws, h, q), c << kCountShift, call);
+  Scope::sync();
+  for (uint64_t l = rank; l < L; l += size) {
+    uint64_t total = 0;
+    if (l < static_cast<uint64_t>(p.my_local_experts))
+      for (uint64_t g = 0; g < G; ++g) total += pair_rows(p, ws, h, l * G + g);
+    out_num_tokens[l] = static_cast<int32_t>(total);
+  }
+  uint32_t* first = recv_first(p, ws);
+  if (rank == 0) {  // kLoadsInFlight count words loaded before their stores (the compiler cannot reorder them)
+    uint32_t sum = 0;
+    for (uint64_t q0 = 0; q0 < P; q0 += kLoadsInFlight) {
+      const uint64_t n = P - q0 < kLoadsInFlight ? P - q0 : kLoadsInFlight;
+      uint32_t rows[kLoadsInFlight] = {};
+      GSHMEM_MOE_UNROLL
+      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+        if (u < n) rows[u] = static_cast<uint32_t>(pair_rows(p, ws, h, q0 + u));
+      GSHMEM_MOE_UNROLL
+      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+        if (u < n) {
+          first[q0 + u] = sum;
+          sum += rows[u];
+        }
+    }
+    first[P] = sum;
+  }
+  Scope::sync();
+}
+
 // dispatch, call number c (>= 1): this PE's `m` tokens (rows of x_bytes at x, of scale_bytes at x_scale; indices
 // [m][K]: experts) go to the experts' PEs; this PE receives its local experts' tokens:
 //   out_num_tokens[l]            tokens local expert l received (0 for l >= my_local_experts), l < L
@@ -373,9 +440,17 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   //    (piece_len, as the receive side splits them; the scale and meta with the first piece), and every row's flag
   //    is stored after a sync of the whole group (flag_pieces). The choice is the same on every thread: F, parts
   //    and the plan are.
+  //    Overlap (Plan::recv_share, while every part has rows to send, so rows go whole): the rows are numbered
+  //    first (step 5a: the count words were stored just above, on every PE), then recv_share % of the parts
+  //    receive (step 5; roles_of) while the others send, in batches of wave_rows so that rows land all along the
+  //    send; a PE's own choice (receivers wait only for flags, however the rows were sent).
   const uint64_t my_tokens = m > my_d ? (m - my_d + D - 1) / D : 0;  // tokens i = my_d, my_d + D, ... below m
   const uint64_t F = my_tokens * K;
   const uint64_t xl = piece_len(p.x_bytes, F, parts, p.send_piece_bytes, 16);
+  const uint64_t share = p.recv_share < 100 ? p.recv_share : 99;
+  const bool overlap = share != 0 && parts * share >= 100 && F >= parts;  // at least one receiving part
+  const Roles role = overlap ? roles_of(part, parts, share) : Roles{0, parts, false, part};
+  if (overlap) number_received<Scope>(env, p, ws, c, out_num_tokens, call);
   if (xl < p.x_bytes) {
     const uint64_t Q = pieces_of(p.x_bytes, xl);
     for (uint64_t t = part; t < F * Q; t += parts) {
@@ -398,9 +473,9 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
       const uint64_t e = indices[i * K + k];
       return env.peer(row_flag(p, ws, h, e % L, my_group, slot[i * K + k]), static_cast<int>(e / L));
     });
-  } else {
-    const uint64_t B = batch_rows(F, parts);
-    for (uint64_t b0 = part * B; b0 < F; b0 += parts * B) {
+  } else if (!role.receives) {
+    const uint64_t B = overlap ? wave_rows(F, role.senders) : batch_rows(F, parts);
+    for (uint64_t b0 = role.index * B; b0 < F; b0 += role.senders * B) {
       const uint64_t n = F - b0 < B ? F - b0 : B;
       for (uint64_t j = 0; j < n; ++j) {
         const uint64_t i = my_d + D * ((b0 + j) / K), k = (b0 + j) % K;
@@ -425,44 +500,27 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
       }
     }
   }
-  // 5. Receive. The count words: the threads split the (local expert, group) pairs; after the sync every thread
-  //    reads them. Tokens per local expert: the threads split the experts.
+  // 5. Receive: the rows numbered (step 5a, unless it came first), then each row copied out once its flag says it
+  //    landed.
+  if (!overlap) number_received<Scope>(env, p, ws, c, out_num_tokens, call);
   const uint64_t P = recv_pairs(p);
-  for (uint64_t q = rank; q < P; q += size) env.wait_flag(pair_count_word(p, ws, h, q), c << kCountShift, call);
-  Scope::sync();
-  for (uint64_t l = rank; l < L; l += size) {
-    uint64_t total = 0;
-    if (l < static_cast<uint64_t>(p.my_local_experts))
-      for (uint64_t g = 0; g < G; ++g) total += pair_rows(p, ws, h, l * G + g);
-    out_num_tokens[l] = static_cast<int32_t>(total);
-  }
-  //    The received rows numbered in out_x's order (recv_first: one thread, a pass over the count words, which
-  //    are contiguous), for the parts to find their rows (and combine's send its rows) by a binary search.
-  uint32_t* first = recv_first(p, ws);
-  if (rank == 0) {  // kLoadsInFlight count words loaded before their stores (the compiler cannot reorder them)
-    uint32_t sum = 0;
-    for (uint64_t q0 = 0; q0 < P; q0 += kLoadsInFlight) {
-      const uint64_t n = P - q0 < kLoadsInFlight ? P - q0 : kLoadsInFlight;
-      uint32_t rows[kLoadsInFlight] = {};
-      GSHMEM_MOE_UNROLL
-      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
-        if (u < n) rows[u] = static_cast<uint32_t>(pair_rows(p, ws, h, q0 + u));
-      GSHMEM_MOE_UNROLL
-      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
-        if (u < n) {
-          first[q0 + u] = sum;
-          sum += rows[u];
-        }
-    }
-    first[P] = sum;
-  }
-  Scope::sync();
+  const uint32_t* first = recv_first(p, ws);
   //    The rows: the parts take them in turn (pieces of rows while there are fewer rows than parts); each waits
-  //    for its row's flag, then copies its piece (the scale row with the first piece).
+  //    for its row's flag, then copies its piece (the scale row with the first piece). Overlapped, each receiving
+  //    part takes a contiguous range of whole rows in order instead: a pair's rows land about in that order, wave
+  //    by wave of its senders, so a receiver copies each row soon after it landed.
   const uint64_t R = first[P];
-  const uint64_t pl = piece_len(p.x_bytes, R, parts, p.piece_bytes, 16), Q = pieces_of(p.x_bytes, pl);
+  uint64_t pl = piece_len(p.x_bytes, R, parts, p.piece_bytes, 16), Q = pieces_of(p.x_bytes, pl);
+  uint64_t t_first = part, t_end = R * Q, t_step = parts;
+  if (overlap) {
+    pl = p.x_bytes;
+    Q = 1;
+    t_first = role.receives ? R * role.index / role.receivers : 0;
+    t_end = role.receives ? R * (role.index + 1) / role.receivers : 0;
+    t_step = 1;
+  }
   RecvCursor cur{0, 0, 0, 0};
-  for (uint64_t t = part; t < R * Q; t += parts) {
+  for (uint64_t t = t_first; t < t_end; t += t_step) {
     const uint64_t r = t / Q, lo = (t % Q) * pl;
     recv_seek(p, ws, cur, r);
     const uint64_t l = cur.q / G, g = cur.q % G, idx = r - cur.first, at = l * GT + cur.off + idx;
