@@ -385,8 +385,8 @@ MPT_CASE(ll_edge) {
   destroy(teams);
 }
 
-// From 1 MiB on teams of more than 2 (GSHMEM_COLL_TWO_SHOT_BYTES automatic; at 2 PEs only in place, or where the
-// setting is given, as mp.collectives.two_shot.* does): reduce goes two-shot (each member reduces its block, then
+// From 1 MiB on teams of more than 2 (GSHMEM_COLL_TWO_SHOT_BYTES automatic; at 2 PEs from 4 MiB, in place, or where
+// the setting is given, as mp.collectives.two_shot.* does): reduce goes two-shot (each member reduces its block, then
 // pushes it to the others), in place too; sizes that split unevenly into blocks, sources that share dest's misalignment and
 // sources that do not, narrow and 16-bit floating types. reducescatter (one-shot) at the same sizes.
 MPT_CASE(reduce_two_shot) {
