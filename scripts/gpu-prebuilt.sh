@@ -41,12 +41,18 @@ case ${1:-} in
   pack)
     grep -qx '/.gpu-prebuilt/' "$root/.gitignore" ||
       { echo "gpu-prebuilt.sh: .gitignore must list /.gpu-prebuilt/"; exit 1; }
+    # one pack at a time: two at once once wrote the tarball together and only the device's xz saw it was corrupt
+    # (bench/NOTES.md entry 75); the lock is released when this shell exits
+    mkdir -p "$dir"
+    exec 9>"$dir/pack.lock"
+    flock -n 9 || { echo "gpu-prebuilt.sh: another 'pack' of this tree is running (it holds $dir/pack.lock);" \
+                         "wait for it, then pack again"; exit 1; }
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_CUDA_ARCHITECTURES=90 \
       -DGSHMEM_GPU_TESTS=ON "-DGSHMEM_GPU_TEST_PES=$(echo 2 "${PES:-2}" | tr " " "\n" | sort -nu | paste -sd";")" \
       >/dev/null
     cmake --build "$build" -j"$(nproc)"
     stage=$(mktemp -d /tmp/gshmem-prebuilt.XXXXXX)
-    trap 'rm -rf "$stage"' EXIT
+    trap 'rm -rf "$stage" "$tarball.part"' EXIT
     mkdir -p "$stage/build-gpu/prebuilt-lib"
     # everything but object files, static libraries, CMake's own folders and the Python environment
     tar -C "$build" --exclude=CMakeFiles --exclude=pyenv --exclude=Testing --exclude=_deps --exclude='*.o' \
@@ -102,13 +108,15 @@ case ${1:-} in
         echo "python=$("$pypre" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
       fi
       } >"$stage/build-gpu/prebuilt.txt"
-    mkdir -p "$dir"
+    rm -f "$dir/build-gpu.tar.gz"  # the former name
+    # written beside, checked, then renamed: a device call never carries a half-written or damaged tarball
+    tar cf - -C "$stage" build-gpu | xz -T"$(nproc)" --lzma2=preset=6,dict=128MiB >"$tarball.part"
+    xz -t "$tarball.part" || { echo "gpu-prebuilt.sh: the new tarball does not read back (xz -t); not kept"; exit 1; }
+    mv -f "$tarball.part" "$tarball"
     # the tree's commit for the device's scripts (gpu-all.sh exports it as GSHMEM_COMMIT unless set): the device's
     # tree has no .git, and git there answered 1af3f53 for a tree at d3e51c0 (session 26)
     { git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown; } | tr -d '\n' >"$dir/commit.txt"
     [ -z "$(git -C "$root" status --porcelain 2>/dev/null)" ] || printf -- '-dirty' >>"$dir/commit.txt"
-    rm -f "$dir/build-gpu.tar.gz"  # the former name
-    tar cf - -C "$stage" build-gpu | xz -T"$(nproc)" --lzma2=preset=6,dict=128MiB >"$tarball"
     echo "gpu-prebuilt.sh: $tarball ($(du -h "$tarball" | cut -f1)); $(tr '\n' ' ' <"$stage/build-gpu/prebuilt.txt")"
     echo "bundled: $(ls "$stage/build-gpu/prebuilt-lib" | tr '\n' ' ')"
     ;;
