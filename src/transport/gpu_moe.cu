@@ -12,6 +12,15 @@
 
 #include <cstring>
 #include <mutex>
+#if defined(GSHMEM_MOE_STAMPS)
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#endif
 
 #include "gshmem/moe/device.cuh"
 #include "runtime/config.hpp"
@@ -47,14 +56,81 @@ __device__ __forceinline__ void moe_kernel_begin(const gshmem_device_state_t& h,
   dev::detail::moe_grid_begin(word, h.timeout_ns, h.my_pe, name.text);
 }
 
+#if defined(GSHMEM_MOE_STAMPS)
+// The phase stamps' row of one dispatch (gshmem/moe/device.cuh), by the grid's rank 0 after the algorithm's last
+// sync (every part's stamps are in by then), and the stamps zeroed for the next call.
+__device__ void moe_stamp_row(const moe::Plan& p, uint64_t m) {
+  using namespace dev::detail;
+  const unsigned long long start = ~0ull - moe_stamp_now[0], end = dev::detail::globaltimer();
+  unsigned long long* row = moe_stamp_log[moe_stamp_rows++ % kStampLogRows];
+  row[0] = p.num_experts;
+  row[1] = p.experts_per_token;
+  row[2] = p.x_bytes;
+  row[3] = m;
+  for (int k = 0; k < moe::kStamps; ++k) {
+    const unsigned long long t = moe_stamp_now[1 + k];
+    row[4 + k] = t >= start ? t - start : ~0ull;  // ~0: no part reached the phase this call
+    moe_stamp_now[1 + k] = 0;
+  }
+  row[4 + moe::kStamps] = end - start;
+  moe_stamp_now[0] = 0;
+}
+#endif
+
 __global__ void __launch_bounds__(kMoeMaxThreads)
     moe_dispatch_kernel(gshmem_device_state_t h, moe::Plan p, void* ws, int32_t* counts, void* ex, void* es,
                         const void* x, const void* xs, const uint32_t* idx, uint64_t rows, const uint32_t* bound_m,
                         const volatile int* abort_flag, CallName name) {
+#if defined(GSHMEM_MOE_STAMPS)
+  if (threadIdx.x == 0)
+    atomicMax(&dev::detail::moe_stamp_now[0], ~0ull - static_cast<unsigned long long>(dev::detail::globaltimer()));
+#endif
   moe_kernel_begin(h, p, ws, name);
   dev::moe_dispatch_counted<dev::detail::MoeGrid>(h, p, ws, counts, ex, es, x, xs, idx, rows, bound_m, abort_flag,
                                                   name.text);
+#if defined(GSHMEM_MOE_STAMPS)
+  if (dev::detail::MoeGrid::rank() == 0) moe_stamp_row(p, bound_m != nullptr ? *bound_m : rows);
+#endif
 }
+
+#if defined(GSHMEM_MOE_STAMPS)
+// At exit (registered at the first dispatch, after CUDA's own handlers, so it runs before them): the stamp log,
+// one line per (E, K, row bytes, tokens) with the median ns from the kernel's start to each phase's end.
+int stamp_pe = -1;
+void print_stamps() {
+  using namespace dev::detail;
+  static unsigned long long log[kStampLogRows][kStampLogWords];
+  unsigned long long rows = 0;
+  if (cudaMemcpyFromSymbol(&rows, moe_stamp_rows, sizeof rows) != cudaSuccess ||
+      cudaMemcpyFromSymbol(log, moe_stamp_log, sizeof log) != cudaSuccess)
+    return;
+  const unsigned long long n = rows < kStampLogRows ? rows : kStampLogRows;
+  std::vector<std::vector<unsigned long long>> keys;
+  for (unsigned long long i = 0; i < n; ++i) {
+    std::vector<unsigned long long> key(log[i], log[i] + 4);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  for (const auto& key : keys) {
+    std::string line = fmt::format("gshmem MoE dispatch stamps, PE {}: E {} K {} row {} B m {}:", stamp_pe, key[0],
+                                   key[1], key[2], key[3]);
+    static const char* names[] = {"scanned", "numbered", "sent", "received", "end"};
+    std::size_t calls = 0;
+    for (int k = 0; k <= moe::kStamps; ++k) {
+      std::vector<unsigned long long> t;
+      for (unsigned long long i = 0; i < n; ++i)
+        if (std::equal(key.begin(), key.end(), log[i]) && log[i][4 + k] != ~0ull) t.push_back(log[i][4 + k]);
+      calls = std::max(calls, t.size());
+      if (t.empty()) {
+        line += fmt::format(" {} -", names[k]);
+        continue;
+      }
+      std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+      line += fmt::format(" {} {:.1f}", names[k], static_cast<double>(t[t.size() / 2]) / 1e3);
+    }
+    std::fprintf(stderr, "%s us (median of %zu calls, from the kernel's start)\n", line.c_str(), calls);
+  }
+}
+#endif
 
 template <typename TY, typename TO>
 __global__ void __launch_bounds__(kMoeMaxThreads)
@@ -198,6 +274,13 @@ void moe_dispatch_on_stream(Context* c, const gshmem_device_state_t& h, const mo
   cudaStream_t st = reinterpret_cast<cudaStream_t>(blocking ? internal_stream(c) : s);
   const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
   const moe::Plan q = launch_plan(p, false, call);
+#if defined(GSHMEM_MOE_STAMPS)
+  static std::once_flag stamps_at_exit;
+  std::call_once(stamps_at_exit, [&] {
+    stamp_pe = h.my_pe;
+    std::atexit(print_stamps);
+  });
+#endif
   unsigned blocks = 1;
   cudaError_t e = moe_blocks(moe_dispatch_kernel, threads, static_cast<uint64_t>(rows), p.experts_per_token, &blocks);
   if (e == cudaSuccess)

@@ -123,8 +123,25 @@ struct Parts<dev::detail::MoeGrid> {
 namespace dev {
 namespace detail {
 
+#if defined(GSHMEM_MOE_STAMPS)
+// Dispatch's phase stamps (gshmem/moe/dispatch_combine.h, GSHMEM_MOE_STAMP; a build with GSHMEM_MOE_STAMPS defined,
+// in src/transport/gpu_moe.cu alone): moe_stamp_now[0] is ~0 minus the first block's start (atomicMax of ~t, so a
+// zeroed word works), [1 + phase] the last part to finish each phase (atomicMax of t); after each dispatch the
+// grid's rank 0 appends one row to moe_stamp_log (rows kStampLogRows, ring) and zeroes moe_stamp_now.
+inline constexpr int kStampLogRows = 4096;
+inline constexpr int kStampLogWords = 10;  // E, K, x_bytes, m, then each phase's end and the kernel's, ns from start
+__device__ unsigned long long moe_stamp_now[1 + moe::kStamps];
+__device__ unsigned long long moe_stamp_log[kStampLogRows][kStampLogWords];
+__device__ unsigned long long moe_stamp_rows;
+#endif
+
 // The collectives' environment with the MoE's own timeout message (what a stuck wait was waiting for).
 struct MoeEnv : CollEnv {
+#if defined(GSHMEM_MOE_STAMPS)
+  __device__ __forceinline__ void stamp(int phase) const {
+    if ((threadIdx.x & 31) == 0) atomicMax(&moe_stamp_now[1 + phase], static_cast<unsigned long long>(globaltimer()));
+  }
+#endif
   __device__ __forceinline__ void wait_flag(const uint64_t* f, uint64_t value, const char* call) const {
     if (load_acquire(f) >= value) return;
     Spin spin(h);

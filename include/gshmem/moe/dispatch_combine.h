@@ -60,6 +60,19 @@ inline constexpr uint64_t kBatchRows = 32;
 inline constexpr uint64_t kSendWaves = 8;
 // Plan::recv_share's default: the percentage of a group's parts that copy received rows while the others send.
 inline constexpr uint64_t kRecvShare = 50;
+// Phase stamps, for timing dispatch's phases on a GPU: in a build with GSHMEM_MOE_STAMPS defined (the CMake option
+// of that name, off by default; only the library's stream kernels, src/transport/gpu_moe.cu) each part marks when
+// it finished a phase (Env::stamp) and the kernel reports the means at exit; elsewhere a stamp is nothing.
+#if defined(GSHMEM_MOE_STAMPS)
+#define GSHMEM_MOE_STAMP(env, phase) (env).stamp(phase)
+#else
+#define GSHMEM_MOE_STAMP(env, phase) ((void)0)
+#endif
+inline constexpr int kStampScanned = 0;   // step 2 done (the staging indices)
+inline constexpr int kStampNumbered = 1;  // step 5a done (count words in, rows numbered)
+inline constexpr int kStampSent = 2;      // a sending part's last flag stored
+inline constexpr int kStampReceived = 3;  // a receiving part's last row copied out
+inline constexpr int kStamps = 4;
 // Fewest bytes of a piece: while there are fewer rows (tokens) than parts, a row (token) is split among several
 // parts, in pieces of at least this, on the receive side and (Plan::send_piece_bytes) on the send side.
 inline constexpr uint64_t kPieceBytes = 1024;
@@ -426,6 +439,7 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
       for (uint64_t n = lo; n < hi; ++n) slot[n] = chunk_count[rank * E + indices[n]]++;
   }
   Scope::sync();
+  GSHMEM_MOE_STAMP(env, kStampScanned);
   // 3. Counts first (they tell a receiver how many rows to wait for, zero included): expert e's word goes to its
   //    PE from group rank e % D.
   for (uint64_t e = my_d + D * rank; e < p.num_experts; e += D * size) {
@@ -450,7 +464,10 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   const uint64_t share = p.recv_share < 100 ? p.recv_share : 99;
   const bool overlap = share != 0 && parts * share >= 100 && F >= parts;  // at least one receiving part
   const Roles role = overlap ? roles_of(part, parts, share) : Roles{0, parts, false, part};
-  if (overlap) number_received<Scope>(env, p, ws, c, out_num_tokens, call);
+  if (overlap) {
+    number_received<Scope>(env, p, ws, c, out_num_tokens, call);
+    GSHMEM_MOE_STAMP(env, kStampNumbered);
+  }
   if (xl < p.x_bytes) {
     const uint64_t Q = pieces_of(p.x_bytes, xl);
     for (uint64_t t = part; t < F * Q; t += parts) {
@@ -499,10 +516,14 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
                           c);
       }
     }
+    GSHMEM_MOE_STAMP(env, kStampSent);
   }
   // 5. Receive: the rows numbered (step 5a, unless it came first), then each row copied out once its flag says it
   //    landed.
-  if (!overlap) number_received<Scope>(env, p, ws, c, out_num_tokens, call);
+  if (!overlap) {
+    number_received<Scope>(env, p, ws, c, out_num_tokens, call);
+    GSHMEM_MOE_STAMP(env, kStampNumbered);
+  }
   const uint64_t P = recv_pairs(p);
   const uint32_t* first = recv_first(p, ws);
   //    The rows: the parts take them in turn (pieces of rows while there are fewer rows than parts); each waits
@@ -531,6 +552,7 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
     if (lo == 0 && p.scale_bytes != 0)
       env.template copy<Part>(out_scale + at * p.scale_bytes, row + p.x_bytes, p.scale_bytes);
   }
+  if (t_first < t_end) GSHMEM_MOE_STAMP(env, kStampReceived);
   Scope::sync();
 }
 
