@@ -330,6 +330,38 @@ GSHMEM_HD Roles roles_of(uint64_t part, uint64_t parts, uint64_t share) {
   return Roles{receivers, parts - receivers, receives, receives ? before : part - before};
 }
 
+// Chunks dispatch's staging-index scan splits its n (token, k) entries into: about sqrt(n), so that a chunk's
+// entries (passes 1 and 3) and the chunks of an expert (pass 2) are about as many; at most scan_chunks and at most
+// one per scan_chunk_entries entries; at least 1.
+GSHMEM_HD uint64_t scan_chunks_of(const Plan& p, uint64_t n) {
+  uint64_t lo = 0, hi = uint64_t{1} << 32;  // ceil(sqrt(n)): the least c with c * c >= n (n < 2^64)
+  while (hi - lo > 1) {
+    const uint64_t mid = (lo + hi) / 2;
+    if (mid * mid >= n) hi = mid;
+    else lo = mid;
+  }
+  uint64_t c = hi;
+  const uint64_t by_entries = (n + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
+  if (c > by_entries) c = by_entries;
+  if (c > p.scan_chunks) c = p.scan_chunks;
+  return c == 0 ? 1 : c;
+}
+// f(n, indices[n]) for n in [lo, hi) in order, kLoadsInFlight entries loaded before f sees the first of them (f may
+// store: the compiler would otherwise reload after each store, one load in flight).
+GSHMEM_MOE_TEMPLATE(class F)
+GSHMEM_COLL_FN void for_entries(const uint32_t* indices, uint64_t lo, uint64_t hi, const F& f) {
+  for (uint64_t n0 = lo; n0 < hi; n0 += kLoadsInFlight) {
+    const uint64_t n = hi - n0 < kLoadsInFlight ? hi - n0 : kLoadsInFlight;
+    uint32_t here[kLoadsInFlight] = {};
+    GSHMEM_MOE_UNROLL
+    for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+      if (u < n) here[u] = indices[n0 + u];
+    GSHMEM_MOE_UNROLL
+    for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+      if (u < n) f(n0 + u, here[u]);
+  }
+}
+
 // dispatch step 5a: the count words of call c (the threads split the (local expert, group) pairs), a sync, the
 // tokens per local expert into out_num_tokens, and the received rows numbered in out_x's order (recv_first: one
 // thread, a pass over the count words, which are contiguous), for the parts to find their rows (and combine's send
@@ -398,26 +430,27 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
       env.wait_flag(done_flag(p, ws, static_cast<int>(q)), c - 2, call);
   // 2. Staging index of each (token, k): the running count of its expert over the group's tokens in row-major
   //    order (the same on every member of the group), and the tokens per expert. The N = m * K entries are split
-  //    into C contiguous chunks, one per thread: each thread counts its chunk's entries per expert, an exclusive
-  //    prefix over the chunks per expert gives each chunk its starting index, and each thread numbers its chunk's
-  //    entries from there. The result is that of the serial scan (each entry's index = the entries before it with
-  //    the same expert), in three passes of about N / C + C steps instead of one of N.
+  //    into C contiguous chunks (scan_chunks_of: about sqrt(N)), and the threads take the (chunk, expert) pairs:
+  //    a pair's thread counts its chunk's entries of its expert, an exclusive prefix over the chunks per expert
+  //    gives each pair its starting index, and the pair's thread numbers its chunk's entries of its expert from
+  //    there. The result is that of the serial scan (each entry's index = the entries before it with the same
+  //    expert). Every pass keeps its count in a register and loads kLoadsInFlight entries at once: the former
+  //    per-chunk histogram in memory made each entry a dependent load and store (bench/NOTES.md entry 76: 314 of
+  //    the 1200 us of a 4096-token dispatch).
   uint32_t* slot = reinterpret_cast<uint32_t*>(ws + p.slot_off);
   uint32_t* per_expert = reinterpret_cast<uint32_t*>(ws + p.expert_count_off);
   uint32_t* chunk_count = reinterpret_cast<uint32_t*>(ws + p.scan_off);  // [C][E]
   {
     const uint64_t N = m * K, E = p.num_experts;
-    uint64_t C = (N + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
-    if (C > p.scan_chunks) C = p.scan_chunks;
-    if (C > size) C = size;
-    if (C == 0) C = 1;
-    const uint64_t per = (N + C - 1) / C, lo = rank * per, hi = lo + per < N ? lo + per : N;
-    if (rank < C) {  // each chunk's counts are its thread's own: zeroed and counted without a sync between
-      for (uint64_t e = 0; e < E; ++e) chunk_count[rank * E + e] = 0;
-      for (uint64_t n = lo; n < hi; ++n) ++chunk_count[rank * E + indices[n]];
+    const uint64_t C = scan_chunks_of(p, N), per = (N + C - 1) / C;
+    for (uint64_t t = rank; t < C * E; t += size) {  // pass 1: each pair's count
+      const uint64_t c = t / E, e = t % E, lo = c * per, hi = lo + per < N ? lo + per : N;
+      uint32_t n = 0;
+      for_entries(indices, lo, hi, [&](uint64_t, uint32_t idx) { n += idx == e; });
+      chunk_count[t] = n;
     }
     Scope::sync();
-    for (uint64_t e = rank; e < E; e += size) {  // kLoadsInFlight chunks' loads issued before their stores
+    for (uint64_t e = rank; e < E; e += size) {  // pass 2: kLoadsInFlight chunks' loads issued before their stores
       uint32_t sum = 0;
       for (uint64_t q0 = 0; q0 < C; q0 += kLoadsInFlight) {
         const uint64_t n = C - q0 < kLoadsInFlight ? C - q0 : kLoadsInFlight;
@@ -435,8 +468,13 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
       per_expert[e] = sum;
     }
     Scope::sync();
-    if (rank < C)
-      for (uint64_t n = lo; n < hi; ++n) slot[n] = chunk_count[rank * E + indices[n]]++;
+    for (uint64_t t = rank; t < C * E; t += size) {  // pass 3: each pair's entries numbered
+      const uint64_t c = t / E, e = t % E, lo = c * per, hi = lo + per < N ? lo + per : N;
+      uint32_t next = chunk_count[t];
+      for_entries(indices, lo, hi, [&](uint64_t n, uint32_t idx) {
+        if (idx == e) slot[n] = next++;
+      });
+    }
   }
   Scope::sync();
   GSHMEM_MOE_STAMP(env, kStampScanned);
