@@ -332,19 +332,20 @@ GSHMEM_HD Roles roles_of(uint64_t part, uint64_t parts, uint64_t share) {
 
 // Chunks dispatch's staging-index scan splits its n (token, k) entries into: about sqrt(n), so that a chunk's
 // entries (passes 1 and 3) and the chunks of an expert (pass 2) are about as many; at most scan_chunks and at most
-// one per scan_chunk_entries entries; at least 1.
+// one per scan_chunk_entries entries; at least 1. Every thread runs this first, so the search for sqrt(n) stays
+// below that cap (log2 of it in steps, none at one chunk): a search from 2^32 was a chain of ~500 dependent
+// instructions, 1.4-2.6 us of a one-token dispatch (bench/NOTES.md entry 76).
 GSHMEM_HD uint64_t scan_chunks_of(const Plan& p, uint64_t n) {
-  uint64_t lo = 0, hi = uint64_t{1} << 32;  // ceil(sqrt(n)): the least c with c * c >= n (n < 2^64)
+  uint64_t cap = (n + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
+  if (cap > p.scan_chunks) cap = p.scan_chunks;
+  if (cap <= 1) return 1;
+  uint64_t lo = 0, hi = cap;  // the least c <= cap with c * c >= n, else cap
   while (hi - lo > 1) {
     const uint64_t mid = (lo + hi) / 2;
     if (mid * mid >= n) hi = mid;
     else lo = mid;
   }
-  uint64_t c = hi;
-  const uint64_t by_entries = (n + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
-  if (c > by_entries) c = by_entries;
-  if (c > p.scan_chunks) c = p.scan_chunks;
-  return c == 0 ? 1 : c;
+  return hi;
 }
 // f(n, indices[n]) for n in [lo, hi) in order, kLoadsInFlight entries loaded before f sees the first of them (f may
 // store: the compiler would otherwise reload after each store, one load in flight).
