@@ -357,7 +357,7 @@ class GroupBackend : public Backend {
       : plan_(gshmem::moe::make_plan(c.max_num_tokens, c.num_experts, c.experts_per_token, c.hidden_dim,
                                      c.hidden_dim_bytes, c.hidden_dim_scale_bytes, c.dp_size, mpt::me(),
                                      mpt::npes())) {
-    plan_.scan_chunk_entries = 1;  // every thread scans a chunk whenever there are entries enough (the GPU's shape)
+    plan_.scan_chunk_entries = 1;  // the index scan splits into chunks from 2 entries (both of its ways run)
     plan_.piece_bytes = 16;        // rows and tokens split into pieces whenever there are fewer than parts
     plan_.send_piece_bytes = 16;   // likewise the rows sent (dispatch) and the expert rows sent back (combine)
     plan_.recv_share = recv_share;

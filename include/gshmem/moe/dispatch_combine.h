@@ -46,10 +46,13 @@ namespace moe {
 inline constexpr uint64_t kMetaBytes = 8;
 // Largest experts_per_token accepted (pplx-kernels' configurations use up to 8).
 inline constexpr uint64_t kMaxExpertsPerToken = 64;
-// Most chunks the staging-index scan splits the entries into (one per thread of the group, at most this many).
+// Most chunks the staging-index scan splits the entries into (scan_chunks_of: about sqrt of the entries).
 inline constexpr uint64_t kScanChunks = 1024;
-// Fewest (token, k) entries per chunk: below, fewer chunks (the chunks' prefix pass costs as much as a chunk).
+// At most one chunk per this many (token, k) entries (the chunks' prefix pass costs as much as a chunk).
 inline constexpr uint64_t kScanChunkEntries = 8;
+// Most (chunk, expert) pairs per thread for which a CPU PE's group scans by pairs; beyond, per chunk (dispatch
+// step 2).
+inline constexpr uint64_t kScanPairsPerThread = 64;
 // Loads a serial pass (the scan's prefix over chunks, the numbering of received rows) issues before it stores:
 // each pass stores into the workspace it loads from, so without this the compiler keeps one load in flight.
 inline constexpr uint64_t kLoadsInFlight = 16;
@@ -437,17 +440,39 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   //    expert). Every pass keeps its count in a register and loads kLoadsInFlight entries at once: the former
   //    per-chunk histogram in memory made each entry a dependent load and store (bench/NOTES.md entry 76: 314 of
   //    the 1200 us of a 4096-token dispatch).
+  //    The pairs cost each thread about N * E / size compares once there are more pairs than threads: a CPU PE's
+  //    group with more than kScanPairsPerThread pairs a thread scans per chunk instead, as before c2b373d (C =
+  //    min(N / scan_chunk_entries, scan_chunks, size) chunks, a thread each, counted into the chunk's counts in
+  //    memory, which a CPU's cache keeps close; passes 1 and 3 differ, pass 2 is the same). GPU groups scan by
+  //    pairs whatever their size until a GPU run has measured that choice for warps and blocks (NOTES 76).
   uint32_t* slot = reinterpret_cast<uint32_t*>(ws + p.slot_off);
   uint32_t* per_expert = reinterpret_cast<uint32_t*>(ws + p.expert_count_off);
   uint32_t* chunk_count = reinterpret_cast<uint32_t*>(ws + p.scan_off);  // [C][E]
   {
     const uint64_t N = m * K, E = p.num_experts;
-    const uint64_t C = scan_chunks_of(p, N), per = (N + C - 1) / C;
-    for (uint64_t t = rank; t < C * E; t += size) {  // pass 1: each pair's count
-      const uint64_t c = t / E, e = t % E, lo = c * per, hi = lo + per < N ? lo + per : N;
-      uint32_t n = 0;
-      for_entries(indices, lo, hi, [&](uint64_t, uint32_t idx) { n += idx == e; });
-      chunk_count[t] = n;
+    uint64_t C = scan_chunks_of(p, N);
+    bool by_pairs = true;
+#if !defined(__CUDA_ARCH__)
+    if (C * E > kScanPairsPerThread * size) {
+      by_pairs = false;
+      C = (N + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
+      if (C > p.scan_chunks) C = p.scan_chunks;
+      if (C > size) C = size;
+      if (C == 0) C = 1;
+    }
+#endif
+    const uint64_t per = (N + C - 1) / C;
+    if (by_pairs) {
+      for (uint64_t t = rank; t < C * E; t += size) {  // pass 1: each pair's count
+        const uint64_t chunk = t / E, e = t % E, lo = chunk * per, hi = lo + per < N ? lo + per : N;
+        uint32_t n = 0;
+        for_entries(indices, lo, hi, [&](uint64_t, uint32_t idx) { n += idx == e; });
+        chunk_count[t] = n;
+      }
+    } else if (rank < C) {  // pass 1: each chunk's counts, its thread's own (zeroed and counted without a sync)
+      const uint64_t lo = rank * per, hi = lo + per < N ? lo + per : N;
+      for (uint64_t e = 0; e < E; ++e) chunk_count[rank * E + e] = 0;
+      for (uint64_t n = lo; n < hi; ++n) ++chunk_count[rank * E + indices[n]];
     }
     Scope::sync();
     for (uint64_t e = rank; e < E; e += size) {  // pass 2: kLoadsInFlight chunks' loads issued before their stores
@@ -468,12 +493,17 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
       per_expert[e] = sum;
     }
     Scope::sync();
-    for (uint64_t t = rank; t < C * E; t += size) {  // pass 3: each pair's entries numbered
-      const uint64_t c = t / E, e = t % E, lo = c * per, hi = lo + per < N ? lo + per : N;
-      uint32_t next = chunk_count[t];
-      for_entries(indices, lo, hi, [&](uint64_t n, uint32_t idx) {
-        if (idx == e) slot[n] = next++;
-      });
+    if (by_pairs) {
+      for (uint64_t t = rank; t < C * E; t += size) {  // pass 3: each pair's entries numbered
+        const uint64_t chunk = t / E, e = t % E, lo = chunk * per, hi = lo + per < N ? lo + per : N;
+        uint32_t next = chunk_count[t];
+        for_entries(indices, lo, hi, [&](uint64_t n, uint32_t idx) {
+          if (idx == e) slot[n] = next++;
+        });
+      }
+    } else if (rank < C) {  // pass 3: each chunk's entries numbered from the chunk's start
+      const uint64_t lo = rank * per, hi = lo + per < N ? lo + per : N;
+      for (uint64_t n = lo; n < hi; ++n) slot[n] = chunk_count[rank * E + indices[n]]++;
     }
   }
   Scope::sync();
