@@ -365,6 +365,86 @@ GSHMEM_COLL_FN void for_entries(const uint32_t* indices, uint64_t lo, uint64_t h
   }
 }
 
+// Dispatch step 2's staging-index scan, pass by pass: thread `rank` of a group of `size` runs each pass after every
+// thread of the group finished the one before (the group's sync between them, in dispatch). The shape is the same
+// on every thread: the chunks, their entries and which way the group scans (step 2 says why).
+struct ScanShape {
+  uint64_t N, E, C, per;  // entries, experts, chunks, entries per chunk
+  bool by_pairs;          // (chunk, expert) pairs with counts in registers; else a chunk a thread, counts in memory
+};
+GSHMEM_HD ScanShape scan_shape(const Plan& p, uint64_t N, uint64_t size) {
+  const uint64_t E = p.num_experts;
+  uint64_t C = scan_chunks_of(p, N);
+  bool by_pairs = true;
+#if !defined(__CUDA_ARCH__)
+  if (C * E > kScanPairsPerThread * size) {
+    by_pairs = false;
+    C = (N + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
+    if (C > p.scan_chunks) C = p.scan_chunks;
+    if (C > size) C = size;
+    if (C == 0) C = 1;
+  }
+#endif
+  return ScanShape{N, E, C, (N + C - 1) / C, by_pairs};
+}
+// Pass 1: chunk_count[chunk][e] = the chunk's entries of expert e.
+GSHMEM_HD void scan_count(const ScanShape& s, const uint32_t* indices, uint32_t* chunk_count, uint64_t rank,
+                          uint64_t size) {
+  const uint64_t N = s.N, E = s.E, C = s.C, per = s.per;
+  if (s.by_pairs) {
+    for (uint64_t t = rank; t < C * E; t += size) {  // each pair's count
+      const uint64_t chunk = t / E, e = t % E, lo = chunk * per, hi = lo + per < N ? lo + per : N;
+      uint32_t n = 0;
+      for_entries(indices, lo, hi, [&](uint64_t, uint32_t idx) { n += idx == e; });
+      chunk_count[t] = n;
+    }
+  } else if (rank < C) {  // each chunk's counts, its thread's own (zeroed and counted without a sync)
+    const uint64_t lo = rank * per, hi = lo + per < N ? lo + per : N;
+    for (uint64_t e = 0; e < E; ++e) chunk_count[rank * E + e] = 0;
+    for (uint64_t n = lo; n < hi; ++n) ++chunk_count[rank * E + indices[n]];
+  }
+}
+// Pass 2: chunk_count[chunk][e] becomes the entries of e in the chunks before (an exclusive prefix per expert,
+// kLoadsInFlight chunks' loads issued before their stores), per_expert[e] the total.
+GSHMEM_HD void scan_prefix(const ScanShape& s, uint32_t* chunk_count, uint32_t* per_expert, uint64_t rank,
+                           uint64_t size) {
+  const uint64_t E = s.E, C = s.C;
+  for (uint64_t e = rank; e < E; e += size) {
+    uint32_t sum = 0;
+    for (uint64_t q0 = 0; q0 < C; q0 += kLoadsInFlight) {
+      const uint64_t n = C - q0 < kLoadsInFlight ? C - q0 : kLoadsInFlight;
+      uint32_t here[kLoadsInFlight] = {};
+      GSHMEM_MOE_UNROLL
+      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+        if (u < n) here[u] = chunk_count[(q0 + u) * E + e];
+      GSHMEM_MOE_UNROLL
+      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
+        if (u < n) {
+          chunk_count[(q0 + u) * E + e] = sum;
+          sum += here[u];
+        }
+    }
+    per_expert[e] = sum;
+  }
+}
+// Pass 3: slot[n] = the entries before n of its expert.
+GSHMEM_HD void scan_number(const ScanShape& s, const uint32_t* indices, uint32_t* chunk_count, uint32_t* slot,
+                           uint64_t rank, uint64_t size) {
+  const uint64_t N = s.N, E = s.E, C = s.C, per = s.per;
+  if (s.by_pairs) {
+    for (uint64_t t = rank; t < C * E; t += size) {  // each pair's entries numbered
+      const uint64_t chunk = t / E, e = t % E, lo = chunk * per, hi = lo + per < N ? lo + per : N;
+      uint32_t next = chunk_count[t];
+      for_entries(indices, lo, hi, [&](uint64_t n, uint32_t idx) {
+        if (idx == e) slot[n] = next++;
+      });
+    }
+  } else if (rank < C) {  // each chunk's entries numbered from the chunk's start
+    const uint64_t lo = rank * per, hi = lo + per < N ? lo + per : N;
+    for (uint64_t n = lo; n < hi; ++n) slot[n] = chunk_count[rank * E + indices[n]]++;
+  }
+}
+
 // dispatch step 5a: the count words of call c (the threads split the (local expert, group) pairs), a sync, the
 // tokens per local expert into out_num_tokens, and the received rows numbered in out_x's order (recv_first: one
 // thread, a pass over the count words, which are contiguous), for the parts to find their rows (and combine's send
@@ -449,62 +529,12 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   uint32_t* per_expert = reinterpret_cast<uint32_t*>(ws + p.expert_count_off);
   uint32_t* chunk_count = reinterpret_cast<uint32_t*>(ws + p.scan_off);  // [C][E]
   {
-    const uint64_t N = m * K, E = p.num_experts;
-    uint64_t C = scan_chunks_of(p, N);
-    bool by_pairs = true;
-#if !defined(__CUDA_ARCH__)
-    if (C * E > kScanPairsPerThread * size) {
-      by_pairs = false;
-      C = (N + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
-      if (C > p.scan_chunks) C = p.scan_chunks;
-      if (C > size) C = size;
-      if (C == 0) C = 1;
-    }
-#endif
-    const uint64_t per = (N + C - 1) / C;
-    if (by_pairs) {
-      for (uint64_t t = rank; t < C * E; t += size) {  // pass 1: each pair's count
-        const uint64_t chunk = t / E, e = t % E, lo = chunk * per, hi = lo + per < N ? lo + per : N;
-        uint32_t n = 0;
-        for_entries(indices, lo, hi, [&](uint64_t, uint32_t idx) { n += idx == e; });
-        chunk_count[t] = n;
-      }
-    } else if (rank < C) {  // pass 1: each chunk's counts, its thread's own (zeroed and counted without a sync)
-      const uint64_t lo = rank * per, hi = lo + per < N ? lo + per : N;
-      for (uint64_t e = 0; e < E; ++e) chunk_count[rank * E + e] = 0;
-      for (uint64_t n = lo; n < hi; ++n) ++chunk_count[rank * E + indices[n]];
-    }
+    const ScanShape shape = scan_shape(p, m * K, size);
+    scan_count(shape, indices, chunk_count, rank, size);
     Scope::sync();
-    for (uint64_t e = rank; e < E; e += size) {  // pass 2: kLoadsInFlight chunks' loads issued before their stores
-      uint32_t sum = 0;
-      for (uint64_t q0 = 0; q0 < C; q0 += kLoadsInFlight) {
-        const uint64_t n = C - q0 < kLoadsInFlight ? C - q0 : kLoadsInFlight;
-        uint32_t here[kLoadsInFlight] = {};
-        GSHMEM_MOE_UNROLL
-        for (uint64_t u = 0; u < kLoadsInFlight; ++u)
-          if (u < n) here[u] = chunk_count[(q0 + u) * E + e];
-        GSHMEM_MOE_UNROLL
-        for (uint64_t u = 0; u < kLoadsInFlight; ++u)
-          if (u < n) {
-            chunk_count[(q0 + u) * E + e] = sum;
-            sum += here[u];
-          }
-      }
-      per_expert[e] = sum;
-    }
+    scan_prefix(shape, chunk_count, per_expert, rank, size);
     Scope::sync();
-    if (by_pairs) {
-      for (uint64_t t = rank; t < C * E; t += size) {  // pass 3: each pair's entries numbered
-        const uint64_t chunk = t / E, e = t % E, lo = chunk * per, hi = lo + per < N ? lo + per : N;
-        uint32_t next = chunk_count[t];
-        for_entries(indices, lo, hi, [&](uint64_t n, uint32_t idx) {
-          if (idx == e) slot[n] = next++;
-        });
-      }
-    } else if (rank < C) {  // pass 3: each chunk's entries numbered from the chunk's start
-      const uint64_t lo = rank * per, hi = lo + per < N ? lo + per : N;
-      for (uint64_t n = lo; n < hi; ++n) slot[n] = chunk_count[rank * E + indices[n]]++;
-    }
+    scan_number(shape, indices, chunk_count, slot, rank, size);
   }
   Scope::sync();
   GSHMEM_MOE_STAMP(env, kStampScanned);
