@@ -50,7 +50,8 @@ inline constexpr uint64_t kMaxExpertsPerToken = 64;
 inline constexpr uint64_t kScanChunks = 1024;
 // At most one chunk per this many (token, k) entries (the chunks' prefix pass costs as much as a chunk).
 inline constexpr uint64_t kScanChunkEntries = 8;
-// Most (chunk, expert) pairs per thread for which a group scans by pairs; beyond, per chunk (dispatch step 2).
+// Most (chunk, expert) pairs per thread for which a CPU PE's group scans by pairs; beyond, per chunk (dispatch
+// step 2).
 inline constexpr uint64_t kScanPairsPerThread = 64;
 // Loads a serial pass (the scan's prefix over chunks, the numbering of received rows) issues before it stores:
 // each pass stores into the workspace it loads from, so without this the compiler keeps one load in flight.
@@ -375,6 +376,7 @@ GSHMEM_HD ScanShape scan_shape(const Plan& p, uint64_t N, uint64_t size) {
   const uint64_t E = p.num_experts;
   uint64_t C = scan_chunks_of(p, N);
   bool by_pairs = true;
+#if !defined(__CUDA_ARCH__)
   if (C * E > kScanPairsPerThread * size) {
     by_pairs = false;
     C = (N + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
@@ -382,6 +384,7 @@ GSHMEM_HD ScanShape scan_shape(const Plan& p, uint64_t N, uint64_t size) {
     if (C > size) C = size;
     if (C == 0) C = 1;
   }
+#endif
   return ScanShape{N, E, C, (N + C - 1) / C, by_pairs};
 }
 // Pass 1: chunk_count[chunk][e] = the chunk's entries of expert e.
@@ -517,10 +520,11 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   //    expert). Every pass keeps its count in a register and loads kLoadsInFlight entries at once: the former
   //    per-chunk histogram in memory made each entry a dependent load and store (bench/NOTES.md entry 76: 314 of
   //    the 1200 us of a 4096-token dispatch).
-  //    The pairs cost each thread about N * E / size compares once there are more pairs than threads: a group
-  //    with more than kScanPairsPerThread pairs a thread (a CPU PE's, a warp, a small block) scans per chunk
-  //    instead, as before c2b373d (C = min(N / scan_chunk_entries, scan_chunks, size) chunks, a thread each,
-  //    counted into the chunk's counts in memory; passes 1 and 3 differ, pass 2 is the same).
+  //    The pairs cost each thread about N * E / size compares once there are more pairs than threads: a CPU PE's
+  //    group with more than kScanPairsPerThread pairs a thread scans per chunk instead, as before c2b373d (C =
+  //    min(N / scan_chunk_entries, scan_chunks, size) chunks, a thread each, counted into the chunk's counts in
+  //    memory, which a CPU's cache keeps close; passes 1 and 3 differ, pass 2 is the same). GPU groups scan by
+  //    pairs whatever their size until a GPU run has measured that choice for warps and blocks (NOTES 76).
   uint32_t* slot = reinterpret_cast<uint32_t*>(ws + p.slot_off);
   uint32_t* per_expert = reinterpret_cast<uint32_t*>(ws + p.expert_count_off);
   uint32_t* chunk_count = reinterpret_cast<uint32_t*>(ws + p.scan_off);  // [C][E]
