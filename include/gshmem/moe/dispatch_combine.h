@@ -65,7 +65,7 @@ inline constexpr uint64_t kSendWaves = 8;
 inline constexpr uint64_t kRecvShare = 50;
 // Phase stamps, for timing dispatch's phases on a GPU: in a build with GSHMEM_MOE_STAMPS defined (the CMake option
 // of that name, off by default; only the library's stream kernels, src/transport/gpu_moe.cu) each part marks when
-// it finished a phase (Env::stamp) and the kernel reports the means at exit; elsewhere a stamp is nothing.
+// it finished a phase (Env::stamp) and the library prints the medians at exit; elsewhere a stamp is nothing.
 #if defined(GSHMEM_MOE_STAMPS)
 #define GSHMEM_MOE_STAMP(env, phase) (env).stamp(phase)
 #else
