@@ -349,20 +349,26 @@ GSHMEM_HD uint64_t scan_chunks_of(const Plan& p, uint64_t n) {
   if (c > p.scan_chunks) c = p.scan_chunks;
   return c == 0 ? 1 : c;
 }
-// f(n, indices[n]) for n in [lo, hi) in order, kLoadsInFlight entries loaded before f sees the first of them (f may
-// store: the compiler would otherwise reload after each store, one load in flight).
-GSHMEM_MOE_TEMPLATE(class F)
-GSHMEM_COLL_FN void for_entries(const uint32_t* indices, uint64_t lo, uint64_t hi, const F& f) {
-  for (uint64_t n0 = lo; n0 < hi; n0 += kLoadsInFlight) {
-    const uint64_t n = hi - n0 < kLoadsInFlight ? hi - n0 : kLoadsInFlight;
+// use(i, load(i)) for i in [lo, hi) in order, kLoadsInFlight loads issued before use sees the first of them: the
+// serial passes below store into memory the compiler cannot tell from what they load, so without this it would
+// keep one load in flight.
+GSHMEM_MOE_TEMPLATE(class Load, class Use)
+GSHMEM_COLL_FN void in_flight(uint64_t lo, uint64_t hi, const Load& load, const Use& use) {
+  for (uint64_t i0 = lo; i0 < hi; i0 += kLoadsInFlight) {
+    const uint64_t n = hi - i0 < kLoadsInFlight ? hi - i0 : kLoadsInFlight;
     uint32_t here[kLoadsInFlight] = {};
     GSHMEM_MOE_UNROLL
     for (uint64_t u = 0; u < kLoadsInFlight; ++u)
-      if (u < n) here[u] = indices[n0 + u];
+      if (u < n) here[u] = load(i0 + u);
     GSHMEM_MOE_UNROLL
     for (uint64_t u = 0; u < kLoadsInFlight; ++u)
-      if (u < n) f(n0 + u, here[u]);
+      if (u < n) use(i0 + u, here[u]);
   }
+}
+// f(n, indices[n]) for n in [lo, hi) in order, kLoadsInFlight at a time.
+GSHMEM_MOE_TEMPLATE(class F)
+GSHMEM_COLL_FN void for_entries(const uint32_t* indices, uint64_t lo, uint64_t hi, const F& f) {
+  in_flight(lo, hi, [&](uint64_t n) { return indices[n]; }, f);
 }
 
 // Dispatch step 2's staging-index scan, pass by pass: thread `rank` of a group of `size` runs each pass after every
@@ -411,19 +417,12 @@ GSHMEM_HD void scan_prefix(const ScanShape& s, uint32_t* chunk_count, uint32_t* 
   const uint64_t E = s.E, C = s.C;
   for (uint64_t e = rank; e < E; e += size) {
     uint32_t sum = 0;
-    for (uint64_t q0 = 0; q0 < C; q0 += kLoadsInFlight) {
-      const uint64_t n = C - q0 < kLoadsInFlight ? C - q0 : kLoadsInFlight;
-      uint32_t here[kLoadsInFlight] = {};
-      GSHMEM_MOE_UNROLL
-      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
-        if (u < n) here[u] = chunk_count[(q0 + u) * E + e];
-      GSHMEM_MOE_UNROLL
-      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
-        if (u < n) {
-          chunk_count[(q0 + u) * E + e] = sum;
-          sum += here[u];
-        }
-    }
+    in_flight(
+        0, C, [&](uint64_t q) { return chunk_count[q * E + e]; },
+        [&](uint64_t q, uint32_t v) {
+          chunk_count[q * E + e] = sum;
+          sum += v;
+        });
     per_expert[e] = sum;
   }
 }
@@ -466,19 +465,12 @@ GSHMEM_COLL_FN void number_received(Env& env, const Plan& p, char* ws, uint64_t 
   uint32_t* first = recv_first(p, ws);
   if (rank == 0) {  // kLoadsInFlight count words loaded before their stores (the compiler cannot reorder them)
     uint32_t sum = 0;
-    for (uint64_t q0 = 0; q0 < P; q0 += kLoadsInFlight) {
-      const uint64_t n = P - q0 < kLoadsInFlight ? P - q0 : kLoadsInFlight;
-      uint32_t rows[kLoadsInFlight] = {};
-      GSHMEM_MOE_UNROLL
-      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
-        if (u < n) rows[u] = static_cast<uint32_t>(pair_rows(p, ws, h, q0 + u));
-      GSHMEM_MOE_UNROLL
-      for (uint64_t u = 0; u < kLoadsInFlight; ++u)
-        if (u < n) {
-          first[q0 + u] = sum;
-          sum += rows[u];
-        }
-    }
+    in_flight(
+        0, P, [&](uint64_t q) { return static_cast<uint32_t>(pair_rows(p, ws, h, q)); },
+        [&](uint64_t q, uint32_t rows) {
+          first[q] = sum;
+          sum += rows;
+        });
     first[P] = sum;
   }
   Scope::sync();
