@@ -50,8 +50,7 @@ inline constexpr uint64_t kMaxExpertsPerToken = 64;
 inline constexpr uint64_t kScanChunks = 1024;
 // At most one chunk per this many (token, k) entries (the chunks' prefix pass costs as much as a chunk).
 inline constexpr uint64_t kScanChunkEntries = 8;
-// Most (chunk, expert) pairs per thread for which a CPU PE's group scans by pairs; beyond, per chunk (dispatch
-// step 2).
+// Most (chunk, expert) pairs per thread for which a group scans by pairs; beyond, per chunk (dispatch step 2).
 inline constexpr uint64_t kScanPairsPerThread = 64;
 // Loads a serial pass (the scan's prefix over chunks, the numbering of received rows) issues before it stores:
 // each pass stores into the workspace it loads from, so without this the compiler keeps one load in flight.
@@ -115,6 +114,7 @@ struct Plan {
   uint64_t expert_count_off;   // [E] uint32, this PE's own scratch: tokens per expert this call
   uint64_t scan_off;           // [scan_chunks][E] uint32, this PE's own scratch: per-chunk counts of the index scan
   uint64_t recv_first_off;     // [L * G + 1] uint32, this PE's own scratch: first received row of each pair (l, g)
+  uint64_t recv_remote_off;    // [L * G + 1] uint32, this PE's own scratch: the same over other groups' rows only
   uint64_t scan_chunks;        // most chunks the staging-index scan splits the (token, k) entries into
   uint64_t scan_chunk_entries; // fewest entries per chunk (kScanChunkEntries; the CPU tests lower it to 1)
   uint64_t piece_bytes;        // fewest bytes of a receive-side piece (kPieceBytes; the CPU tests lower it to 16)
@@ -129,7 +129,7 @@ struct Plan {
   int32_t groups;              // G
   int32_t my_local_experts;    // experts this PE holds: min(L, max(0, E - rank * L))
 };
-static_assert(sizeof(Plan) == 25 * 8 + 6 * 4, "Plan is plain data crossing host and device");
+static_assert(sizeof(Plan) == 26 * 8 + 6 * 4, "Plan is plain data crossing host and device");
 
 GSHMEM_HD uint64_t round16(uint64_t v) { return (v + 15) / 16 * 16; }
 
@@ -183,6 +183,8 @@ GSHMEM_HD Plan make_plan(uint64_t max_tokens, uint64_t num_experts, uint64_t exp
   p.scan_off = off;
   off += round16(p.scan_chunks * num_experts * 4);
   p.recv_first_off = off;
+  off += round16((static_cast<uint64_t>(p.local_experts) * static_cast<uint64_t>(p.groups) + 1) * 4);
+  p.recv_remote_off = off;
   off += round16((static_cast<uint64_t>(p.local_experts) * static_cast<uint64_t>(p.groups) + 1) * 4);
   p.state_off = off;
   off += kStateWords * 8;
@@ -292,16 +294,21 @@ GSHMEM_HD uint64_t recv_pairs(const Plan& p) {
 // [recv_pairs + 1]: the received rows of call c numbered in out_x's order (pair q = l * G + g in turn, the rows of
 // each in order): recv_first[q] is pair q's first, recv_first[recv_pairs] the total. Written by dispatch.
 GSHMEM_HD uint32_t* recv_first(const Plan& p, char* ws) { return reinterpret_cast<uint32_t*>(ws + p.recv_first_off); }
+// [recv_pairs + 1]: the same numbering over the pairs of other groups than this PE's (its own group's pairs hold no
+// rows in it): the rows an overlapped dispatch at dp_size 1 receives, its own having gone straight to out_x.
+GSHMEM_HD uint32_t* recv_remote(const Plan& p, char* ws) {
+  return reinterpret_cast<uint32_t*>(ws + p.recv_remote_off);
+}
 
 // Where received row r (below the total) is: pair q (local expert q / G, group q % G), row r - first of it, and
 // its place in out_x (and expert_y) l * G * T + off + r - first, off being the rows of expert l's earlier groups.
-// A binary search over recv_first; `cur` keeps the last answer (a part's rows mostly fall in the pair before).
+// A binary search over a numbering `f` (recv_first, or recv_remote: first and end are then in its numbering, off
+// still recv_first's); `cur` keeps the last answer (a part's rows mostly fall in the pair before).
 struct RecvCursor {
   uint64_t q, first, end, off;
 };
-GSHMEM_HD void recv_seek(const Plan& p, char* ws, RecvCursor& cur, uint64_t r) {
+GSHMEM_HD void recv_seek(const Plan& p, char* ws, RecvCursor& cur, uint64_t r, const uint32_t* f) {
   if (r >= cur.first && r < cur.end) return;
-  const uint32_t* f = recv_first(p, ws);
   uint64_t lo = 0, hi = recv_pairs(p);  // the last q with f[q] <= r: f[q + 1] > r, so pair q holds r
   while (hi - lo > 1) {
     const uint64_t mid = (lo + hi) / 2;
@@ -309,7 +316,11 @@ GSHMEM_HD void recv_seek(const Plan& p, char* ws, RecvCursor& cur, uint64_t r) {
     else hi = mid;
   }
   const uint64_t G = static_cast<uint64_t>(p.groups);
-  cur = RecvCursor{lo, f[lo], f[lo + 1], f[lo] - f[lo / G * G]};
+  const uint32_t* first = recv_first(p, ws);
+  cur = RecvCursor{lo, f[lo], f[lo + 1], first[lo] - first[lo / G * G]};
+}
+GSHMEM_HD void recv_seek(const Plan& p, char* ws, RecvCursor& cur, uint64_t r) {
+  recv_seek(p, ws, cur, r, recv_first(p, ws));
 }
 
 // Rows per batch of a sending part while dispatch overlaps its receive: its share of `rows` over about kSendWaves
@@ -335,19 +346,20 @@ GSHMEM_HD Roles roles_of(uint64_t part, uint64_t parts, uint64_t share) {
 
 // Chunks dispatch's staging-index scan splits its n (token, k) entries into: about sqrt(n), so that a chunk's
 // entries (passes 1 and 3) and the chunks of an expert (pass 2) are about as many; at most scan_chunks and at most
-// one per scan_chunk_entries entries; at least 1.
+// one per scan_chunk_entries entries; at least 1. Every thread runs this first, so the search for sqrt(n) stays
+// below that cap (log2 of it in steps, none at one chunk): a search from 2^32 was a chain of ~500 dependent
+// instructions, 1.4-2.6 us of a one-token dispatch (bench/NOTES.md entry 76).
 GSHMEM_HD uint64_t scan_chunks_of(const Plan& p, uint64_t n) {
-  uint64_t lo = 0, hi = uint64_t{1} << 32;  // ceil(sqrt(n)): the least c with c * c >= n (n < 2^64)
+  uint64_t cap = (n + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
+  if (cap > p.scan_chunks) cap = p.scan_chunks;
+  if (cap <= 1) return 1;
+  uint64_t lo = 0, hi = cap;  // the least c <= cap with c * c >= n, else cap
   while (hi - lo > 1) {
     const uint64_t mid = (lo + hi) / 2;
     if (mid * mid >= n) hi = mid;
     else lo = mid;
   }
-  uint64_t c = hi;
-  const uint64_t by_entries = (n + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
-  if (c > by_entries) c = by_entries;
-  if (c > p.scan_chunks) c = p.scan_chunks;
-  return c == 0 ? 1 : c;
+  return hi;
 }
 // use(i, load(i)) for i in [lo, hi) in order, kLoadsInFlight loads issued before use sees the first of them: the
 // serial passes below store into memory the compiler cannot tell from what they load, so without this it would
@@ -382,7 +394,6 @@ GSHMEM_HD ScanShape scan_shape(const Plan& p, uint64_t N, uint64_t size) {
   const uint64_t E = p.num_experts;
   uint64_t C = scan_chunks_of(p, N);
   bool by_pairs = true;
-#if !defined(__CUDA_ARCH__)
   if (C * E > kScanPairsPerThread * size) {
     by_pairs = false;
     C = (N + p.scan_chunk_entries - 1) / p.scan_chunk_entries;
@@ -390,7 +401,6 @@ GSHMEM_HD ScanShape scan_shape(const Plan& p, uint64_t N, uint64_t size) {
     if (C > size) C = size;
     if (C == 0) C = 1;
   }
-#endif
   return ScanShape{N, E, C, (N + C - 1) / C, by_pairs};
 }
 // Pass 1: chunk_count[chunk][e] = the chunk's entries of expert e.
@@ -463,15 +473,22 @@ GSHMEM_COLL_FN void number_received(Env& env, const Plan& p, char* ws, uint64_t 
     out_num_tokens[l] = static_cast<int32_t>(total);
   }
   uint32_t* first = recv_first(p, ws);
+  uint32_t* remote = recv_remote(p, ws);
   if (rank == 0) {  // kLoadsInFlight count words loaded before their stores (the compiler cannot reorder them)
-    uint32_t sum = 0;
+    const uint64_t my_group = static_cast<uint64_t>(p.rank / p.dp_size);
+    uint32_t sum = 0, others = 0;
+    uint64_t g = 0;  // q % G, counted (no division per pair)
     in_flight(
         0, P, [&](uint64_t q) { return static_cast<uint32_t>(pair_rows(p, ws, h, q)); },
         [&](uint64_t q, uint32_t rows) {
           first[q] = sum;
+          remote[q] = others;
           sum += rows;
+          if (g != my_group) others += rows;
+          if (++g == G) g = 0;
         });
     first[P] = sum;
+    remote[P] = others;
   }
   Scope::sync();
 }
@@ -512,11 +529,10 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   //    expert). Every pass keeps its count in a register and loads kLoadsInFlight entries at once: the former
   //    per-chunk histogram in memory made each entry a dependent load and store (bench/NOTES.md entry 76: 314 of
   //    the 1200 us of a 4096-token dispatch).
-  //    The pairs cost each thread about N * E / size compares once there are more pairs than threads: a CPU PE's
-  //    group with more than kScanPairsPerThread pairs a thread scans per chunk instead, as before c2b373d (C =
-  //    min(N / scan_chunk_entries, scan_chunks, size) chunks, a thread each, counted into the chunk's counts in
-  //    memory, which a CPU's cache keeps close; passes 1 and 3 differ, pass 2 is the same). GPU groups scan by
-  //    pairs whatever their size until a GPU run has measured that choice for warps and blocks (NOTES 76).
+  //    The pairs cost each thread about N * E / size compares once there are more pairs than threads: a group
+  //    with more than kScanPairsPerThread pairs a thread (a CPU PE's, a warp, a small block) scans per chunk
+  //    instead, as before c2b373d (C = min(N / scan_chunk_entries, scan_chunks, size) chunks, a thread each,
+  //    counted into the chunk's counts in memory; passes 1 and 3 differ, pass 2 is the same).
   uint32_t* slot = reinterpret_cast<uint32_t*>(ws + p.slot_off);
   uint32_t* per_expert = reinterpret_cast<uint32_t*>(ws + p.expert_count_off);
   uint32_t* chunk_count = reinterpret_cast<uint32_t*>(ws + p.scan_off);  // [C][E]
@@ -547,13 +563,18 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   //    Overlap (Plan::recv_share, while every part has rows to send, so rows go whole): the rows are numbered
   //    first (step 5a: the count words were stored just above, on every PE), then recv_share % of the parts
   //    receive (step 5; roles_of) while the others send, in batches of wave_rows so that rows land all along the
-  //    send; a PE's own choice (receivers wait only for flags, however the rows were sent).
+  //    send; a PE's own choice (receivers wait only for flags, however the rows were sent). At dp_size 1 the
+  //    senders write this PE's own rows straight into out_x (their places are known once the rows are numbered),
+  //    and only their meta words into staging, for combine: the receivers then copy only other PEs' rows
+  //    (recv_remote), instead of half of what they copy being rows this PE wrote into its own staging
+  //    (bench/NOTES.md entry 76).
   const uint64_t my_tokens = m > my_d ? (m - my_d + D - 1) / D : 0;  // tokens i = my_d, my_d + D, ... below m
   const uint64_t F = my_tokens * K;
   const uint64_t xl = piece_len(p.x_bytes, F, parts, p.send_piece_bytes, 16);
   const uint64_t share = p.recv_share < 100 ? p.recv_share : 99;
   const bool overlap = share != 0 && parts * share >= 100 && F >= parts;  // at least one receiving part
   const Roles role = overlap ? roles_of(part, parts, share) : Roles{0, parts, false, part};
+  const bool direct = overlap && D == 1;  // own rows straight into out_x
   if (overlap) {
     number_received<Scope>(env, p, ws, c, out_num_tokens, call);
     GSHMEM_MOE_STAMP(env, kStampNumbered);
@@ -586,11 +607,21 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
       const uint64_t n = F - b0 < B ? F - b0 : B;
       for (uint64_t j = 0; j < n; ++j) {
         const uint64_t i = my_d + D * ((b0 + j) / K), k = (b0 + j) % K;
-        const uint64_t e = indices[i * K + k];
-        char* to = env.peer(recv_row(p, ws, h, e % L, my_group, slot[i * K + k]), static_cast<int>(e / L));
-        if (p.x_bytes != 0) env.template copy<Part>(to, x + i * p.x_bytes, p.x_bytes);
-        if (p.scale_bytes != 0)
-          env.template copy<Part>(to + p.x_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
+        const uint64_t e = indices[i * K + k], l = e % L, s = slot[i * K + k];
+        const int dst = static_cast<int>(e / L);
+        char* to = recv_row(p, ws, h, l, my_group, s);
+        if (direct && dst == p.rank) {  // own row: its place in out_x (dispatch's contract above; G * T = GT)
+          const uint32_t* first = recv_first(p, ws);
+          const uint64_t at = l * GT + first[l * G + my_group] - first[l * G] + s;
+          if (p.x_bytes != 0) env.template copy<Part>(out_x + at * p.x_bytes, x + i * p.x_bytes, p.x_bytes);
+          if (p.scale_bytes != 0)
+            env.template copy<Part>(out_scale + at * p.scale_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
+        } else {
+          to = env.peer(to, dst);
+          if (p.x_bytes != 0) env.template copy<Part>(to, x + i * p.x_bytes, p.x_bytes);
+          if (p.scale_bytes != 0)
+            env.template copy<Part>(to + p.x_bytes, x_scale + i * p.scale_bytes, p.scale_bytes);
+        }
         if (prank == 0) {
           uint32_t* meta = reinterpret_cast<uint32_t*>(to + p.x_bytes + p.scale_bytes);
           meta[0] = static_cast<uint32_t>(i);
@@ -623,17 +654,20 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   const uint64_t R = first[P];
   uint64_t pl = piece_len(p.x_bytes, R, parts, p.piece_bytes, 16), Q = pieces_of(p.x_bytes, pl);
   uint64_t t_first = part, t_end = R * Q, t_step = parts;
+  const uint32_t* numbering = first;
   if (overlap) {
     pl = p.x_bytes;
     Q = 1;
-    t_first = role.receives ? R * role.index / role.receivers : 0;
-    t_end = role.receives ? R * (role.index + 1) / role.receivers : 0;
+    if (direct) numbering = recv_remote(p, ws);  // other PEs' rows only
+    const uint64_t Rn = numbering[P];
+    t_first = role.receives ? Rn * role.index / role.receivers : 0;
+    t_end = role.receives ? Rn * (role.index + 1) / role.receivers : 0;
     t_step = 1;
   }
   RecvCursor cur{0, 0, 0, 0};
   for (uint64_t t = t_first; t < t_end; t += t_step) {
     const uint64_t r = t / Q, lo = (t % Q) * pl;
-    recv_seek(p, ws, cur, r);
+    recv_seek(p, ws, cur, r, numbering);
     const uint64_t l = cur.q / G, g = cur.q % G, idx = r - cur.first, at = l * GT + cur.off + idx;
     wait_group<Part>(env, row_flag(p, ws, h, l, g, idx), c, call);
     const char* row = recv_row(p, ws, h, l, g, idx);
