@@ -292,8 +292,7 @@ void run(Runtime& r, Coll kind, const Checked& c, void* dest, const void* src, i
   CollEnv env(r, c.slot, exchange_signature(kind, c.x, root), call);
   if (kind == Coll::Broadcast)
     coll::broadcast<coll::HostThread>(env, c.team, c.slot, dest, src, c.x.nelems, root, call,
-                                      config::get().coll_bcast_two_shot_bytes,
-                                      config::get().coll_bcast_ring_chunk_bytes);
+                                      config::get().coll_bcast_two_shot_bytes);
   else
     coll::exchange<coll::HostThread>(env, c.team, c.slot, dest, src, c.x, call);
 }

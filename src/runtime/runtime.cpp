@@ -28,19 +28,19 @@ namespace {
 void check_collective_settings(Runtime& rt, bool gpu_pe) {
   struct CollConfig {
     std::uint64_t ll_bytes, two_shot_bytes, bcast_two_shot_bytes, ctas, cta_bytes, staged_bytes, staged_cta_bytes,
-        reduce_ce_bytes, bcast_ring_chunk_bytes;
+        reduce_ce_bytes;
     bool operator==(const CollConfig& o) const {
       return ll_bytes == o.ll_bytes && two_shot_bytes == o.two_shot_bytes &&
              bcast_two_shot_bytes == o.bcast_two_shot_bytes && ctas == o.ctas && cta_bytes == o.cta_bytes &&
              staged_bytes == o.staged_bytes && staged_cta_bytes == o.staged_cta_bytes &&
-             reduce_ce_bytes == o.reduce_ce_bytes && bcast_ring_chunk_bytes == o.bcast_ring_chunk_bytes;
+             reduce_ce_bytes == o.reduce_ce_bytes;
     }
   };
   const auto& cfg = config::get();
   const CollConfig mine{device_state::coll_ll_limit(gpu_pe, "gshmem_init"), cfg.coll_two_shot_bytes,
                         cfg.coll_bcast_two_shot_bytes, static_cast<std::uint64_t>(cfg.coll_ctas), cfg.coll_cta_bytes,
                         device_state::coll_staged_limit(gpu_pe, "gshmem_init"), cfg.coll_staged_cta_bytes,
-                        cfg.coll_reduce_ce_bytes, cfg.coll_bcast_ring_chunk_bytes};
+                        cfg.coll_reduce_ce_bytes};
   std::vector<CollConfig> all(static_cast<std::size_t>(rt.n_pes));
   rt.node_boot->allgather(&mine, all.data(), sizeof(CollConfig));
   for (std::size_t pe = 0; pe < all.size(); ++pe) {
@@ -49,16 +49,16 @@ void check_collective_settings(Runtime& rt, bool gpu_pe) {
     fail(GSHMEM_ERROR_MISMATCH, "gshmem_init: PEs were started with different collective settings: PE 0 has "
          "GSHMEM_COLL_LL_BYTES {}, GSHMEM_COLL_TWO_SHOT_BYTES {}, GSHMEM_COLL_BCAST_TWO_SHOT_BYTES {}, "
          "GSHMEM_COLL_CTAS {}, GSHMEM_COLL_CTA_BYTES {}, GSHMEM_COLL_STAGED_BYTES {}, "
-         "GSHMEM_COLL_STAGED_CTA_BYTES {}, GSHMEM_COLL_REDUCE_CE_BYTES {} and GSHMEM_COLL_BCAST_RING_CHUNK_BYTES {}, "
-         "PE {} has {}, {}, {}, {}, {}, {}, {}, {} and {} (the LL and staged limits as "
+         "GSHMEM_COLL_STAGED_CTA_BYTES {} and GSHMEM_COLL_REDUCE_CE_BYTES {}, PE {} has {}, {}, {}, {}, {}, {}, {} and "
+         "{} (the LL and staged limits as "
          "resolved: unset is 131072 and 2097152 on GPU PEs, 0 on CPU PEs). Fix: start every PE with the same "
          "GSHMEM_COLL_LL_BYTES, GSHMEM_COLL_TWO_SHOT_BYTES, GSHMEM_COLL_BCAST_TWO_SHOT_BYTES, GSHMEM_COLL_CTAS, "
-         "GSHMEM_COLL_CTA_BYTES, GSHMEM_COLL_STAGED_BYTES, GSHMEM_COLL_STAGED_CTA_BYTES, GSHMEM_COLL_REDUCE_CE_BYTES "
-         "and GSHMEM_COLL_BCAST_RING_CHUNK_BYTES (or leave them unset "
+         "GSHMEM_COLL_CTA_BYTES, GSHMEM_COLL_STAGED_BYTES, GSHMEM_COLL_STAGED_CTA_BYTES and GSHMEM_COLL_REDUCE_CE_BYTES "
+         "(or leave them unset "
          "everywhere)", a.ll_bytes, a.two_shot_bytes, a.bcast_two_shot_bytes, static_cast<long long>(a.ctas),
-         a.cta_bytes, a.staged_bytes, a.staged_cta_bytes, a.reduce_ce_bytes, a.bcast_ring_chunk_bytes, pe,
-         b.ll_bytes, b.two_shot_bytes, b.bcast_two_shot_bytes, static_cast<long long>(b.ctas), b.cta_bytes,
-         b.staged_bytes, b.staged_cta_bytes, b.reduce_ce_bytes, b.bcast_ring_chunk_bytes);
+         a.cta_bytes, a.staged_bytes, a.staged_cta_bytes, a.reduce_ce_bytes, pe, b.ll_bytes, b.two_shot_bytes,
+         b.bcast_two_shot_bytes, static_cast<long long>(b.ctas), b.cta_bytes, b.staged_bytes, b.staged_cta_bytes,
+         b.reduce_ce_bytes);
   }
 }
 std::unique_ptr<Runtime> g_runtime;

@@ -38,7 +38,6 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
                                                             void* dest, const void* src, coll::Exchange x, int root,
                                                             CollPhase phase, SplitSyncs syncs,
                                                             std::size_t bcast_two_shot_bytes,
-                                                            std::size_t bcast_ring_chunk_bytes,
                                                             const volatile int* abort_flag) {
   stream_kernel_entry();
   dev::detail::CollEnv env{h, abort_flag};
@@ -53,10 +52,6 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
       const int parts = split ? part.count / 2 : part.count;
       if (part.index >= parts)
         coll::broadcast_root_copy<CollCta>(env, dest, src, bytes, coll::Part{part.index - parts, parts});
-      else if (bcast_ring_chunk_bytes > 0)
-        coll::broadcast_ring_data<CollCta>(env, t, slot, dest, src, bytes, root, bcast_ring_chunk_bytes,
-                                           coll::Part{part.index, parts}, "gshmem broadcast (stream kernel, ring)",
-                                           !split);
       else
         coll::broadcast_two_shot_data<CollCta>(env, t, slot, dest, src, bytes, root, coll::Part{part.index, parts},
                                                "gshmem broadcast (stream kernel, two-shot)", !split);
@@ -82,8 +77,7 @@ __global__ void __launch_bounds__(kCollThreads) coll_kernel(gshmem_device_state_
     else coll::exchange_ll<CollCta>(env, t, slot, dest, src, x, call, part);
     return;
   }
-  if (bcast)
-    coll::broadcast<CollCta>(env, t, slot, dest, src, bytes, root, call, bcast_two_shot_bytes, bcast_ring_chunk_bytes);
+  if (bcast) coll::broadcast<CollCta>(env, t, slot, dest, src, bytes, root, call, bcast_two_shot_bytes);
   else coll::exchange<CollCta>(env, t, slot, dest, src, x, call);
 }
 
@@ -145,8 +139,7 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   const bool ov = overlap_launch(c);
   const auto* abort_flag = static_cast<const volatile int*>(peer_failure_flag(c));
   const bool bcast = kind == CollKind::Broadcast;
-  const std::size_t block = x.elem * x.nelems, bcast_two_shot_bytes = config::get().coll_bcast_two_shot_bytes,
-                    bcast_ring_chunk_bytes = config::get().coll_bcast_ring_chunk_bytes;
+  const std::size_t block = x.elem * x.nelems, bcast_two_shot_bytes = config::get().coll_bcast_two_shot_bytes;
   const bool bcast_two_shot = bcast && coll::broadcast_uses_two_shot(t.size, block, bcast_two_shot_bytes);
   const bool root_here = t.my_rank == root;
   // This PE's data: the root's copies to every member (broadcast), or its blocks to every member. Two-shot
@@ -176,8 +169,7 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
   cudaError_t e;
   if (by_staged) {
     e = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
-                           root, CollPhase::Staged, SplitSyncs::None, bcast_two_shot_bytes, bcast_ring_chunk_bytes,
-                           abort_flag);
+                           root, CollPhase::Staged, SplitSyncs::None, bcast_two_shot_bytes, abort_flag);
   } else if (ce_peer_dest && bcast && root_here && !by_ll && !bcast_two_shot) {
     // The root of a team of 2 copies by the copy engines between the two syncs (GSHMEM_COLL_BCAST_CE_BYTES): the
     // member's copy on `st`, its own beside it. The other member runs its usual two syncs; only their number and
@@ -203,8 +195,7 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
     if (e == cudaSuccess) e = launch_coll_sync(false, st, h, t, slot, abort_flag);
   } else if (ctas == 1 || by_ll) {
     e = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src, x,
-                           root, CollPhase::Whole, SplitSyncs::None, bcast_two_shot_bytes, bcast_ring_chunk_bytes,
-                           abort_flag);
+                           root, CollPhase::Whole, SplitSyncs::None, bcast_two_shot_bytes, abort_flag);
   } else {
     // The data phase over the grid, with its syncs inside (one launch), or between two sync kernels.
     const CollPhase phase = bcast_two_shot ? CollPhase::BroadcastTwoShot : CollPhase::Data;
@@ -213,7 +204,7 @@ void collective_on_stream(Context* c, CollKind kind, const gshmem_device_state_t
     if (e == cudaSuccess)
       e = launch_stream_grid(ov, coll_kernel, ctas, kCollThreads, st, h, t, slot, static_cast<int>(kind), dest, src,
                              x, root, phase, inside ? SplitSyncs::Both : SplitSyncs::None, bcast_two_shot_bytes,
-                             bcast_ring_chunk_bytes, abort_flag);
+                             abort_flag);
     if (e == cudaSuccess && !inside) e = launch_coll_sync(ov, st, h, t, slot, abort_flag);
   }
   if (e != cudaSuccess)

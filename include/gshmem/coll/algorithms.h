@@ -594,14 +594,6 @@ GSHMEM_HD constexpr bool broadcast_uses_two_shot(int size, size_t bytes, size_t 
 inline constexpr int kBcastChunks = 16;
 inline constexpr int kBcastParts = 32;
 inline constexpr size_t kBcastFlagBytes = sizeof(uint64_t) * kBcastChunks * kBcastParts;
-// The value a chunk flag gets for chunk c (< kBcastRingChunks) of the call whose epoch is `epoch`: the two-shot
-// broadcast stores it into flag [c][part], the ring broadcast into flag [0][part] chunk after chunk (a counter).
-// Every value of a call is above every value of any earlier call on the slot, whichever of the two it ran, so a
-// wait for >= bcast_flag(epoch, c) never passes on a flag an earlier call left.
-inline constexpr int kBcastRingChunks = 255;
-GSHMEM_HD constexpr uint64_t bcast_flag(uint64_t epoch, int c) {
-  return epoch * uint64_t(kBcastRingChunks + 1) + static_cast<uint64_t>(c) + 1;
-}
 // Chunks of a two-shot broadcast of `bytes`: each chunk costs a CTA a fence and a flag (~1.5 us on NVLink) and the
 // pipeline's fill and drain cost a chunk's copy time, so about sqrt(bytes / 512 KiB) of them (time ~ copy * (1 +
 // 1/K) + K * fence is least at K ~ sqrt(copy / fence)): 2 at 4 MiB, 5 at 16 MiB, 11 at 64 MiB, 16 from 128 MiB.
@@ -655,7 +647,7 @@ GSHMEM_COLL_FN void broadcast_two_shot_data(Env& env, const TeamValue& t, int sl
         for (int k = 1; k < t.size; ++k) {
           const int r = member_after(t, root, k);
           uint64_t* f = env.chunk_flags(team_world_pe(t, r), slot) + flag + static_cast<size_t>(c) * kBcastParts;
-          env.store_relaxed(f, bcast_flag(epoch, c));
+          env.store_relaxed(f, epoch);
         }
       }
       if (root_copies && dest != src) {
@@ -670,7 +662,7 @@ GSHMEM_COLL_FN void broadcast_two_shot_data(Env& env, const TeamValue& t, int sl
   }
   const uint64_t* mine = env.chunk_flags(team_world_pe(t, t.my_rank), slot) + flag;
   for (int c = 0; c < chunks; ++c) {
-    if (Scope::rank() == 0) env.wait_flag(mine + static_cast<size_t>(c) * kBcastParts, bcast_flag(epoch, c), call);
+    if (Scope::rank() == 0) env.wait_flag(mine + static_cast<size_t>(c) * kBcastParts, epoch, call);
     Scope::sync();  // the root's chunk landed, for the whole group
     size_t lo, hi;
     broadcast_chunk_part(t, root, t.my_rank, bytes, chunks, c, part, lo, hi);
@@ -680,56 +672,6 @@ GSHMEM_COLL_FN void broadcast_two_shot_data(Env& env, const TeamValue& t, int sl
       if (r == root) continue;
       env.template copy<Scope>(static_cast<char*>(env.peer(dest, team_world_pe(t, r))) + lo, d + lo, hi - lo);
     }
-  }
-}
-// Ring broadcast (more than 2 members, where GSHMEM_COLL_BCAST_RING_CHUNK_BYTES is set, in place of two-shot): a
-// pipelined chain root -> root + 1 -> ... -> root - 1. Each member but the last copies chunk c of the data (the
-// root from src, the others from their dest, where the member before wrote it) into the next member's dest, then
-// stores bcast_flag(epoch, c) into the next member's flag [0][part]; each member but the root waits for its own
-// flag to reach chunk c before forwarding it. Every PE's links carry the data once, one way, to one peer: on 4 x
-// H200 a PE's stores to one peer run at ~354 GB/s and to all three at once at ~330-350 (put_bw / put_bw_all,
-// bench/NOTES.md entry 77), and two-shot's pattern (every receiver takes pieces from three PEs) ran 12-15 % above
-// S / 354 GB/s at 16-256 MiB. The pipeline's fill costs (size - 2) chunks, so chunks are small
-// (broadcast_ring_chunks). Only the entry and exit syncs; the exit sync completes the last member's data. Parts
-// as in two-shot: CTA b of a member waits only for CTA b of the member before it.
-GSHMEM_HD constexpr int broadcast_ring_chunks(size_t bytes, size_t chunk_bytes) {
-  const size_t k = chunk_bytes == 0 ? 1 : (bytes + chunk_bytes - 1) / chunk_bytes;
-  return k < 1 ? 1 : k > size_t(kBcastRingChunks) ? kBcastRingChunks : static_cast<int>(k);
-}
-GSHMEM_COLL_TEMPLATE
-GSHMEM_COLL_FN void broadcast_ring_data(Env& env, const TeamValue& t, int slot, void* dest, const void* src,
-                                        size_t bytes, int root, size_t chunk_bytes, Part part, const char* call,
-                                        bool root_copies = true) {
-  if (bytes == 0) return;
-  const int pos = t.my_rank >= root ? t.my_rank - root : t.my_rank - root + t.size;
-  if (pos == t.size - 1) return;  // the last member only receives
-  const uint64_t epoch = *env.epoch(slot);
-  const int chunks = broadcast_ring_chunks(bytes, chunk_bytes);
-  const int next_pe = team_world_pe(t, member_after(t, t.my_rank, 1));
-  char* d = static_cast<char*>(dest);
-  char* to = static_cast<char*>(env.peer(dest, next_pe));
-  uint64_t* next_flag = env.chunk_flags(next_pe, slot) + part.index;
-  const uint64_t* mine = env.chunk_flags(team_world_pe(t, t.my_rank), slot) + part.index;
-  for (int c = 0; c < chunks; ++c) {
-    size_t clo, chi, lo, hi;
-    Part{c, chunks}.range(bytes, kPartAlign, clo, chi);
-    part.range(chi - clo, kPartAlign, lo, hi);
-    lo += clo;
-    hi += clo;
-    if (pos > 0) {
-      if (Scope::rank() == 0) env.wait_flag(mine, bcast_flag(epoch, c), call);
-      Scope::sync();  // the chunk landed, for the whole group
-      if (lo < hi) env.template copy_landed<Scope>(to + lo, d + lo, hi - lo);
-    } else if (lo < hi) {
-      env.template copy<Scope>(to + lo, static_cast<const char*>(src) + lo, hi - lo);
-    }
-    Scope::sync();
-    if (Scope::rank() == 0) {
-      env.release_fence();
-      env.store_relaxed(next_flag, bcast_flag(epoch, c));
-    }
-    if (pos == 0 && root_copies && dest != src && lo < hi)
-      env.template copy<Scope>(d + lo, static_cast<const char*>(src) + lo, hi - lo);
   }
 }
 // The root's own copy of a two-shot broadcast when broadcast_two_shot_data leaves it out: part `part` of src into
@@ -742,8 +684,7 @@ GSHMEM_COLL_FN void broadcast_root_copy(Env& env, void* dest, const void* src, s
 }
 GSHMEM_COLL_TEMPLATE
 GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest, const void* src, size_t bytes,
-                              int root, const char* call, size_t two_shot_bytes = kBroadcastTwoShotBytes,
-                              size_t ring_chunk_bytes = 0) {
+                              int root, const char* call, size_t two_shot_bytes = kBroadcastTwoShotBytes) {
   if (use_ll(t.size, bytes, env.ll_limit()))
     return broadcast_ll<Scope>(env, t, slot, dest, src, bytes, root, call, Part::whole());
   if constexpr (StagedScope<Scope>::value) {
@@ -754,10 +695,7 @@ GSHMEM_COLL_FN void broadcast(Env& env, const TeamValue& t, int slot, void* dest
   entered<Scope>(env, t, slot, call);
   if constexpr (TwoShotScope<Scope>::value) {
     if (broadcast_uses_two_shot(t.size, bytes, two_shot_bytes)) {
-      if (ring_chunk_bytes > 0)
-        broadcast_ring_data<Scope>(env, t, slot, dest, src, bytes, root, ring_chunk_bytes, Part::whole(), call);
-      else
-        broadcast_two_shot_data<Scope>(env, t, slot, dest, src, bytes, root, Part::whole(), call);
+      broadcast_two_shot_data<Scope>(env, t, slot, dest, src, bytes, root, Part::whole(), call);
       return team_sync<Scope>(env, t, slot, call);
     }
   }
