@@ -457,12 +457,10 @@ GSHMEM_HD void scan_number(const ScanShape& s, const uint32_t* indices, uint32_t
 // dispatch step 5a: the count words of call c (the threads split the (local expert, group) pairs), a sync, the
 // tokens per local expert into out_num_tokens, and the received rows numbered in out_x's order (recv_first: one
 // thread, a pass over the count words, which are contiguous), for the parts to find their rows (and combine's send
-// its rows) by a binary search; a sync. With `remote` (the direct dispatch only: it alone reads it) the same pass
-// numbers the other groups' rows into recv_remote as well; without, that pass's stores and group count are left
-// out (at 256 experts, 256 pairs, they ended the numbering 2-5 us later: bench/NOTES.md entry 77).
+// its rows) by a binary search; a sync.
 GSHMEM_MOE_TEMPLATE(class Scope, class Env)
 GSHMEM_COLL_FN void number_received(Env& env, const Plan& p, char* ws, uint64_t c, int32_t* out_num_tokens,
-                                    bool remote, const char* call) {
+                                    const char* call) {
   const uint64_t h = c & 1, L = static_cast<uint64_t>(p.local_experts), G = static_cast<uint64_t>(p.groups);
   const uint64_t size = static_cast<uint64_t>(Scope::size()), rank = static_cast<uint64_t>(Scope::rank());
   const uint64_t P = recv_pairs(p);
@@ -475,7 +473,7 @@ GSHMEM_COLL_FN void number_received(Env& env, const Plan& p, char* ws, uint64_t 
     out_num_tokens[l] = static_cast<int32_t>(total);
   }
   uint32_t* first = recv_first(p, ws);
-  uint32_t* others_first = recv_remote(p, ws);
+  uint32_t* remote = recv_remote(p, ws);
   if (rank == 0) {  // kLoadsInFlight count words loaded before their stores (the compiler cannot reorder them)
     const uint64_t my_group = static_cast<uint64_t>(p.rank / p.dp_size);
     uint32_t sum = 0, others = 0;
@@ -484,15 +482,13 @@ GSHMEM_COLL_FN void number_received(Env& env, const Plan& p, char* ws, uint64_t 
         0, P, [&](uint64_t q) { return static_cast<uint32_t>(pair_rows(p, ws, h, q)); },
         [&](uint64_t q, uint32_t rows) {
           first[q] = sum;
+          remote[q] = others;
           sum += rows;
-          if (remote) {
-            others_first[q] = others;
-            if (g != my_group) others += rows;
-            if (++g == G) g = 0;
-          }
+          if (g != my_group) others += rows;
+          if (++g == G) g = 0;
         });
     first[P] = sum;
-    if (remote) others_first[P] = others;
+    remote[P] = others;
   }
   Scope::sync();
 }
@@ -580,7 +576,7 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   const Roles role = overlap ? roles_of(part, parts, share) : Roles{0, parts, false, part};
   const bool direct = overlap && D == 1;  // own rows straight into out_x
   if (overlap) {
-    number_received<Scope>(env, p, ws, c, out_num_tokens, direct, call);
+    number_received<Scope>(env, p, ws, c, out_num_tokens, call);
     GSHMEM_MOE_STAMP(env, kStampNumbered);
   }
   if (xl < p.x_bytes) {
@@ -646,7 +642,7 @@ GSHMEM_COLL_FN void dispatch(Env& env, const Plan& p, char* ws, uint64_t c, int3
   // 5. Receive: the rows numbered (step 5a, unless it came first), then each row copied out once its flag says it
   //    landed.
   if (!overlap) {
-    number_received<Scope>(env, p, ws, c, out_num_tokens, false, call);
+    number_received<Scope>(env, p, ws, c, out_num_tokens, call);
     GSHMEM_MOE_STAMP(env, kStampNumbered);
   }
   const uint64_t P = recv_pairs(p);
