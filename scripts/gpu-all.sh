@@ -12,6 +12,8 @@
 #   driver keeps address space after a peer mapping; "bidir": bench/experiments/bidir_probe, NVLink both ways at once
 #   (SM stores / loads / copy engine, allreduce shapes), BIDIR_MIB sizes;
 #   "flagprobe": bench/experiments/flag_probe, a signal's wait and set at each memory order, and its SASS;
+#   "bcastprobe": bench/experiments/bcast_probe, a broadcast over every GPU of the machine (3 or more) by copy-engine
+#   two-shot, copy-engine and SM chains, BCAST_MIB sizes;
 #   "abi": scripts/nvshmem-abi-gpu.sh, libnvshmem_host.so.3 over gshmem: its tests, the same C program on NVIDIA's
 #   library, nvshmem4py over it (carry build/wheels), ABI_ROUNDS, ABI_TIMEOUT default 120 + 320 a round (PREBUILT:
 #   build-gpu);
@@ -110,6 +112,10 @@ for step in $steps; do
     bidir)
       nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/bidir/bidir_probe" "$root/bench/experiments/bidir_probe.cu" -lcuda \
         >"$work/bidir/build.txt" 2>&1 && timeout 200 "$work/bidir/bidir_probe" ${BIDIR_MIB:-} >"$work/bidir/probe.txt" 2>&1 ;;
+    bcastprobe)
+      nvcc -O3 -arch="${ARCH:-sm_90}" -std=c++17 -o "$work/bcastprobe/bcast_probe" \
+        "$root/bench/experiments/bcast_probe.cu" -lcuda >"$work/bcastprobe/build.txt" 2>&1 &&
+        timeout 300 "$work/bcastprobe/bcast_probe" ${BCAST_MIB:-} >"$work/bcastprobe/probe.txt" 2>&1 ;;
     abi) BUILD=$gbuild OUT=$work/abi timeout "${ABI_TIMEOUT:-$((120 + 320 * ${ABI_ROUNDS:-1}))}" "$root/scripts/nvshmem-abi-gpu.sh" \
            >"$work/abi/console.txt" 2>&1 ;;
     flagprobe)
@@ -151,6 +157,7 @@ for step in $steps; do
     hostops) grep -E '^(host_ops_probe|target|  (put|get) )' "$work/hostops/probe.txt" 2>/dev/null ;;
     bidir) cat "$work/bidir/build.txt" "$work/bidir/probe.txt" 2>/dev/null ;;
     flagprobe) cat "$work/flagprobe/build.txt" "$work/flagprobe/probe.txt" 2>/dev/null ;;
+    bcastprobe) cat "$work/bcastprobe/build.txt" "$work/bcastprobe/probe.txt" 2>/dev/null ;;
     abi) cat "$work/abi/abi.md" 2>/dev/null || tail -20 "$work/abi/console.txt" ;;
     peervm) cat "$work/peervm/build.txt" "$work/peervm/probe.txt" 2>/dev/null ;;
     collquick) grep -vE '/busbw' "$work/collquick/console.txt" | head -150 ;;
