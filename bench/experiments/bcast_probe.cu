@@ -12,14 +12,24 @@
 //                 With s = 2 a stream's ~2-5 us of memory operations a chunk (NOTES entry 69: 4 / 16 / 64 chunks
 //                 with a flag each, 70.8 / 136.2 / 379.3 us at 16 MiB against 55.8 for one copy) can overlap the
 //                 other stream's copy.
-//   sm chain      the same chain by one kernel per GPU, 32 CTAs: CTA b copies part b of chunk c into the next GPU,
-//                 then __syncthreads, one thread's __threadfence_system and a flag store; the next GPU's CTA b waits
-//                 for it (the shape gshmem's ring broadcast had, bench/NOTES.md entry 77 point 6), at few chunks.
+//   sm chain      the same chain by one kernel per GPU, C CTAs of 512 threads: CTA b copies its part of chunk c
+//                 into the next GPU, then __syncthreads, one thread's __threadfence_system and a flag store; the
+//                 next GPU's CTA b waits for it (the shape gshmem's ring broadcast had, bench/NOTES.md entry 77
+//                 point 6). With G groups, CTA b is in group b % G and its group takes every G-th chunk, so that a
+//                 group's fence overlaps the other groups' copies. First run (entry 78, 32 CTAs, 1 group): 852 us
+//                 at 256 MiB in 64 chunks, so C = 32-128, G = 1-4 and up to 256 chunks now.
+//   ll128 chain   the chain with no fence: 128-byte lines of 120 data bytes and the run's flag (NCCL's LL128
+//                 layout), written by a warp's 16-byte-a-lane stores; a GPU waits on each line's flag, forwards the
+//                 line and unpacks it. It carries 16/15 of the data (809 us at 256 MiB at 354 GB/s), but pays no
+//                 fence and no chunk, so it should win from 1 to 64 MiB, where NCCL is 12.3 / 25.1 / 61.3 / 205 us
+//                 at 1 / 4 / 16 / 64 MiB and gshmem's two-shot 15.4 / 30.2 / 68.5 / 228.
+// The copy-engine shapes lost (entry 78: 937 us at best at 256 MiB); BCAST_SHAPES="ce sm ll128" runs them again
+// (default "sm ll128").
 // Each row: median of 10 (after 3 warm-ups; the last run's result checked word by word on every GPU) of the
 // slowest GPU's time from a gate that the host opens for every GPU at once to its last operation's end; GB/s =
 // S / time (a broadcast's bus bandwidth).
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 -o bcast_probe bench/experiments/bcast_probe.cu -lcuda
-// Run: ./bcast_probe [MiB ...] (default 4 16 64 256). STEPS=bcastprobe scripts/gpu-all.sh (with PES=4 on x4).
+// Run: ./bcast_probe [MiB ...] (default 1 4 16 64 256). STEPS=bcastprobe scripts/gpu-all.sh (with PES=4 on x4).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -53,8 +63,7 @@
 namespace {
 
 constexpr int kMaxStreams = 4;
-constexpr int kFlags = 64;  // flags a GPU holds: one a stream (ce chain), one a CTA (sm chain), one for two-shot
-constexpr int kCtas = 32;
+constexpr int kFlags = 256;  // flags a GPU holds: one a stream (ce chain), one a CTA (sm chain), one for two-shot
 
 // Holds the stream until the host releases every GPU at once (flag >= epoch).
 __global__ void gate(const volatile unsigned* flag, unsigned epoch) {
@@ -66,6 +75,14 @@ __global__ void fill(unsigned* p, size_t n, unsigned salt) {
     p[i] = static_cast<unsigned>(i * 2654435761u) ^ salt;
 }
 __device__ size_t dmin(size_t a, size_t b) { return a < b ? a : b; }
+// Nanoseconds (%globaltimer): a wait gives up after 2 s, so that a shape that loses a flag ends with a wrong
+// result instead of a hang.
+__device__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
+constexpr unsigned long long kWaitNs = 2000000000ull;
 __device__ unsigned long long load_acquire_sys(const unsigned long long* p) {
   unsigned long long v;
   asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -73,20 +90,24 @@ __device__ unsigned long long load_acquire_sys(const unsigned long long* p) {
 }
 // One GPU's part of the SM chain: `from` is the root's source or this GPU's buffer, `to` the next GPU's buffer
 // (null on the last GPU), `mine` this GPU's flags (one a CTA), `next` the next GPU's; chunk c's flag value is
-// base + c + 1.
+// base + c + 1. With `groups` > 1 the CTAs form that many groups (CTA b in group b % groups) and a group takes every
+// groups-th chunk, so that one group's fence and flag overlap another group's copy.
 __global__ void __launch_bounds__(512) sm_chain(const int4* from, int4* to, const unsigned long long* mine,
-                                                unsigned long long* next, size_t n16, int chunks, bool root,
-                                                unsigned long long base) {
+                                                unsigned long long* next, size_t n16, int chunks, int groups,
+                                                bool root, unsigned long long base) {
   if (to == nullptr) return;
+  const int group = blockIdx.x % groups, parts = gridDim.x / groups, part = blockIdx.x / groups;
   const size_t per_chunk = (n16 + chunks - 1) / chunks;
-  for (int c = 0; c < chunks; ++c) {
+  for (int c = group; c < chunks; c += groups) {
     const size_t clo = dmin(n16, c * per_chunk), chi = dmin(n16, clo + per_chunk);
-    const size_t per = (chi - clo + gridDim.x - 1) / gridDim.x;
-    const size_t lo = dmin(chi, clo + blockIdx.x * per), hi = dmin(chi, lo + per);
+    const size_t per = (chi - clo + parts - 1) / parts;
+    const size_t lo = dmin(chi, clo + part * per), hi = dmin(chi, lo + per);
     if (!root) {
-      if (threadIdx.x == 0)
-        while (load_acquire_sys(mine + blockIdx.x) < base + c + 1) {
+      if (threadIdx.x == 0) {
+        const unsigned long long t0 = now_ns();
+        while (load_acquire_sys(mine + blockIdx.x) < base + c + 1 && now_ns() - t0 < kWaitNs) {
         }
+      }
       __syncthreads();
     }
     for (size_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
@@ -104,12 +125,60 @@ __global__ void __launch_bounds__(512) sm_chain(const int4* from, int4* to, cons
   }
 }
 
+// One GPU's part of the LL128 chain: the data travels in 128-byte lines of 120 data bytes and, in the last 8, the
+// run's flag value, so a line's flag says its data arrived (NVLink delivers a warp's aligned 128-byte store whole;
+// NCCL's LL128 protocol rests on the same property, and the run's check would show a torn line) and no fence is
+// needed. A warp moves 4 lines at a time, 8 lanes a line, 16 bytes a lane (lane 7 of 8: 8 data bytes and the
+// flag); warp w takes line groups w, w + warps, ... so that every GPU's warps walk the data in the same order.
+// The root packs `src` into the next GPU's staging lines; a middle GPU waits for its lines, forwards them
+// unchanged, then unpacks them into `dst`; the last GPU waits and unpacks.
+__global__ void __launch_bounds__(512) ll128_chain(const unsigned char* src, unsigned char* dst,
+                                                   const ulonglong2* stage, ulonglong2* next_stage, size_t bytes,
+                                                   unsigned long long flag) {
+  const size_t lines = (bytes + 119) / 120;
+  const int lane = threadIdx.x & 31, t = lane & 7;
+  const size_t warp = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const size_t warps = (size_t(gridDim.x) * blockDim.x) >> 5;
+  for (size_t l0 = warp * 4; l0 < lines; l0 += warps * 4) {
+    const size_t line = l0 + (lane >> 3);
+    const bool have = line < lines;
+    const size_t off = line * 120 + 16 * t;  // this lane's data bytes in the payload
+    unsigned long long x = 0, y = 0;
+    if (stage == nullptr) {
+      if (have) {
+        if (off < bytes) x = *reinterpret_cast<const unsigned long long*>(src + off);
+        if (t < 7) {
+          if (off + 8 < bytes) y = *reinterpret_cast<const unsigned long long*>(src + off + 8);
+        } else {
+          y = flag;
+        }
+      }
+    } else {
+      const unsigned long long t0 = now_ns();
+      for (;;) {
+        if (have)
+          asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(x), "=l"(y) : "l"(stage + line * 8 + t));
+        const unsigned long long f = __shfl_sync(0xffffffffu, y, lane | 7);
+        if (__all_sync(0xffffffffu, !have || f == flag) || __any_sync(0xffffffffu, now_ns() - t0 > kWaitNs)) break;
+      }
+    }
+    if (have && next_stage != nullptr)
+      asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(next_stage + line * 8 + t), "l"(x), "l"(y)
+                   : "memory");
+    if (have && dst != nullptr) {
+      if (off < bytes) *reinterpret_cast<unsigned long long*>(dst + off) = x;
+      if (t < 7 && off + 8 < bytes) *reinterpret_cast<unsigned long long*>(dst + off + 8) = y;
+    }
+  }
+}
+
 struct Gpu {
   cudaStream_t st[kMaxStreams];
   cudaStream_t main;
   cudaEvent_t a, b, done[kMaxStreams];
   unsigned* buf;                // the data: the source on GPU 0, the destination elsewhere
   unsigned long long* flags;    // kFlags, written by other GPUs
+  ulonglong2* stage;            // the LL128 chain's lines, written by the previous GPU
 };
 
 }  // namespace
@@ -123,7 +192,12 @@ int main(int argc, char** argv) {
   }
   std::vector<size_t> mibs;
   for (int i = 1; i < argc; ++i) mibs.push_back(std::strtoull(argv[i], nullptr, 10));
-  if (mibs.empty()) mibs = {4, 16, 64, 256};
+  if (mibs.empty()) mibs = {1, 4, 16, 64, 256};
+  // BCAST_SHAPES: which shapes run ("ce", "sm", "ll128"; default "sm ll128": the copy-engine shapes were measured in
+  // bench/NOTES.md entry 78 and lost)
+  const char* shapes_env = std::getenv("BCAST_SHAPES");
+  const std::string shapes = std::string(" ") + (shapes_env != nullptr ? shapes_env : "sm ll128") + " ";
+  auto want = [&](const char* shape) { return shapes.find(std::string(" ") + shape + " ") != std::string::npos; };
   const size_t maxb = *std::max_element(mibs.begin(), mibs.end()) << 20;
   std::vector<Gpu> g(n);
   for (int i = 0; i < n; ++i) {
@@ -145,6 +219,7 @@ int main(int argc, char** argv) {
     for (auto& e : g[i].done) CK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     CK(cudaMalloc(&g[i].buf, maxb));
     CK(cudaMalloc(&g[i].flags, kFlags * sizeof(unsigned long long)));
+    CK(cudaMalloc(&g[i].stage, (maxb + 119) / 120 * 128));
     CK(cudaMemset(g[i].flags, 0, kFlags * sizeof(unsigned long long)));
   }
   unsigned* hflag = nullptr;
@@ -221,7 +296,7 @@ int main(int argc, char** argv) {
     auto mine_flag = [&](int i, int k) { return reinterpret_cast<CUdeviceptr>(g[i].flags + k); };
     auto cs = [&](int i, int s) { return reinterpret_cast<CUstream>(g[i].st[s]); };
     // ce two-shot: pieces j = 1 .. n - 1 of the data, piece j owned by GPU j.
-    {
+    if (want("ce")) {
       const size_t per = (nu / (n - 1) + 63) / 64 * 64;
       auto piece = [&](int j, size_t& lo, size_t& len) {
         lo = std::min(nu, (j - 1) * per);
@@ -255,6 +330,7 @@ int main(int argc, char** argv) {
     }
     // ce chain: K chunks over s streams.
     for (int streams : {1, 2}) {
+      if (!want("ce")) break;
       for (int chunks : {4, 8, 16, 32, 64}) {
         if (static_cast<size_t>(chunks) << 20 > bytes * 4) continue;  // chunks of 256 KiB at least
         const size_t per = (nu / chunks + 63) / 64 * 64;
@@ -275,15 +351,36 @@ int main(int argc, char** argv) {
             });
       }
     }
-    // sm chain: K chunks, kCtas CTAs, a flag a CTA.
-    for (int chunks : {4, 16, 64}) {
-      run("sm chain, " + std::to_string(chunks) + " chunks, " + std::to_string(kCtas) + " CTAs", 1,
-          [&](int i, unsigned long long base) {
-            sm_chain<<<kCtas, 512, 0, g[i].st[0]>>>(reinterpret_cast<const int4*>(g[i].buf),
-                                                    i + 1 < n ? reinterpret_cast<int4*>(g[i + 1].buf) : nullptr,
-                                                    g[i].flags, i + 1 < n ? g[i + 1].flags : nullptr, bytes / 16,
-                                                    chunks, i == 0, base);
-          });
+    // sm chain: K chunks over C CTAs in G groups, a flag a CTA (chunks of 64 KiB at least).
+    if (want("sm")) {
+      struct Shape {
+        int ctas, groups;
+        std::vector<int> chunks;
+      };
+      for (const Shape& sh : {Shape{32, 1, {16, 64, 128, 256}}, Shape{64, 1, {64, 128, 256}},
+                              Shape{128, 1, {64, 128, 256}}, Shape{64, 2, {64, 128, 256}},
+                              Shape{128, 2, {64, 128, 256}}, Shape{128, 4, {128, 256}}}) {
+        for (int chunks : sh.chunks) {
+          if (static_cast<size_t>(chunks) << 16 > bytes) continue;
+          run("sm chain, " + std::to_string(chunks) + " chunks, " + std::to_string(sh.ctas) + " CTAs" +
+                  (sh.groups > 1 ? " / " + std::to_string(sh.groups) + " groups" : ""),
+              1, [&](int i, unsigned long long base) {
+                sm_chain<<<sh.ctas, 512, 0, g[i].st[0]>>>(
+                    reinterpret_cast<const int4*>(g[i].buf), i + 1 < n ? reinterpret_cast<int4*>(g[i + 1].buf) : nullptr,
+                    g[i].flags, i + 1 < n ? g[i + 1].flags : nullptr, bytes / 16, chunks, sh.groups, i == 0, base);
+              });
+        }
+      }
+    }
+    // ll128 chain: C CTAs of 512 threads, the flag in every line.
+    if (want("ll128")) {
+      for (int ctas : {32, 64, 132}) {
+        run("ll128 chain, " + std::to_string(ctas) + " CTAs", 1, [&](int i, unsigned long long base) {
+          ll128_chain<<<ctas, 512, 0, g[i].st[0]>>>(
+              reinterpret_cast<const unsigned char*>(g[i].buf), i > 0 ? reinterpret_cast<unsigned char*>(g[i].buf) : nullptr,
+              i > 0 ? g[i].stage : nullptr, i + 1 < n ? g[i + 1].stage : nullptr, bytes, base + 1);
+        });
+      }
     }
   }
   return 0;
