@@ -48,7 +48,7 @@ finish() {
 }
 trap finish EXIT
 programs=(ring_p put_signal_ring block_put atomics wait_until teams rma_ext user_buffer collectives device_patterns
-          host_ring host_atomics host_ext host_collectives host_teams host_patterns host_probe_init)
+          host_ring host_atomics host_ext host_collectives host_teams host_patterns host_probe_init host_headers)
 
 # ---- NVIDIA NVSHMEM from the pip package ----
 pkg=$(python3 -c 'import nvidia.nvshmem, os; print(nvidia.nvshmem.__path__[0])' 2>/dev/null) || pkg=

@@ -116,7 +116,7 @@ def nvshmem_all_names(include, *texts):
 
 def ours():
     names = set()
-    for f in sorted(glob.glob(os.path.join(COMPAT, "*.h"))):
+    for f in sorted(glob.glob(os.path.join(COMPAT, "**", "*.h"), recursive=True)):
         with open(f) as fh:
             text = fh.read()
         names.update(re.findall(r"(?m)^\s*#\s*define\s+(nvshmemx?_[A-Za-z0-9_]+|NVSHMEMX?_[A-Z0-9_]+)", text))

@@ -76,10 +76,15 @@ def check_module():
     e = bindings.NVSHMEMError(3, "why")
     e2 = pickle.loads(pickle.dumps(e))
     assert e2.status == 3 and str(e2) == "why"
-    # the version queries agree with the compat header the package carries
-    header = open(os.path.join(gshmem.get_nvshmem_include(), "nvshmem_host.h")).read()
-    want = [int(re.search(rf"#define NVSHMEM_{k}_VERSION (\d+)", header).group(1))
-            for k in ("MAJOR", "MINOR", "VENDOR_MAJOR", "VENDOR_MINOR", "VENDOR_PATCH")]
+    # the version queries agree with the compat headers the package carries: the OpenSHMEM version in
+    # nvshmem_host.h, the release in non_abi/nvshmem_version.h, read as text the way build scripts read NVSHMEM's
+    # (Triton-distributed's get_nvshmem_version opens that path under the include directory)
+    inc = gshmem.get_nvshmem_include()
+    header = open(os.path.join(inc, "nvshmem_host.h")).read()
+    release = open(os.path.join(inc, "non_abi", "nvshmem_version.h")).read()
+    want = [int(re.search(rf"#define NVSHMEM_{k}_VERSION (\d+)", header).group(1)) for k in ("MAJOR", "MINOR")]
+    want += [int(re.search(rf"^#define NVSHMEM_VENDOR_{k}_VERSION (\d+)$", release, re.M).group(1))
+             for k in ("MAJOR", "MINOR", "PATCH")]
     ints = [ctypes.c_int(-1) for _ in range(5)]
     bindings.info_get_version(ctypes.addressof(ints[0]), ctypes.addressof(ints[1]))
     bindings.vendor_get_version_info(*(ctypes.addressof(i) for i in ints[2:]))

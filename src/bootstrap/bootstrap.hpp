@@ -70,6 +70,9 @@ std::unique_ptr<Bootstrap> connect(const Options& opts);
 // to gshmemx_init_attr(GSHMEMX_INIT_WITH_UNIQUEID). Carries address, port and a random secret; the calling
 // process starts listening on that port.
 void make_unique_id(gshmemx_uniqueid_t* uid);
+// Stops listening for the ids this process made and no job of it joined (gshmem_finalize calls it): programs that
+// have every rank make an id and use rank 0's (PyTorch's NVSHMEM backend) leave one on every other rank.
+void drop_unused_unique_ids() noexcept;
 
 // Local facts every PE publishes during init (hostname hash, pid, local rank) are gathered by the runtime via
 // allgather; nothing else here needs them.

@@ -97,6 +97,21 @@ void make_unique_id(gshmemx_uniqueid_t* uid) {
   g_listeners.push_back(std::move(l));
 }
 
+void drop_unused_unique_ids() noexcept {
+  std::vector<Listener> unused;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    unused.swap(g_listeners);
+  }
+  for (const Listener& l : unused) {
+    try {
+      log::info("unique id {}:{}: no job of this process used it; no longer listening", net::ip_text(l.info.ip),
+                l.info.port);
+    } catch (...) {
+    }
+  }
+}  // the listeners' fds close here
+
 std::unique_ptr<Bootstrap> connect_uid(const gshmemx_uniqueid_t* uid, int rank, int nranks) {
   UidInfo info = unpack_unique_id(uid);
   if (nranks < 1)

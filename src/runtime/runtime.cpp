@@ -274,6 +274,7 @@ void Runtime::finalize() {
   device_state::reset(rt);
   rt.finalized = true;
   g_runtime.reset();  // ~Runtime releases everything and ends the bootstrap in order
+  bootstrap::drop_unused_unique_ids();
 }
 
 void Runtime::leave_current(const std::string& how) noexcept {

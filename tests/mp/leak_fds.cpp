@@ -1,6 +1,7 @@
 // mp_leak_fds: init .. finalize cycles (allocations, heap growth, teams, transfers) leave nothing behind in this
 // process: the same open file descriptors, the same threads, no mapping of the heap and the address space
-// reservation returned. Checks per PE and per cycle; exits 1 on a leak, listing it.
+// reservation returned. Checks per PE and per cycle; exits 1 on a leak, listing it. LEAK_FDS_UNIQUEID=1: each PE
+// also makes a unique id before each init that no job uses (its listening socket must be closed by finalize).
 #include <dirent.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -158,6 +159,14 @@ std::vector<int> other_gpus_with_context(const CudaDriver& cu) {
 // transfers, teams. VmSize after each stage goes to `stages`; the fds in use before finalize to `fds_used`.
 int one_cycle(std::vector<std::pair<std::string, long>>& stages, std::map<int, std::string>& fds_used,
               std::map<unsigned long, std::string>& all_init, int& me) {
+  if (std::getenv("LEAK_FDS_UNIQUEID")) {
+    // PyTorch's NVSHMEM backend: every rank makes an id, only rank 0's is used (here none: the launcher's start)
+    gshmemx_uniqueid_t id = GSHMEMX_UNIQUEID_INITIALIZER;
+    if (gshmemx_get_uniqueid(&id) != GSHMEM_SUCCESS) {
+      std::fprintf(stderr, "leak_fds: gshmemx_get_uniqueid failed: %s\n", gshmemx_last_error());
+      return 1;
+    }
+  }
   if (gshmem_init() != GSHMEM_SUCCESS) {
     std::fprintf(stderr, "leak_fds: gshmem_init failed: %s\n", gshmemx_last_error());
     return 1;

@@ -47,7 +47,8 @@ HAND = {
     "GSHMEMX_TEAM_GPU_LEADERS": "NVSHMEMI_TEAM_GPU_LEADERS (NVSHMEM's internal prefix)",
 }
 
-# The NVSHMEM names nvshmem_host.h must define for the HAND entries (checked by --check).
+# The NVSHMEM names nvshmem_host.h (or non_abi/nvshmem_version.h, which it includes) must define for the HAND
+# entries (checked by --check).
 HAND_NVSHMEM = [
     "nvshmem_init", "nvshmem_info_get_version", "NVSHMEMX_SUCCESS",
     "NVSHMEMX_ERROR_INVALID_VALUE", "NVSHMEMX_ERROR_OUT_OF_MEMORY", "NVSHMEMX_ERROR_NOT_SUPPORTED",
@@ -81,7 +82,8 @@ EXTENSION_RE = re.compile(r"^(?:%s)$" % "|".join("(?:%s)" % p for p, _ in EXTENS
 
 
 def header_files():
-    files = [os.path.join(INCLUDE, "gshmem", "version.h.in"), os.path.join(INCLUDE, "gshmem", "gshmem.h")]
+    files = [os.path.join(INCLUDE, "gshmem", "version.h.in"), os.path.join(INCLUDE, "gshmem", "gshmem.h"),
+             os.path.join(INCLUDE, "gshmem", "float16_host.h")]  # the half / bfloat16 type list free.cuh expands
     dev = os.path.join(INCLUDE, "gshmem", "device")
     more = []
     for root, _, names in os.walk(dev):
@@ -186,7 +188,7 @@ def render(names):
 
 def check_hand():
     text = ""
-    for f in ("nvshmem_host.h", "nvshmem.h", "nvshmemx.h"):
+    for f in ("nvshmem_host.h", "nvshmem.h", "nvshmemx.h", os.path.join("non_abi", "nvshmem_version.h")):
         p = os.path.join(HERE, f)
         if os.path.exists(p):
             with open(p, encoding="utf-8") as fh:

@@ -8,9 +8,12 @@
 
 #include "nvshmem_host.h"
 
-#if defined(__CUDACC__)
+/* NVSHMEM_HOSTLIB_ONLY (defined by the program before this include) leaves the device API out, as NVSHMEM's header
+ * does: PyTorch defines it in the device passes of architectures below sm_70, where the device API's atomics do
+ * not compile. The collective launch helpers are host code and stay. */
+#if defined(__CUDACC__) && !defined(NVSHMEM_HOSTLIB_ONLY)
 #include "gshmem/device.cuh"
-#elif defined(__cplusplus) && defined(__has_include)
+#elif defined(__CUDACC__) || (defined(__cplusplus) && defined(__has_include))
 /* Host-only C++ (g++/clang++ with the CUDA headers on the include path) may launch kernels collectively, as with
  * NVSHMEM: nvshmemx_collective_launch and _query_gridsize are inline host code over the program's CUDA runtime. */
 #if __has_include(<cuda_runtime.h>)

@@ -28,11 +28,10 @@
 #if __has_include(<cuda_runtime.h>)
 #include <cuda_runtime.h>
 #endif
-#if __has_include(<cuda_fp16.h>) && defined(__cplusplus)
-#include <cuda_fp16.h>
-#endif
-#if __has_include(<cuda_bf16.h>) && defined(__cplusplus)
+#if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>) && defined(__cplusplus)
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#define GSHMEMI_NV_HAVE_FLOAT16 1 /* nvshmem.h: the half / bfloat16 host forms (gshmem/float16_host.h) */
 #endif
 #endif
 #endif /* !__CUDACC_RTC__ */
@@ -44,6 +43,10 @@
 /* Marks this as gshmem's NVSHMEM interface (a program or build may test for it). */
 #define GSHMEM_NVSHMEM_COMPAT 1
 
+/* NVSHMEM's second name for the team handle (device_host/nvshmem_types.h), which bindings use in signatures
+ * (Triton-distributed's pynvshmem binds nvshmemx_mc_ptr with it). */
+typedef gshmem_team_t nvshmemx_team_t;
+
 /* Two predefined teams NVSHMEM spells with its internal prefix (NVSHMEMI_), gshmem with GSHMEMX_. */
 #define NVSHMEMI_TEAM_SAME_GPU GSHMEMX_TEAM_SAME_GPU
 #define NVSHMEMI_TEAM_GPU_LEADERS GSHMEMX_TEAM_GPU_LEADERS
@@ -53,9 +56,10 @@
 #define nvshmem_sync nvshmem_team_sync
 
 /* ---- version: the NVSHMEM API level these headers follow, and the OpenSHMEM version NVSHMEM reports ---- */
-#define NVSHMEM_VENDOR_MAJOR_VERSION 3
-#define NVSHMEM_VENDOR_MINOR_VERSION 4
-#define NVSHMEM_VENDOR_PATCH_VERSION 5
+#include "non_abi/nvshmem_version.h" /* NVSHMEM_VENDOR_{MAJOR,MINOR,PATCH}_VERSION: 3.4.5 */
+/* One number for #if tests, as NVSHMEM defines it: major * 10000 + minor * 100 + patch (30405). */
+#define NVSHMEM_VENDOR_VERSION \
+  ((NVSHMEM_VENDOR_MAJOR_VERSION) * 10000 + (NVSHMEM_VENDOR_MINOR_VERSION) * 100 + (NVSHMEM_VENDOR_PATCH_VERSION))
 #define NVSHMEM_MAJOR_VERSION 1
 #define NVSHMEM_MINOR_VERSION 3
 #define NVSHMEM_MAX_NAME_LEN GSHMEM_MAX_NAME_LEN
@@ -129,5 +133,72 @@ GSHMEMI_NVSHMEM_HD_INLINE void gshmemi_nvshmemx_vendor_get_version_info(int *maj
 #ifdef __cplusplus
 }
 #endif
+
+/* NVSHMEM's half / bfloat16 calls are host functions of its library (nvshmem_half_p, nvshmem_bfloat16_sum_reduce,
+ * nvshmemx_half_put_on_stream, ...). In a translation unit without gshmem's device API (a host compiler's, or a
+ * CUDA source under NVSHMEM_HOSTLIB_ONLY) they are host inlines over gshmem's sized and typeless entries; in other
+ * CUDA sources <nvshmem.h> brings gshmem/device.cuh, which defines them for host and device. */
+#if defined(GSHMEMI_NV_HAVE_FLOAT16) && (!defined(__CUDACC__) || defined(NVSHMEM_HOSTLIB_ONLY))
+#define GSHMEMI_FLOAT16_BLOCKING_HOST 1
+#include "gshmem/float16_host.h"
+#endif
+
+/* ---- NVSHMEM's type-list macros (device_host/nvshmem_common.cuh). Internal by their NVSHMEMI_ prefix, but
+ * programs and bindings generate their typed wrappers with them (Triton-distributed's pynvshmem binds every
+ * nvshmem_<T>_p through NVSHMEMI_REPT_FOR_STANDARD_RMA_TYPES; NVSHMEM's perftests declare their per-type kernels
+ * with them). Same lists, same order and same argument order as NVSHMEM 3.4.5: F(TYPENAME, TYPE[, ...]). The half
+ * and bfloat16 entries name CUDA's half and __nv_bfloat16 (<cuda_fp16.h>, <cuda_bf16.h>, included above where the
+ * CUDA headers are found). ---- */
+#define NVSHMEMI_REPT_FOR_STANDARD_RMA_TYPES(F)                                                                   \
+  F(bfloat16, __nv_bfloat16) F(half, half) F(float, float) F(double, double) F(char, char) F(short, short)      \
+  F(schar, signed char) F(int, int) F(long, long) F(longlong, long long) F(uchar, unsigned char)               \
+  F(ushort, unsigned short) F(uint, unsigned int) F(ulong, unsigned long) F(ulonglong, unsigned long long)     \
+  F(int8, int8_t) F(int16, int16_t) F(int32, int32_t) F(int64, int64_t) F(uint8, uint8_t) F(uint16, uint16_t) \
+  F(uint32, uint32_t) F(uint64, uint64_t) F(size, size_t) F(ptrdiff, ptrdiff_t)
+/* The same with leading arguments passed through: F(SC, TYPENAME, TYPE) and F(SC, SC_SUFFIX, SC_PREFIX, TYPENAME,
+ * TYPE); GSHMEMI_NV_RMA_TYPES_ARGS does the walk once for both. */
+#define GSHMEMI_NV_RMA_TYPES_ARGS(F, ...)                                                                          \
+  F(__VA_ARGS__, bfloat16, __nv_bfloat16) F(__VA_ARGS__, half, half) F(__VA_ARGS__, float, float)               \
+  F(__VA_ARGS__, double, double) F(__VA_ARGS__, char, char) F(__VA_ARGS__, short, short)                        \
+  F(__VA_ARGS__, schar, signed char) F(__VA_ARGS__, int, int) F(__VA_ARGS__, long, long)                        \
+  F(__VA_ARGS__, longlong, long long) F(__VA_ARGS__, uchar, unsigned char) F(__VA_ARGS__, ushort, unsigned short) \
+  F(__VA_ARGS__, uint, unsigned int) F(__VA_ARGS__, ulong, unsigned long)                                       \
+  F(__VA_ARGS__, ulonglong, unsigned long long) F(__VA_ARGS__, int8, int8_t) F(__VA_ARGS__, int16, int16_t)     \
+  F(__VA_ARGS__, int32, int32_t) F(__VA_ARGS__, int64, int64_t) F(__VA_ARGS__, uint8, uint8_t)                  \
+  F(__VA_ARGS__, uint16, uint16_t) F(__VA_ARGS__, uint32, uint32_t) F(__VA_ARGS__, uint64, uint64_t)            \
+  F(__VA_ARGS__, size, size_t) F(__VA_ARGS__, ptrdiff, ptrdiff_t)
+#define NVSHMEMI_REPT_FOR_STANDARD_RMA_TYPES_WITH_SCOPE(F, SC) GSHMEMI_NV_RMA_TYPES_ARGS(F, SC)
+#define NVSHMEMI_REPT_FOR_STANDARD_RMA_TYPES_WITH_SCOPE2(F, SC, SC_SUFFIX, SC_PREFIX) \
+  GSHMEMI_NV_RMA_TYPES_ARGS(F, SC, SC_SUFFIX, SC_PREFIX)
+#define NVSHMEMI_REPT_FOR_STANDARD_RMA_TYPES_AND_SCOPES2(F)                  \
+  NVSHMEMI_REPT_FOR_STANDARD_RMA_TYPES_WITH_SCOPE2(F, thread, , )            \
+  NVSHMEMI_REPT_FOR_STANDARD_RMA_TYPES_WITH_SCOPE2(F, warp, _warp, x)        \
+  NVSHMEMI_REPT_FOR_STANDARD_RMA_TYPES_WITH_SCOPE2(F, block, _block, x)
+/* Sized RMA (put8 ... put128): F(BITS) and F(BITS, TYPE of that size). */
+#define NVSHMEMI_REPT_FOR_SIZES(F) F(8) F(16) F(32) F(64) F(128)
+#define NVSHMEMI_REPT_FOR_SIZES_WITH_TYPE(F) F(8, int8_t) F(16, int16_t) F(32, int32_t) F(64, int64_t) F(128, int4)
+/* The wait / test types. */
+#define NVSHMEMI_REPT_FOR_WAIT_TYPES(F)                                                                        \
+  F(short, short) F(int, int) F(long, long) F(longlong, long long) F(ushort, unsigned short)                 \
+  F(uint, unsigned int) F(ulong, unsigned long) F(ulonglong, unsigned long long) F(int32, int32_t)           \
+  F(int64, int64_t) F(uint32, uint32_t) F(uint64, uint64_t) F(size, size_t) F(ptrdiff, ptrdiff_t)
+/* The reduction types by operation group: F(TYPENAME, TYPE, opname). Bitwise: and/or/xor; standard: min/max (the
+ * bitwise types, the signed ones, half, bfloat16, float, double); arithmetic: sum/prod (the standard ones). */
+#define NVSHMEMI_REPT_FOR_BITWISE_REDUCE_TYPES(F, opname)                                                         \
+  F(uchar, unsigned char, opname) F(ushort, unsigned short, opname) F(uint, unsigned int, opname)              \
+  F(ulong, unsigned long, opname) F(ulonglong, unsigned long long, opname) F(int8, int8_t, opname)             \
+  F(int16, int16_t, opname) F(int32, int32_t, opname) F(int64, int64_t, opname) F(uint8, uint8_t, opname)      \
+  F(uint16, uint16_t, opname) F(uint32, uint32_t, opname) F(uint64, uint64_t, opname) F(size, size_t, opname)
+#define NVSHMEMI_REPT_FOR_STANDARD_REDUCE_TYPES(F, opname)                                                        \
+  NVSHMEMI_REPT_FOR_BITWISE_REDUCE_TYPES(F, opname)                                                              \
+  F(char, char, opname) F(schar, signed char, opname) F(short, short, opname) F(int, int, opname)              \
+  F(long, long, opname) F(longlong, long long, opname) F(bfloat16, __nv_bfloat16, opname) F(half, half, opname) \
+  F(float, float, opname) F(double, double, opname)
+#define NVSHMEMI_REPT_FOR_ARITH_REDUCE_TYPES(F, opname) NVSHMEMI_REPT_FOR_STANDARD_REDUCE_TYPES(F, opname)
+#define NVSHMEMI_REPT_TYPES_AND_OPS_FOR_REDUCE(F)                                                                \
+  NVSHMEMI_REPT_FOR_BITWISE_REDUCE_TYPES(F, and) NVSHMEMI_REPT_FOR_BITWISE_REDUCE_TYPES(F, or)                  \
+  NVSHMEMI_REPT_FOR_BITWISE_REDUCE_TYPES(F, xor) NVSHMEMI_REPT_FOR_STANDARD_REDUCE_TYPES(F, min)                \
+  NVSHMEMI_REPT_FOR_STANDARD_REDUCE_TYPES(F, max) NVSHMEMI_REPT_FOR_ARITH_REDUCE_TYPES(F, prod)                 \
+  NVSHMEMI_REPT_FOR_ARITH_REDUCE_TYPES(F, sum)
 
 #endif /* GSHMEM_NVSHMEM_HOST_H */

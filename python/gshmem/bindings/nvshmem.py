@@ -26,7 +26,8 @@ from gshmem.core.types import state as _state
 _lib = _ct.CDLL(_gshmem.library_path())  # the library gshmem.core loaded (dlopen returns the same handle)
 
 # NVSHMEM's API level that gshmem reports (include/gshmem/nvshmem/nvshmem_host.h: NVSHMEM_MAJOR_VERSION /
-# NVSHMEM_MINOR_VERSION, the OpenSHMEM level; NVSHMEM_VENDOR_*_VERSION; python/tests check they agree).
+# NVSHMEM_MINOR_VERSION, the OpenSHMEM level; non_abi/nvshmem_version.h: NVSHMEM_VENDOR_*_VERSION; python/tests
+# check they agree).
 _OPENSHMEM_VERSION = (1, 3)
 _VENDOR_VERSION = (3, 4, 5)
 
