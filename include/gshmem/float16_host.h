@@ -1,17 +1,18 @@
-// gshmem's half and bfloat16 calls on the host: CUDA's __half and __nv_bfloat16 elements passed to the library's
-// sized and typeless entries (the C API, gshmem.h, has no CUDA types). Needs <cuda_fp16.h> and <cuda_bf16.h>
-// before it and C++.
-//  - Always: GSHMEM_HALF_RMA_TYPES and the stream-ordered forms (gshmemx_half_put_on_stream, ...; host only).
-//  - With GSHMEMI_FLOAT16_BLOCKING_HOST defined by the includer: the blocking forms too, as host functions
-//    (gshmem_half_p, gshmem_bfloat16_put, gshmem_half_sum_reduce, ...). That is for translation units without the
-//    device API (host compilers; CUDA sources under NVSHMEM_HOSTLIB_ONLY): there gshmem/device.cuh defines the same
-//    names as __host__ __device__ functions whose host side makes the same calls as these.
+// gshmem's half and bfloat16 calls for translation units without gshmem's device API: a host compiler's (a pybind
+// or torch extension's .cpp), or a CUDA source under NVSHMEM_HOSTLIB_ONLY. CUDA's __half and __nv_bfloat16 elements
+// go to the library's sized and typeless entries (the C API, gshmem.h, has no CUDA types): the blocking forms
+// (gshmem_half_p, gshmem_bfloat16_put, gshmem_half_sum_reduce, ...) and the stream-ordered ones
+// (gshmemx_half_put_on_stream, ...). In other CUDA sources gshmem/device.cuh defines the same names (host and
+// device; its host side makes the same calls), so this header is included only where that one is not: by
+// <nvshmem_host.h> (gshmem/nvshmem), after <cuda_fp16.h> and <cuda_bf16.h>. C++ only.
 #pragma once
-#if !defined(__CUDACC_RTC__)
 #include <string.h> /* memcpy */
+
+#if defined(GSHMEM_DEVICE_CUH)
+#error "gshmem/float16_host.h: gshmem/device.cuh already defines these names for host and device"
 #endif
 
-// The 16-bit floating-point RMA types NVSHMEM adds to OpenSHMEM's list (X(TYPE, TYPENAME)).
+// The 16-bit floating-point RMA types NVSHMEM adds to OpenSHMEM's list (X(TYPE, TYPENAME)), as device.cuh has them.
 #define GSHMEM_HALF_RMA_TYPES(X) X(__half, half) X(__nv_bfloat16, bfloat16)
 
 // Stream-ordered half/bfloat16 (host only): the 2-byte sized and ushort stream calls of the library.
@@ -60,7 +61,6 @@ GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_STREAM)
 #undef GSHMEMI_HALF_STREAM
 #undef GSHMEMI_H
 
-#if defined(GSHMEMI_FLOAT16_BLOCKING_HOST) && !defined(__CUDACC_RTC__)
 #define GSHMEMI_F16_TYPE_half GSHMEMI_REDUCE_HALF
 #define GSHMEMI_F16_TYPE_bfloat16 GSHMEMI_REDUCE_BFLOAT16
 #define GSHMEMI_F16_OP_Max GSHMEMI_REDUCE_MAX
@@ -129,4 +129,3 @@ GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_HOST)
 #undef GSHMEMI_F16_OP_Min
 #undef GSHMEMI_F16_OP_Sum
 #undef GSHMEMI_F16_OP_Prod
-#endif /* GSHMEMI_FLOAT16_BLOCKING_HOST */

@@ -29,8 +29,8 @@
 #include <cuda_runtime.h>
 #endif
 #if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>) && defined(__cplusplus)
-#include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #define GSHMEMI_NV_HAVE_FLOAT16 1 /* nvshmem.h: the half / bfloat16 host forms (gshmem/float16_host.h) */
 #endif
 #endif
@@ -139,7 +139,6 @@ GSHMEMI_NVSHMEM_HD_INLINE void gshmemi_nvshmemx_vendor_get_version_info(int *maj
  * CUDA source under NVSHMEM_HOSTLIB_ONLY) they are host inlines over gshmem's sized and typeless entries; in other
  * CUDA sources <nvshmem.h> brings gshmem/device.cuh, which defines them for host and device. */
 #if defined(GSHMEMI_NV_HAVE_FLOAT16) && (!defined(__CUDACC__) || defined(NVSHMEM_HOSTLIB_ONLY))
-#define GSHMEMI_FLOAT16_BLOCKING_HOST 1
 #include "gshmem/float16_host.h"
 #endif
 

@@ -25,8 +25,9 @@
 #include "gshmem/device/impl/sync.cuh"
 #include "gshmem/device/impl/team.cuh"
 
-// GSHMEM_HALF_RMA_TYPES and the stream-ordered half / bfloat16 forms (host code, shared with host compilers).
-#include "gshmem/float16_host.h"
+// The 16-bit floating-point RMA types NVSHMEM adds to OpenSHMEM's list (X(TYPE, TYPENAME)); device.cuh only, since
+// the C host header knows no CUDA types.
+#define GSHMEM_HALF_RMA_TYPES(X) X(__half, half) X(__nv_bfloat16, bfloat16)
 
 namespace gshmem {
 namespace dev {
@@ -669,6 +670,51 @@ GSHMEM_RMA_TYPES(GSHMEMI_DEVX_RMA)
 GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_RMA)
 #undef GSHMEMI_HALF_RMA
 #undef GSHMEMI_HD
+// Stream-ordered half/bfloat16 (host only): the 2-byte sized and ushort stream calls of the library.
+#define GSHMEMI_H GSHMEMI_HOST_INLINE
+#define GSHMEMI_HALF_STREAM(T, N)                                                                              \
+  GSHMEMI_H void gshmemx_##N##_put_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {           \
+    gshmemx_put16_on_stream(d, s, n, pe, st);                                                                  \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_get_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {           \
+    gshmemx_get16_on_stream(d, s, n, pe, st);                                                                  \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_put_nbi_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {       \
+    gshmemx_put16_nbi_on_stream(d, s, n, pe, st);                                                              \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_get_nbi_on_stream(T* d, const T* s, size_t n, int pe, cudaStream_t st) {       \
+    gshmemx_get16_nbi_on_stream(d, s, n, pe, st);                                                              \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_p_on_stream(T* d, const T v, int pe, cudaStream_t st) {                        \
+    unsigned short b;                                                                                          \
+    memcpy(&b, static_cast<const void*>(&v), sizeof b);                                                        \
+    gshmemx_ushort_p_on_stream(reinterpret_cast<unsigned short*>(d), b, pe, st);                               \
+  }                                                                                                            \
+  GSHMEMI_H T gshmemx_##N##_g_on_stream(const T* s, int pe, cudaStream_t st) {                                \
+    const unsigned short b = gshmemx_ushort_g_on_stream(reinterpret_cast<const unsigned short*>(s), pe, st);   \
+    T v;                                                                                                       \
+    memcpy(static_cast<void*>(&v), &b, sizeof v);                                                              \
+    return v;                                                                                                  \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_iput_on_stream(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe, \
+                                              cudaStream_t st) {                                               \
+    gshmemx_iput16_on_stream(d, s, dst, sst, n, pe, st);                                                       \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_iget_on_stream(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe, \
+                                              cudaStream_t st) {                                               \
+    gshmemx_iget16_on_stream(d, s, dst, sst, n, pe, st);                                                       \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_put_signal_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v,    \
+                                                    int op, int pe, cudaStream_t st) {                         \
+    gshmemx_put16_signal_on_stream(d, s, n, sig, v, op, pe, st);                                               \
+  }                                                                                                            \
+  GSHMEMI_H void gshmemx_##N##_put_signal_nbi_on_stream(T* d, const T* s, size_t n, uint64_t* sig, uint64_t v, \
+                                                        int op, int pe, cudaStream_t st) {                     \
+    gshmemx_put16_signal_nbi_on_stream(d, s, n, sig, v, op, pe, st);                                           \
+  }
+GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_STREAM)
+#undef GSHMEMI_HALF_STREAM
+#undef GSHMEMI_H
 // Collectives over half and bfloat16: thread form on both sides (the device routine; on the host the library's
 // entries by element size and type code, gshmemi_collective / gshmemi_reduction, which name the user's call in
 // errors), the host's _on_stream forms; the _warp/_block forms are above with the other types'.
