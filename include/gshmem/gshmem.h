@@ -211,6 +211,9 @@ GSHMEM_API int gshmemx_query_device(int *ordinal, int *count);
 GSHMEM_API void *gshmem_malloc(size_t size);
 GSHMEM_API void *gshmem_calloc(size_t count, size_t size);
 GSHMEM_API void *gshmem_align(size_t alignment, size_t size);
+/* Collective. The PEs may free different objects in one call (frameworks free from destructors in the order garbage
+ * collection picks; NVSHMEM compares nothing either), but by the next allocation every PE must have freed the same
+ * objects: that allocation otherwise ends the job (GSHMEM_ERROR_MISMATCH, naming the free where they parted). */
 GSHMEM_API void gshmem_free(void *ptr);
 /* Collective (OpenSHMEM shmem_realloc): a new symmetric object of `size` bytes holding the first
  * min(old size, size) bytes of `ptr`'s, then `ptr` is freed. ptr NULL: gshmem_malloc(size); size 0: gshmem_free(ptr),

@@ -38,6 +38,17 @@ std::size_t OffsetAllocator::rounded_size(std::size_t size) {
   return r == SIZE_MAX ? 0 : r;
 }
 
+namespace {
+// One live block's part of OffsetAllocator::live_digest (splitmix64 of offset and size): XORed in and out, so the
+// digest depends on the set of blocks only.
+std::uint64_t block_digest(std::size_t offset, std::size_t size) {
+  std::uint64_t z = (static_cast<std::uint64_t>(offset) * 0x9E3779B97F4A7C15ull) ^ static_cast<std::uint64_t>(size);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
 std::optional<std::size_t> OffsetAllocator::allocate(std::size_t size, std::size_t alignment) {
   if (size == 0) fail(GSHMEM_ERROR_INVALID_VALUE, "heap allocator: a block of 0 bytes was requested");
   const std::size_t a = effective_alignment(alignment);
@@ -52,6 +63,7 @@ std::optional<std::size_t> OffsetAllocator::allocate(std::size_t size, std::size
     if (at > start) free_.emplace(start, at - start);
     if (at + rs < end) free_.emplace(at + rs, end - (at + rs));
     live_.emplace(at, Block{rs, size});
+    digest_ ^= block_digest(at, rs);
     used_ += rs;
     requested_ += size;
     return at;
@@ -78,6 +90,7 @@ std::size_t OffsetAllocator::free(std::size_t offset) {
   if (it == live_.end()) return 0;
   const Block b = it->second;
   live_.erase(it);
+  digest_ ^= block_digest(offset, b.size);
   used_ -= b.size;
   requested_ -= b.requested;
   insert_free(offset, b.size);

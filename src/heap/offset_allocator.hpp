@@ -53,6 +53,10 @@ class OffsetAllocator {
   // Extends the managed range to [begin, new_capacity); new_capacity below capacity() is INVALID_VALUE.
   void grow(std::size_t new_capacity);
 
+  // A digest of the live blocks (offsets and rounded sizes), the same for the same set in any order of calls:
+  // PEs compare it to know their heaps still hold the same objects (SymmetricHeap::allocate).
+  std::uint64_t live_digest() const { return digest_; }
+
   std::size_t begin() const { return begin_; }
   std::size_t capacity() const { return capacity_; }
   Stats stats() const;
@@ -70,6 +74,7 @@ class OffsetAllocator {
   std::map<std::size_t, Block> live_;  // offset -> block
   std::uint64_t used_ = 0;
   std::uint64_t requested_ = 0;
+  std::uint64_t digest_ = 0;  // XOR of block_digest over live_
 };
 
 }  // namespace gshmem::heap

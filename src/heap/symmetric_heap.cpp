@@ -35,7 +35,7 @@ struct HeapCall {
   std::uint64_t sequence;   // number of collective heap calls this PE made before this one
   std::uint64_t size;       // allocate: bytes asked for
   std::uint64_t alignment;  // allocate: alignment asked for (0 = default)
-  std::uint64_t offset;     // free: heap offset of the pointer
+  std::uint64_t offset;     // free: heap offset of the pointer; allocate: OffsetAllocator::live_digest()
   std::uint64_t address;    // free: the pointer as passed (for messages)
   std::uint32_t flags;      // free: FreeFlags
   std::uint32_t reserved;
@@ -106,6 +106,9 @@ struct SymmetricHeap::Impl {
   std::vector<char*> peer_bases;
   std::mutex mu;                       // serialises allocate/free/usage within the process
   std::uint64_t sequence = 0;
+  // The first collective free since the last allocation in which PEs freed different objects (empty: none), for
+  // the message if their heaps still differ at the next allocation.
+  std::string diverged;
   // Registered buffers (register_external), offset -> size, placed top down from the slot's end; the heap's
   // backed size stays below `floor` (the lowest offset, or the slot). Read by contains() under reg_mu.
   mutable std::mutex reg_mu;
@@ -284,7 +287,7 @@ void SymmetricHeap::Impl::check_same_call(const std::vector<HeapCall>& all, cons
 void* SymmetricHeap::allocate(std::size_t size, std::size_t alignment, const char* call) {
   Impl& m = *impl_;
   std::lock_guard<std::mutex> lock(m.mu);
-  HeapCall mine{kHeapCallMagic, kOpAllocate, m.sequence, size, alignment, 0, 0, 0, 0};
+  HeapCall mine{kHeapCallMagic, kOpAllocate, m.sequence, size, alignment, m.alloc->live_digest(), 0, 0, 0};
   const std::vector<HeapCall> all = m.gather(mine);
   m.check_same_call(all, call);
   auto same = [](const HeapCall& a, const HeapCall& b) { return a.size == b.size && a.alignment == b.alignment; };
@@ -300,6 +303,17 @@ void* SymmetricHeap::allocate(std::size_t size, std::size_t alignment, const cha
                                     : fmt::format("size={}", x.size);
          }));
   }
+  // Frees may name different objects on different PEs (see free()), but by now every PE must hold the same ones,
+  // or the first-fit allocator would hand out different offsets.
+  for (const HeapCall& c : all) {
+    if (c.offset == all[0].offset) continue;
+    fail(GSHMEM_ERROR_MISMATCH,
+         "{}: the PEs' symmetric heaps hold different objects, so no allocation can be symmetric: {}, and the PEs "
+         "have not freed the same objects since. Fix: every PE must free the same objects before the next "
+         "gshmem_malloc/calloc/align (the frees may come in a different order on different PEs)",
+         call, m.diverged.empty() ? std::string("the objects differ") : m.diverged);
+  }
+  m.diverged.clear();
   if (size == 0) return nullptr;
 
   std::size_t a = 0;
@@ -403,16 +417,18 @@ void SymmetricHeap::free(void* p, const char* call) {
            call, pe, all[pe].address);
     }
   }
+  // PEs may free different objects in one call, as NVSHMEM allows (its free compares nothing): programs free from
+  // destructors whose order garbage collection decides (PyTorch, flux, bindings). Each PE frees its own; the heaps
+  // must hold the same objects again by the next allocation, which checks it.
   auto same = [](const HeapCall& a, const HeapCall& b) { return a.flags == b.flags && a.offset == b.offset; };
-  for (const HeapCall& c : all) {
-    if (same(all[0], c)) continue;
-    fail(GSHMEM_ERROR_MISMATCH,
-         "{}: PEs freed different objects: {}. Fix: collective frees need the same symmetric object on every PE, "
-         "in the same order",
-         call, list_differences(all, same, [](const HeapCall& x) {
-           return (x.flags & kFreeNull) ? std::string("nullptr")
-                                        : fmt::format("{:#x} (heap offset {})", x.address, x.offset);
-         }));
+  if (std::any_of(all.begin(), all.end(), [&](const HeapCall& c) { return !same(all[0], c); })) {
+    const std::string which = list_differences(all, same, [](const HeapCall& x) {
+      return (x.flags & kFreeNull) ? std::string("nullptr") : fmt::format("{:#x} (heap offset {})", x.address, x.offset);
+    });
+    if (m.diverged.empty()) m.diverged = fmt::format("{} (heap call #{}) freed different objects: {}", call,
+                                                     mine.sequence, which);
+    log::info("{}: PEs free different objects ({}); allowed if every PE has freed the same objects by the next "
+              "allocation", call, which);
   }
   if (!p) return;
   const std::size_t off = mine.offset;

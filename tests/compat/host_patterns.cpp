@@ -35,6 +35,11 @@
 //               whose source and destination are the same symmetric address, to another PE and to this PE itself
 //               (a self put or get leaves the data as it is). OpenSHMEM leaves overlapping source and destination
 //               undefined; an identical pair is what PyTorch issues, so it is tested as programs rely on it.
+//   destructor order  flux's nvshmem_create_tensor (an at::from_blob deleter calls nvshmem_free), pynvshmem's
+//               buffer destructor and PyTorch's NVSHMEMAllocation destructor free an object when the framework drops
+//               it, in an order garbage collection decides: two objects freed in opposite orders on even and odd
+//               PEs (each free still a collective call, as NVSHMEM's is), then a new object must be symmetric: a
+//               ring of puts through it and through one of the same size as a freed one.
 //   never freed NVSHMEM's hello example: nvshmem_malloc(1) right after init, never freed, then finalize; the
 //               allocation is not NULL and the init status reads initialised after it.
 //   global exit COMPAT_GLOBAL_EXIT=1 instead: the last PE finds a failed check (as the CUDA_CHECK macros of
@@ -376,6 +381,38 @@ void check_same_address(uint64_t seed) {
   nvshmem_free(buf);
 }
 
+void check_destructor_order(uint64_t seed) {
+  const int me = nvshmem_my_pe(), npes = nvshmem_n_pes();
+  void* a = nvshmem_malloc(3000);
+  void* b = nvshmem_malloc(5000);
+  if (a == nullptr || b == nullptr) compat::fail("nvshmem_malloc(3000 / 5000) returned NULL");
+  nvshmem_barrier_all();
+  const bool odd = me % 2 == 1;
+  nvshmem_free(odd ? b : a);  // the framework dropped them in another order on odd PEs
+  nvshmem_free(odd ? a : b);
+  for (const size_t words : {size_t(321), size_t(5000 / sizeof(uint64_t))}) {
+    uint64_t* x = static_cast<uint64_t*>(nvshmem_malloc(words * sizeof(uint64_t)));
+    if (x == nullptr) compat::fail("nvshmem_malloc after frees in destructor order returned NULL");
+    for (size_t i = 0; i < words; ++i) nvshmem_uint64_p(&x[i], ~uint64_t(0), me);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    for (size_t i = 0; i < words; i += 37) nvshmem_uint64_p(&x[i], compat::mix(seed, 1100 + words, me * 4096 + i),
+                                                            (me + 1) % npes);
+    nvshmem_quiet();
+    nvshmem_barrier_all();
+    const int left = (me + npes - 1) % npes;
+    for (size_t i = 0; i < words; ++i) {
+      const uint64_t want = i % 37 == 0 ? compat::mix(seed, 1100 + words, left * 4096 + i) : ~uint64_t(0);
+      if (nvshmem_uint64_g(&x[i], me) != want) {
+        compat::fail("destructor order: word %zu of a %zu-word object allocated after the frees is wrong", i, words);
+        break;
+      }
+    }
+    nvshmem_barrier_all();
+    nvshmem_free(x);
+  }
+}
+
 void check_never_freed() {
   void* one = nvshmem_malloc(1);  // left allocated at finalize, as NVSHMEM's hello example does
   if (one == nullptr) compat::fail("nvshmem_malloc(1) right after init returned NULL");
@@ -412,6 +449,7 @@ int main(int argc, char** argv) {
   check_aligned(seed);
   check_gather_by_get(seed);
   check_same_address(seed);
+  check_destructor_order(seed);
   check_too_big(seed);  // last: on NVIDIA NVSHMEM 3.4.5 the next barrier after it faults (bench/NOTES.md 39)
   return compat::finish();
 }

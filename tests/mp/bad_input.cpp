@@ -129,9 +129,10 @@ int main(int argc, char** argv) {
     gshmem_free(stack_int);
     return accepted(c);
   }
-  if (c == "free_mismatch") {  // PE 0 frees one object, the others another
-    say("calling gshmem_free with a different object on PE 0");
+  if (c == "free_mismatch") {  // PE 0 frees one object, the others another (allowed), then an allocation (not)
+    say("calling gshmem_free with a different object on PE 0, then gshmem_malloc");
     gshmem_free(me == 0 ? static_cast<void*>(buf) : static_cast<void*>(lbuf));
+    if (gshmem_malloc(64) == nullptr) return null_result(c);
     return accepted(c);
   }
   if (c == "after_finalize") {
