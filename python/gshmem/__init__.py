@@ -9,6 +9,16 @@ import shutil
 from pathlib import Path
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    """`gshmem.bindings` (and, under gshmem.as_nvshmem, `nvshmem.bindings`) without importing it first: nvshmem4py's
+    core imports its bindings, so programs that import only `nvshmem.core` still reach `nvshmem.bindings.<call>`
+    (triton-distributed's nvshmem_signal_wait). Loaded on first use, so `import gshmem.core` stays as quick."""
+    if name == "bindings":
+        import importlib
+        return importlib.import_module("gshmem.bindings")
+    raise AttributeError(f"module 'gshmem' has no attribute {name!r}")
 _INCLUDE = Path(__file__).resolve().parent / "include"
 
 

@@ -120,6 +120,29 @@ def check_names():
     assert nvshmem.direct.init_status() >= 2 == nvshmem.InitStatus.STATUS_IS_INITIALIZED  # `< 2`: not up (pplx)
     v = nvshmem.get_version()  # print(nvshmem.core.get_version()) (wheel_sanity_test.py); .libnvshmem_version
     assert v.libnvshmem_version and v.nvshmem4py_version and v.openshmem_spec_version and str(v)
+    # Programs compare the numbers (a DAE project's nvshmem.py takes a version tuple of libnvshmem_version; a warp
+    # test asserts it against the expected NVSHMEM release): NVSHMEM's release and OpenSHMEM level, the values the
+    # bindings' vendor_get_version_info / info_get_version report, and nvshmem4py's release number.
+    import gshmem.bindings as bindings
+    ints = [ctypes.c_int(-1) for _ in range(5)]
+    bindings.info_get_version(ctypes.addressof(ints[0]), ctypes.addressof(ints[1]))
+    bindings.vendor_get_version_info(*(ctypes.addressof(i) for i in ints[2:]))
+    assert v.openshmem_spec_version == "%d.%d" % (ints[0].value, ints[1].value), v.openshmem_spec_version
+    assert v.libnvshmem_version == "%d.%d.%d" % tuple(i.value for i in ints[2:]) == str(v), repr(v)
+    assert tuple(int(x) for x in v.libnvshmem_version.split(".")) >= (3, 4, 0), repr(v)
+    assert tuple(int(x) for x in v.nvshmem4py_version.split(".")[:2]) >= (0, 4), repr(v)
+    # nvshmem4py's teams are plain ints: printed and formatted as the number, copied and pickled as the same handle
+    # (a team kept in a deep-copied config, or sent with torch.distributed.broadcast_object_list), still usable
+    import copy
+    w = nvshmem.Teams.TEAM_WORLD
+    assert str(w) == "0" and f"{w}" == "0" and f"{w:>3}" == "  0" and "TEAM_WORLD" in repr(w)
+    for t in (copy.copy(w), copy.deepcopy(w), pickle.loads(pickle.dumps(w)), copy.deepcopy({"team": w})["team"]):
+        assert t == w and int(t) == 0 and nvshmem.team_n_pes(t) == nvshmem.n_pes(), repr(t)
+    # nvshmem.core.utils._get_device (triton-distributed's utils.py imports it): (device, None); no device on CPU
+    from gshmem.core.utils import _get_device
+    device, old = _get_device()
+    from gshmem.core.types import state
+    assert old is None and (device is None) == bool(state.cpu_pes), (device, old)
     # get_size / dtype_nbytes with NVSHMEM's type names (collective_test.py, perftest/utils.py)
     assert get_size((2, 2, 3), "int32") == 48 and get_size(5, "half") == 10 and get_size((4,), "bfloat16") == 8
     assert [dtype_nbytes(t) for t in ("float", "double", "half", "int64", "size", "uint32")] == [4, 8, 2, 8, 8, 4]
@@ -688,6 +711,13 @@ def check_peers(lib, me, n):
     buf = nvshmem.buffer(1024)
     pb = nvshmem.get_peer_buffer(buf, (me + 1) % n)
     assert pb.size == 1024
+    # cuda.core's Buffer record, read for the address (triton-distributed's nvshmem_signal_wait reads
+    # tensor_get_buffer(get_peer_tensor(sig, pe))[0]._mnff.ptr; nvmath's distributed helpers buf._mnff.ptr)
+    assert (buf._mnff.ptr, buf._mnff.size) == (buf.handle, 1024) and pb._mnff.ptr == pb.handle != buf.handle
+    pv = lib.peer(t, (me + 1) % n)
+    view_buf = (nvshmem.tensor_get_buffer if LIB == "torch" else nvshmem.array_get_buffer)(pv)[0]
+    want_ptr = pv.data_ptr() if LIB == "torch" else pv.data.ptr if LIB == "cupy" else pv.ctypes.data
+    assert view_buf._mnff.ptr == view_buf.handle == want_ptr, (view_buf, want_ptr)
     if me == 0:
         nvshmem.free(pb)  # memory_test.py test_peer_buffer: "safe to do so"
     nvshmem.barrier_all()

@@ -42,3 +42,25 @@ def test_bad_names():
     assert r.returncode == 2 and "python -m gshmem.as_nvshmem prog.py" in r.stdout, (r.stdout, r.stderr)
     r = subprocess.run([sys.executable, "-m", "gshmem.as_nvshmem", "-m"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "-m needs a module name" in r.stderr, r.stderr
+
+
+def test_bindings_without_their_import(tmp_path):
+    """nvshmem4py's core imports its bindings, so a program that imports only `nvshmem` and `nvshmem.core` still calls
+    `nvshmem.bindings.<call>` (triton-distributed's utils.py nvshmem_signal_wait) and imports the private
+    `nvshmem.core.utils._get_device`; neither needs an init to be found. gshmem.bindings loads on first use only."""
+    prog = tmp_path / "uses_bindings_attribute.py"
+    prog.write_text(
+        "import sys\n"
+        "import nvshmem\n"
+        "import nvshmem.core\n"
+        "from nvshmem.core.utils import _get_device\n"
+        "assert 'gshmem.bindings' not in sys.modules, 'imported before first use'\n"
+        "b = nvshmem.bindings\n"
+        "assert b.my_pe and b.signal_wait_until_on_stream and b.nvshmem.cumodule_init and callable(_get_device)\n"
+        "print('bindings attribute: ok')\n")
+    r = subprocess.run([sys.executable, "-m", "gshmem.as_nvshmem", str(prog)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0 and "bindings attribute: ok" in r.stdout, r.stdout + r.stderr
+    r = subprocess.run([sys.executable, "-c", "import gshmem; gshmem.nothere"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode != 0 and "module 'gshmem' has no attribute 'nothere'" in r.stderr, r.stderr

@@ -25,11 +25,10 @@ from gshmem.core.types import state as _state
 
 _lib = _ct.CDLL(_gshmem.library_path())  # the library gshmem.core loaded (dlopen returns the same handle)
 
-# NVSHMEM's API level that gshmem reports (include/gshmem/nvshmem/nvshmem_host.h: NVSHMEM_MAJOR_VERSION /
-# NVSHMEM_MINOR_VERSION, the OpenSHMEM level; non_abi/nvshmem_version.h: NVSHMEM_VENDOR_*_VERSION; python/tests
-# check they agree).
-_OPENSHMEM_VERSION = (1, 3)
-_VENDOR_VERSION = (3, 4, 5)
+# NVSHMEM's API level that gshmem reports (gshmem.core.types, from the compat headers; python/tests check they
+# agree).
+from gshmem.core.types import NVSHMEM_VENDOR_VERSION as _VENDOR_VERSION  # noqa: E402
+from gshmem.core.types import OPENSHMEM_VERSION as _OPENSHMEM_VERSION  # noqa: E402
 
 ###############################################################################
 # Structs (NVSHMEM 3.4.5's layouts, which gshmem's C structs have: include/gshmem/gshmem.h)

@@ -11,7 +11,8 @@ from gshmem import _gshmem
 from gshmem.core import memory
 from gshmem.core._interop import DLPACK_CPU, DLPACK_CUDA, _current_stream
 from gshmem.core.modules import library_finalize, library_init, module_finalize, module_init  # nvshmem4py's home
-from gshmem.core.types import GshmemInvalid, GshmemNotSupported, Version, require_init, state
+from gshmem.core.types import (NVSHMEM4PY_VERSION, NVSHMEM_VENDOR_VERSION, OPENSHMEM_VERSION, GshmemInvalid,
+                               GshmemNotSupported, Version, require_init, state)
 
 __all__ = ["UniqueID", "get_unique_id", "init", "finalize", "my_pe", "n_pes", "team_my_pe", "team_n_pes",
            "get_version", "get_name", "module_init", "module_finalize", "library_init", "library_finalize",
@@ -235,10 +236,14 @@ def team_n_pes(team):
 
 
 def get_version():
-    """A Version with nvshmem4py's attributes (libnvshmem_version: gshmem's version; str() gives it too)."""
-    v = ".".join(str(x) for x in _gshmem.VERSION)
-    # openshmem_spec_version: the OpenSHMEM API level gshmem's names follow (teams, signals: 1.5)
-    return Version(openshmem_spec_version="1.5", nvshmem4py_version=v, libnvshmem_version=v)
+    """A Version with nvshmem4py's attributes and what they mean there, since programs compare them: libnvshmem_version
+    the NVSHMEM release whose API gshmem provides ("3.4.5", as nvshmemx_vendor_get_version_info reports),
+    openshmem_spec_version NVSHMEM's OpenSHMEM level ("1.3", as nvshmem_info_get_version), nvshmem4py_version the
+    nvshmem4py release gshmem.core follows ("0.4.1"). gshmem's own version: get_name(), gshmem.__version__ and
+    repr() of the result."""
+    return Version(openshmem_spec_version="%d.%d" % OPENSHMEM_VERSION, nvshmem4py_version=NVSHMEM4PY_VERSION,
+                   libnvshmem_version="%d.%d.%d" % NVSHMEM_VENDOR_VERSION,
+                   gshmem_version=".".join(str(x) for x in _gshmem.VERSION))
 
 
 def get_name():

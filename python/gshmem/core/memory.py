@@ -10,6 +10,7 @@ Peer views (get_peer_buffer / get_peer_array / get_peer_tensor of another PE) ar
 one is what it is in nvshmem4py: a local no-op (programs free the views of their peers before the allocation).
 """
 import bisect
+import collections
 import warnings
 
 import numpy as np
@@ -50,6 +51,9 @@ class _OnTheHeap:
         return state.cpu_pes
 
 
+_Mnff = collections.namedtuple("_Mnff", "ptr size mr")
+
+
 class Buffer(_OnTheHeap):
     """A symmetric allocation (nvshmem4py returns a cuda.core Buffer): .handle (the address), .size (bytes), and
     DLPack (torch.from_dlpack(buf) / cupy.from_dlpack(buf) see its bytes as uint8)."""
@@ -69,6 +73,12 @@ class Buffer(_OnTheHeap):
         call given it checks that its bytes lie in symmetric memory where the call needs that. mr, owner: accepted,
         not used. Do not free() a view: free the Buffer that buffer() returned."""
         return cls(int(ptr), int(size))
+
+    @property
+    def _mnff(self):
+        """cuda.core Buffer's internal record (.ptr, .size, .mr), which programs read for the address
+        (triton-distributed's nvshmem_signal_wait, nvmath's distributed helpers): the same as .handle and .size."""
+        return _Mnff(self.handle, self.size, None)
 
     def __repr__(self):
         return f"<gshmem Buffer handle=0x{self.handle:x} size={self.size}" + (

@@ -58,6 +58,23 @@ class Team(int):
     def __repr__(self):
         return f"<Teams.{self.name}: {int(self)}>"
 
+    # nvshmem4py's teams are plain ints: print and format as the number, and copy / pickle (a team kept in a
+    # config that is deep-copied, or sent with torch.distributed.broadcast_object_list) as the same handle.
+    def __str__(self):
+        return str(int(self))
+
+    def __format__(self, spec):
+        return format(int(self), spec)
+
+    def __reduce__(self):
+        return (Team, (int(self), self.name))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
 
 # Members of Teams that are numbers, not teams (TEAMS_MIN is the slot of the first split team, a team of its own).
 _NOT_TEAMS = frozenset({"TEAMS_MIN"})
@@ -242,20 +259,30 @@ def require_no_stream(stream, call):
             "blocking host calls. Fix: pass stream=None (or leave it out)")
 
 
-class Version:
-    """What get_version() returns, with nvshmem4py's attributes; str() is gshmem's version ("0.x.y")."""
+# The API levels gshmem reports where nvshmem4py reports NVIDIA's: the NVSHMEM release (the compat headers'
+# NVSHMEM_VENDOR_*_VERSION, include/gshmem/nvshmem/non_abi/nvshmem_version.h), its OpenSHMEM level
+# (NVSHMEM_MAJOR/MINOR_VERSION) and the nvshmem4py release gshmem.core follows. python/tests check them against the
+# headers and the bindings.
+NVSHMEM_VENDOR_VERSION = (3, 4, 5)
+OPENSHMEM_VERSION = (1, 3)
+NVSHMEM4PY_VERSION = "0.4.1"
 
-    def __init__(self, openshmem_spec_version="", nvshmem4py_version="", libnvshmem_version=""):
+
+class Version:
+    """What get_version() returns, with nvshmem4py's attributes; str() is libnvshmem_version, as there."""
+
+    def __init__(self, openshmem_spec_version="", nvshmem4py_version="", libnvshmem_version="", gshmem_version=""):
         self.openshmem_spec_version = openshmem_spec_version
         self.nvshmem4py_version = nvshmem4py_version
         self.libnvshmem_version = libnvshmem_version
+        self.gshmem_version = gshmem_version
 
     def __str__(self):
         return self.libnvshmem_version
 
     def __repr__(self):
-        return (f"<gshmem Version: library {self.libnvshmem_version}, OpenSHMEM spec "
-                f"{self.openshmem_spec_version}, gshmem.core {self.nvshmem4py_version}>")
+        return (f"<gshmem {self.gshmem_version} Version: NVSHMEM API {self.libnvshmem_version}, OpenSHMEM spec "
+                f"{self.openshmem_spec_version}, nvshmem4py API {self.nvshmem4py_version}>")
 
 
 class NvshmemStream:

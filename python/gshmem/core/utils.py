@@ -1,5 +1,6 @@
 """nvshmem4py's nvshmem.core.utils: get_size(shape, dtype) and dtype_nbytes(nvshmem_type_name), which programs use
-to size buffers for collective_on_buffer, and _configure_logging (gshmem.core logs to the "gshmem" logger)."""
+to size buffers for collective_on_buffer, _configure_logging (gshmem.core logs to the "gshmem" logger), and
+_get_device, a private name programs import all the same (triton-distributed's utils.py)."""
 import logging
 import sys
 
@@ -48,3 +49,23 @@ def _configure_logging(level="WARNING", logfile=None, mype=None):
     logger.setLevel(getattr(logging, str(level).upper(), logging.WARNING))
     if logfile:
         logger.addHandler(logging.FileHandler(logfile))
+
+
+def _get_device():
+    """nvshmem4py's (device, old_device): this PE's GPU as a cuda.core Device, made current, and None (nvshmem4py
+    gives the previous device only in its debug mode, so callers skip restoring it). CPU PEs have no device: (None,
+    None). Needs cuda.core on GPU PEs, as nvshmem4py does."""
+    from gshmem.core.types import state
+    if state.cpu_pes or state.device[0] != 2:
+        return None, None
+    try:
+        from cuda.core import Device
+    except ImportError:
+        try:
+            from cuda.core.experimental import Device
+        except ImportError:
+            raise GshmemInvalid("_get_device: needs cuda.core for the Device object nvshmem4py returns. Fix: pip "
+                                "install cuda-core (or use torch.cuda.current_device() instead)") from None
+    device = Device(state.device[1])
+    device.set_current()
+    return device, None
