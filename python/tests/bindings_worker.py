@@ -69,6 +69,10 @@ def check_module():
     uid = bindings.uniqueid()
     assert len(uid) == 1 and uid.version == (1 << 16) + 128 and int(uid) == uid.ptr
     assert bindings.uniqueid(3)[1] == bindings.uniqueid.from_data(bindings.uniqueid(3)._data[1:2])
+    # a bindings id handed to the core (in nvshmem4py core.UniqueID is bindings.uniqueid; core.init takes bytes(uid))
+    uid._data.view(np.uint8)[4:] = np.random.default_rng(SEED).integers(0, 256, 124, dtype=np.uint8)
+    assert bytes(uid) == uid._data.tobytes() and len(bytes(uid)) == 128
+    assert bytes(nvshmem.UniqueID(bytes(uid))) == bytes(uid)
     attr = bindings.InitAttr()
     assert attr.version == (1 << 16) + 144 and attr._data.itemsize == 144
     cfg = bindings.TeamConfig()

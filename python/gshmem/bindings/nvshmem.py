@@ -88,6 +88,11 @@ class _Pod:
     def __len__(self):
         return self._data.size
 
+    def __bytes__(self):
+        # the structs' bytes: in nvshmem4py core.UniqueID is bindings.uniqueid, so programs hand a bindings id to
+        # nvshmem.core.init(uid=...), which takes bytes(uid)
+        return self._data.tobytes()
+
     def __eq__(self, other):
         return (type(other) is type(self) and self._data.size == other._data.size and
                 bool((self._data == other._data).all()))
