@@ -76,6 +76,16 @@ GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_STREAM)
   GSHMEMI_H int gshmem_##N##_##OP##_reducescatter(gshmem_team_t team, T* d, const T* s, size_t n) {           \
     return gshmemi_reduction(GSHMEMI_F16_OP_##O, GSHMEMI_F16_TYPE_##N, 1, team, d, s, n, 0, nullptr,          \
                              "gshmem_" #N "_" #OP "_reducescatter");                                           \
+  }                                                                                                            \
+  GSHMEMI_H int gshmemx_##N##_##OP##_reduce_on_stream(gshmem_team_t team, T* d, const T* s, size_t n,         \
+                                                      cudaStream_t st) {                                       \
+    return gshmemi_reduction(GSHMEMI_F16_OP_##O, GSHMEMI_F16_TYPE_##N, 0, team, d, s, n, 1, st,               \
+                             "gshmemx_" #N "_" #OP "_reduce_on_stream");                                       \
+  }                                                                                                            \
+  GSHMEMI_H int gshmemx_##N##_##OP##_reducescatter_on_stream(gshmem_team_t team, T* d, const T* s, size_t n,  \
+                                                             cudaStream_t st) {                                \
+    return gshmemi_reduction(GSHMEMI_F16_OP_##O, GSHMEMI_F16_TYPE_##N, 1, team, d, s, n, 1, st,               \
+                             "gshmemx_" #N "_" #OP "_reducescatter_on_stream");                                \
   }
 #define GSHMEMI_HALF_HOST(T, N)                                                                                \
   GSHMEMI_H void gshmem_##N##_p(T* d, T v, int pe) { gshmem_putmem(d, &v, sizeof(T), pe); }                   \
@@ -117,6 +127,21 @@ GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_STREAM)
                                        size_t n) {                                                             \
     return gshmemi_collective(GSHMEMI_COLL_ALLTOALLS, team, d, s, n, sizeof(T), 0, dst, sst, 0, nullptr,       \
                               "gshmem_" #N "_alltoalls");                                                      \
+  }                                                                                                            \
+  GSHMEMI_H int gshmemx_##N##_broadcast_on_stream(gshmem_team_t team, T* d, const T* s, size_t n, int root,    \
+                                                  cudaStream_t st) {                                           \
+    return gshmemi_collective(GSHMEMI_COLL_BROADCAST, team, d, s, n, sizeof(T), root, 1, 1, 1, st,             \
+                              "gshmemx_" #N "_broadcast_on_stream");                                           \
+  }                                                                                                            \
+  GSHMEMI_H int gshmemx_##N##_fcollect_on_stream(gshmem_team_t team, T* d, const T* s, size_t n,              \
+                                                 cudaStream_t st) {                                            \
+    return gshmemi_collective(GSHMEMI_COLL_FCOLLECT, team, d, s, n, sizeof(T), 0, 1, 1, 1, st,                 \
+                              "gshmemx_" #N "_fcollect_on_stream");                                            \
+  }                                                                                                            \
+  GSHMEMI_H int gshmemx_##N##_alltoall_on_stream(gshmem_team_t team, T* d, const T* s, size_t n,              \
+                                                 cudaStream_t st) {                                            \
+    return gshmemi_collective(GSHMEMI_COLL_ALLTOALL, team, d, s, n, sizeof(T), 0, 1, 1, 1, st,                 \
+                              "gshmemx_" #N "_alltoall_on_stream");                                            \
   }                                                                                                            \
   GSHMEM_REDUCE_ARITH_OPS(GSHMEMI_HALF_HOST_REDUCE, T, N)
 GSHMEM_HALF_RMA_TYPES(GSHMEMI_HALF_HOST)

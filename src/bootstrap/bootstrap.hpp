@@ -70,9 +70,12 @@ std::unique_ptr<Bootstrap> connect(const Options& opts);
 // to gshmemx_init_attr(GSHMEMX_INIT_WITH_UNIQUEID). Carries address, port and a random secret; the calling
 // process starts listening on that port.
 void make_unique_id(gshmemx_uniqueid_t* uid);
-// Stops listening for the ids this process made and no job of it joined (gshmem_finalize calls it): programs that
-// have every rank make an id and use rank 0's (PyTorch's NVSHMEM backend) leave one on every other rank.
-void drop_unused_unique_ids() noexcept;
+// How many unique ids this process has made so far (init records it).
+std::uint64_t unique_ids_made();
+// Stops listening for the first `made_before` ids this process made that no job of it joined. gshmem_finalize
+// passes the count at its job's init: programs that have every rank make an id and use rank 0's (PyTorch's NVSHMEM
+// backend) leave one on every other rank, while an id made during the job may be for the next init.
+void drop_unused_unique_ids(std::uint64_t made_before) noexcept;
 
 // Local facts every PE publishes during init (hostname hash, pid, local rank) are gathered by the runtime via
 // allgather; nothing else here needs them.

@@ -2,8 +2,10 @@
 // the creating process keeps until it joins the job it describes.
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -36,9 +38,11 @@ static_assert(offsetof(UidLayout, ipv4) == 4 && offsetof(UidLayout, port) == 8 &
 struct Listener {
   UidInfo info;
   net::UniqueFd fd;
+  std::uint64_t serial = 0;  // 1 for this process's first id, 2 for the next, ...
 };
 std::mutex g_mutex;
 std::vector<Listener> g_listeners;  // made by make_unique_id in this process, not yet joined
+std::uint64_t g_made = 0;           // ids made by this process
 
 }  // namespace
 
@@ -94,14 +98,23 @@ void make_unique_id(gshmemx_uniqueid_t* uid) {
   pack_unique_id(l.info, uid);
   log::info("unique id: listening on {}:{} for the job's rendezvous", net::ip_text(l.info.ip), l.info.port);
   std::lock_guard<std::mutex> lock(g_mutex);
+  l.serial = ++g_made;
   g_listeners.push_back(std::move(l));
 }
 
-void drop_unused_unique_ids() noexcept {
+std::uint64_t unique_ids_made() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_made;
+}
+
+void drop_unused_unique_ids(std::uint64_t made_before) noexcept {
   std::vector<Listener> unused;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    unused.swap(g_listeners);
+    auto later = std::stable_partition(g_listeners.begin(), g_listeners.end(),
+                                       [&](const Listener& l) { return l.serial > made_before; });
+    std::move(later, g_listeners.end(), std::back_inserter(unused));
+    g_listeners.erase(later, g_listeners.end());
   }
   for (const Listener& l : unused) {
     try {

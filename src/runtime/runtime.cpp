@@ -141,6 +141,7 @@ void Runtime::init(const bootstrap::Options& opts, int major, int minor, int pat
     phases += fmt::format(" {} {:.1f}", name, static_cast<double>(t - t_prev) / 1e6);
     t_prev = t;
   };
+  rt->uid_mark = bootstrap::unique_ids_made();
   rt->boot = bootstrap::connect(opts);
   phase("bootstrap");
   rt->my_pe = rt->boot->rank();
@@ -273,8 +274,9 @@ void Runtime::finalize() {
   rt.teams->barrier(GSHMEM_TEAM_WORLD, "gshmem_finalize");
   device_state::reset(rt);
   rt.finalized = true;
+  const std::uint64_t uid_mark = rt.uid_mark;
   g_runtime.reset();  // ~Runtime releases everything and ends the bootstrap in order
-  bootstrap::drop_unused_unique_ids();
+  bootstrap::drop_unused_unique_ids(uid_mark);
 }
 
 void Runtime::leave_current(const std::string& how) noexcept {

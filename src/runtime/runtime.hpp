@@ -71,6 +71,7 @@ class Runtime {
   // destructor, whose threads do not exist in the child). Skips when init or finalize holds the lock. Never throws.
   static void leave_current(const std::string& how) noexcept;
   pid_t pid = 0;  // the process that initialised this runtime
+  std::uint64_t uid_mark = 0;  // unique ids this process had made when init began (finalize drops those unused)
 
   // Symmetric-address checks for the API layer. `what` names the argument ("dest"), `call` the API call.
   void check_pe(int pe, const char* call) const;

@@ -178,8 +178,7 @@ int main(int argc, char** argv) {
   // the reduction list: 14 bitwise types x and/or/xor, 24 standard types x min/max and x sum/prod
   const size_t pairs = sizeof kReduceNames / sizeof kReduceNames[0];
   if (pairs != 138) compat::fail("NVSHMEMI_REPT_TYPES_AND_OPS_FOR_REDUCE gives %zu (type, op) pairs, not 138", pairs);
-  for (const ReduceName& r : kReduceNames)
-    if (r.fn == nullptr) compat::fail("nvshmem_%s_%s_reduce has no address", r.type, r.op);
+  // (each pair's function exists: the table above compiles only if it does)
 
   float16_reductions<half>("half", 100, nvshmem_half_sum_reduce, nvshmem_half_max_reduce,
                            nvshmem_half_sum_reducescatter);

@@ -42,6 +42,16 @@ int host_side(float* x, int n, cudaStream_t s) {
 NVSHMEMI_REPT_FOR_STANDARD_RMA_TYPES(HOSTLIB_ONLY_P)
 #undef HOSTLIB_ONLY_P
 
+// The half / bfloat16 stream collectives as host calls (device.cuh is not there to define them).
+[[maybe_unused]] int f16_stream_collectives(half* d, const half* s, __nv_bfloat16* bd, const __nv_bfloat16* bs,
+                                            cudaStream_t st) {
+  return nvshmemx_half_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, d, s, 8, st) +
+         nvshmemx_bfloat16_max_reducescatter_on_stream(NVSHMEM_TEAM_WORLD, bd, bs, 8, st) +
+         nvshmemx_half_broadcast_on_stream(NVSHMEM_TEAM_WORLD, d, s, 8, 0, st) +
+         nvshmemx_bfloat16_fcollect_on_stream(NVSHMEM_TEAM_WORLD, bd, bs, 8, st) +
+         nvshmemx_half_alltoall_on_stream(NVSHMEM_TEAM_WORLD, d, s, 8, st);
+}
+
 }  // namespace
 
 int hostlib_only_entry(float* x, int n, cudaStream_t s) { return host_side(x, n, s); }

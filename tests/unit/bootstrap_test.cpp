@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -343,6 +344,34 @@ TEST(BootstrapUid, ThreadsJoinThroughAUniqueId) {
     b->finalize();
   });
   for (auto& o : res) EXPECT_TRUE(o.ok) << o.what;
+}
+
+// Whether something listens on the id's port (a TCP connect to its address succeeds).
+bool uid_listening(const gshmemx_uniqueid_t& uid) {
+  const bs::UidInfo info = bs::unpack_unique_id(&uid);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(info.port);
+  a.sin_addr = info.ip;
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// gshmem_finalize drops the ids made before its job's init that no job used (every rank made one, PyTorch-style)
+// and keeps those made during the job (an id for the next init, sent to the others through the job itself).
+TEST(BootstrapUid, FinalizeDropsOnlyIdsMadeBeforeItsInit) {
+  gshmemx_uniqueid_t before, during;
+  bs::make_unique_id(&before);
+  const std::uint64_t mark = bs::unique_ids_made();  // what init records
+  bs::make_unique_id(&during);
+  ASSERT_TRUE(uid_listening(before) && uid_listening(during));
+  bs::drop_unused_unique_ids(mark);  // what finalize does
+  EXPECT_FALSE(uid_listening(before)) << "an id made before the job's init still listens after its finalize";
+  EXPECT_TRUE(uid_listening(during)) << "an id made during the job was dropped at its finalize";
+  bs::drop_unused_unique_ids(bs::unique_ids_made());  // the next job's finalize
+  EXPECT_FALSE(uid_listening(during));
 }
 
 TEST(BootstrapConnect, SelectionErrors) {

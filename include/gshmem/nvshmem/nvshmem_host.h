@@ -138,7 +138,8 @@ GSHMEMI_NVSHMEM_HD_INLINE void gshmemi_nvshmemx_vendor_get_version_info(int *maj
  * nvshmemx_half_put_on_stream, ...). In a translation unit without gshmem's device API (a host compiler's, or a
  * CUDA source under NVSHMEM_HOSTLIB_ONLY) they are host inlines over gshmem's sized and typeless entries; in other
  * CUDA sources <nvshmem.h> brings gshmem/device.cuh, which defines them for host and device. */
-#if defined(GSHMEMI_NV_HAVE_FLOAT16) && (!defined(__CUDACC__) || defined(NVSHMEM_HOSTLIB_ONLY))
+#if defined(GSHMEMI_NV_HAVE_FLOAT16) && (!defined(__CUDACC__) || defined(NVSHMEM_HOSTLIB_ONLY)) && \
+    !defined(GSHMEM_DEVICE_CUH)
 #include "gshmem/float16_host.h"
 #endif
 
